@@ -1,0 +1,48 @@
+// The "Svc Chat" action node: its description is assembled from the resources; execution goes to the router.
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import { router } from './actions/router';
+import { resources } from './actions/operations';
+import { svcApiCredentialTest } from './transport/credentialTest';
+
+export class SvcChat implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Svc Chat',
+		name: 'svcChat',
+		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server',
+		defaults: { name: 'Svc Chat' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiCredentialTest' }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'Department', value: 'department' }],
+				default: 'department',
+			},
+			...Object.values(resources).flatMap((resource) => resource.description),
+		],
+	};
+
+	methods = {
+		credentialTest: { svcApiCredentialTest },
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

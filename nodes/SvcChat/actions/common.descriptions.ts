@@ -1,0 +1,22 @@
+// Parameter blocks several operations share (Return All / Limit), written once.
+import type { INodeProperties } from 'n8n-workflow';
+
+/** "Return All" and "Limit", the pair n8n users know from every Get Many operation. */
+export const returnAllOrLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];

@@ -1,0 +1,16 @@
+// Department > Get Many: GET /departments (spec 4.5).
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import type { Department } from '../../types';
+import { returnAllOrLimit } from '../common.descriptions';
+import { applyLimit } from '../../helpers/limit';
+
+const properties: INodeProperties[] = [...returnAllOrLimit];
+
+export const description = updateDisplayOptions({ show: { resource: ['department'], operation: ['getMany'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Department[]> {
+	const departments = (await svcApiRequest.call(this, 'GET', 'departments', { itemIndex })) as Department[];
+	return applyLimit(this, itemIndex, departments);
+}

@@ -1,0 +1,55 @@
+// The one router: runs the chosen operation for the input items, with continue-on-fail, pairedItem and itemIndex.
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import type { SvcOperation } from './operation';
+import { operations } from './operations';
+
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	const description = (error as { description?: unknown }).description;
+	if (typeof description === 'string' && description) json.description = description;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/** Wraps anything that is not already an n8n error, so every failure names its item. */
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+	if (error instanceof Error && 'node' in error) return error;
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation: SvcOperation | undefined = operations[resource]?.[operationName];
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+	}
+
+	// Batched operations (broadcasts) see every item at once and answer for each of them.
+	if (operation.executeBatch) {
+		return [await operation.executeBatch.call(this, items)];
+	}
+
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const results = await operation.execute!.call(this, itemIndex);
+			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
+		} catch (error) {
+			if (this.continueOnFail()) {
+				returnData.push(errorItem(error as Error, itemIndex));
+				continue;
+			}
+			throw asNodeError(this, error, itemIndex);
+		}
+	}
+	return [returnData];
+}
+
+export { errorItem, asNodeError };

@@ -1,0 +1,50 @@
+// Dates <-> microsecond cursors and UTC days; pure functions, undefined for input that is not a date.
+
+const DAY_MS = 86_400_000;
+
+/** Milliseconds since the epoch for an ISO string, a Date, a Luxon DateTime or epoch milliseconds. */
+export function toEpochMs(value: unknown): number | undefined {
+	let ms: number;
+	if (value instanceof Date) ms = value.getTime();
+	else if (typeof value === 'number') ms = value;
+	else if (typeof value === 'string' && value.trim() !== '') {
+		const text = value.trim();
+		// A bare date means midnight UTC, as the API's dates are UTC throughout.
+		ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+	} else if (typeof value === 'object' && value !== null && typeof (value as { toMillis?: unknown }).toMillis === 'function') {
+		ms = (value as { toMillis(): number }).toMillis();
+	} else return undefined;
+	return Number.isFinite(ms) && ms >= 0 && ms <= 253402300799999 ? ms : undefined;
+}
+
+/** The microsecond cursor (spec 4.6) of a date, as a string of digits. */
+export function dateToCursor(value: unknown): string | undefined {
+	const ms = toEpochMs(value);
+	return ms === undefined ? undefined : String(ms * 1000);
+}
+
+/** The ISO 8601 UTC time of a microsecond cursor. */
+export function cursorToIso(cursor: number | string): string | undefined {
+	const micros = Number(cursor);
+	return Number.isFinite(micros) && micros >= 0 ? new Date(Math.floor(micros / 1000)).toISOString() : undefined;
+}
+
+/** yyyy-mm-dd of a date, in UTC. */
+export function toUtcDay(value: unknown): string | undefined {
+	const ms = toEpochMs(value);
+	return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Every UTC day from `from` to `to`, both included; undefined if either is not a date or they are reversed. */
+export function utcDaysBetween(from: unknown, to: unknown, maxDays = 366): string[] | undefined {
+	const start = toUtcDay(from);
+	const end = toUtcDay(to);
+	if (!start || !end || start > end) return undefined;
+	const days: string[] = [];
+	for (let ms = Date.parse(`${start}T00:00:00Z`); days.length < maxDays; ms += DAY_MS) {
+		const day = new Date(ms).toISOString().slice(0, 10);
+		days.push(day);
+		if (day === end) return days;
+	}
+	return undefined;
+}

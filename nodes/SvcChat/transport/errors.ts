@@ -1,0 +1,193 @@
+// The error map: every error code of spec section 7 and the HTTP statuses of section 5, each with a message and a fix.
+import type { IDataObject } from 'n8n-workflow';
+
+export interface SvcErrorText {
+	message: string;
+	fix: string;
+}
+
+/** Reply members that explain an error code (spec 7.1 to 7.3); shown in the message, never dropped. */
+export const ERROR_DETAIL_MEMBERS = ['field', 'argument', 'field_name', 'field_value'] as const;
+
+/**
+ * Codes of sections 7.1 to 7.4. Several codes appear in more than one group with the same meaning,
+ * so one entry serves all of them.
+ */
+export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
+	// 7.1 provide_visitor_fields (and the shared request-body codes of 7.2, 7.3)
+	'auth-token-is-not-string': {
+		message: 'The auth token must be a string',
+		fix: 'Set "Auth Token" to text. If it comes from an expression, wrap it in String(...).',
+	},
+	'request-body-is-not-object': {
+		message: 'The server did not receive a JSON object as the request body',
+		fix: 'This is unexpected from this node. Check that nothing between n8n and Svc (a proxy) rewrites request bodies.',
+	},
+	'request-body-is-not-valid-json': {
+		message: 'The server could not read the request body as JSON',
+		fix: 'This is unexpected from this node. Check that nothing between n8n and Svc (a proxy) rewrites request bodies.',
+	},
+	'mandatory-field-not-found': {
+		message: 'A mandatory field is missing',
+		fix: 'Fill in the field named above.',
+	},
+	'id-field-required': {
+		message: 'Visitor fields were sent without a visitor ID',
+		fix: 'Set "Visitor ID" to the visitor\'s identifier in your own system (not empty).',
+	},
+	'field-name-is-not-string': {
+		message: 'A visitor field name is not text',
+		fix: 'Use text for every visitor field name.',
+	},
+	'field-value-is-not-string': {
+		message: 'A visitor field value is not text',
+		fix: 'Use text for every visitor field value; numbers and booleans are converted by the node, objects and lists are not allowed.',
+	},
+	// 7.2 agent_status (and the shared missing-argument of 7.3)
+	'missing-argument': {
+		message: 'A required argument is missing',
+		fix: 'Fill in the parameter named above.',
+	},
+	unknown: {
+		message: 'The server reported an unknown error',
+		fix: 'Try again later. If it persists, contact Svc support with the time of the request.',
+	},
+	'condition-not-satisfied': {
+		message: 'The operator\'s current status is not one of "Only if Current Status Is"',
+		fix: 'Nothing was changed. Widen "Only if Current Status Is", or remove that option to change the status regardless.',
+	},
+	'agent-status-not-allowed': {
+		message: "This status is not available on the account's tariff",
+		fix: 'Choose another status, or upgrade the tariff in Svc.',
+	},
+	'invalid-agent-email': {
+		message: 'No operator has this e-mail, or the e-mail is malformed',
+		fix: 'Check "Operator E-Mail". Use Operator > Get Many to list the operators and their e-mails.',
+	},
+	'not-in-allowed-online-time': {
+		message: 'Operators may not go online at this time (allowed online time setting)',
+		fix: 'Try within the allowed online time, change the setting in Svc, or turn on the "Force" option to ignore it.',
+	},
+	// 7.3 send_broadcast
+	'parsing-error': {
+		message: 'The template parameters are malformed',
+		fix: 'Check the header, body and footer parameters: give them in the same order as in the template, as text.',
+	},
+	'unknown-broadcast-kind': {
+		message: 'The broadcast kind is not valid',
+		fix: 'Use the Send Template or Send Over Chat History operation.',
+	},
+	// 7.4 stored-data group
+	'no-tariff-option': {
+		message: 'API access is not enabled for this account',
+		fix: "Ask Svc technical support to enable the Integration API for your account (spec section 5.2).",
+	},
+	'unknown-method': {
+		message: 'The server rejected the request method',
+		fix: 'This is unexpected from this node. Check that nothing between n8n and Svc (a proxy) changes request methods.',
+	},
+	'unknown-mode': {
+		message: 'The statistics mode is not valid',
+		fix: 'Use the Get Usage or Get Operator Stats operation.',
+	},
+	'argument-missing': {
+		message: 'A required query argument is missing',
+		fix: 'Fill in every required field of the operation.',
+	},
+	// Section 5.4: the real-time 401 body
+	unauthorized: {
+		message: 'Wrong e-mail or password',
+		fix: 'Check the admin e-mail and password in the Svc API credentials.',
+	},
+};
+
+/** HTTP statuses with a meaning of their own (sections 5 and 7). */
+export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
+	401: {
+		message: 'Wrong e-mail or password',
+		fix: 'Check the admin e-mail and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+	},
+	403: {
+		message: 'Access denied: the user is not an administrator, or there were too many login attempts',
+		fix: 'Use the e-mail and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many failures.',
+	},
+	404: {
+		message: 'The server has no such API endpoint',
+		fix: 'Check the host in the Svc API credentials: it must be the chat server (your account sub-domain or your own host).',
+	},
+	429: {
+		message: 'Too many requests: the server asked to slow down',
+		fix: 'Run the workflow less often, or lower the batch size. The node already retried with pauses.',
+	},
+	502: {
+		message: 'The server cannot process the request (502)',
+		fix: 'Try again later. The node already retried with pauses.',
+	},
+	503: {
+		message: 'The server is temporarily unavailable (503)',
+		fix: 'Try again later. The node already retried with pauses.',
+	},
+	504: {
+		message: 'The server did not answer in time (504)',
+		fix: 'Try again later. The node already retried with pauses.',
+	},
+};
+
+/** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
+export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
+	const known = SVC_ERROR_CODES[code];
+	const details = ERROR_DETAIL_MEMBERS.filter((member) => reply[member] !== undefined)
+		.map((member) => `${member}: ${JSON.stringify(reply[member])}`)
+		.join(', ');
+	const suffix = details ? ` (${details})` : '';
+	if (known) return { message: `${known.message}${suffix} [${code}]`, fix: known.fix };
+	return {
+		message: `The server reported the error "${code}"${suffix}`,
+		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
+	};
+}
+
+/** Explains an HTTP status without a documented error body. */
+export function describeHttpStatus(status: number): SvcErrorText {
+	return (
+		SVC_HTTP_ERRORS[status] ?? {
+			message: `The server answered with HTTP ${status}`,
+			fix: 'Check the host in the Svc API credentials, then try again later.',
+		}
+	);
+}
+
+/** Explains a failure to reach the server at all, by its system error code. */
+export function describeNetworkError(code: string | undefined, host: string): SvcErrorText {
+	switch (code) {
+		case 'ENOTFOUND':
+		case 'EAI_AGAIN':
+			return { message: `Host "${host}" could not be found`, fix: 'Check the host in the Svc API credentials.' };
+		case 'ECONNREFUSED':
+			return {
+				message: `Host "${host}" refused the connection`,
+				fix: 'Check the host and port in the Svc API credentials, and that the chat server is running.',
+			};
+		case 'ETIMEDOUT':
+		case 'ECONNABORTED':
+		case 'ESOCKETTIMEDOUT':
+			return { message: `Host "${host}" did not answer in time`, fix: 'Check the host, then try again later.' };
+		case 'ECONNRESET':
+		case 'EPIPE':
+			return { message: `Host "${host}" closed the connection`, fix: 'Try again later. The node already retried with pauses.' };
+		case 'CERT_HAS_EXPIRED':
+		case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+		case 'SELF_SIGNED_CERT_IN_CHAIN':
+		case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+		case 'ERR_TLS_CERT_ALTNAME_INVALID':
+			return {
+				message: `The TLS certificate of "${host}" is not trusted (${code})`,
+				fix: 'Fix the certificate on the server, or turn on "Ignore SSL Issues" in the credentials if you trust this host.',
+			};
+		default:
+			return {
+				message: `Host "${host}" could not be reached${code ? ` (${code})` : ''}`,
+				fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
+			};
+	}
+}
