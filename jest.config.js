@@ -5,6 +5,7 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest'] },
+	globalSetup: '<rootDir>/test/global-setup.ts',
 	testTimeout: 30_000,
 	// nock's interceptors keep module-level state; Jest 30's global clean-up between files would break it.
 	testEnvironmentOptions: { globalsCleanup: 'off' },

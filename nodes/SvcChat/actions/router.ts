@@ -1,26 +1,9 @@
 // The one router: runs the chosen operation for the input items, with continue-on-fail, pairedItem and itemIndex.
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import type { SvcOperation } from './operation';
 import { operations } from './operations';
-
-function errorItem(error: Error, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
-	const description = (error as { description?: unknown }).description;
-	if (typeof description === 'string' && description) json.description = description;
-	return { json, pairedItem: { item: itemIndex } };
-}
-
-/** Wraps anything that is not already an n8n error, so every failure names its item. */
-function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
-	if (error instanceof Error && 'node' in error) return error;
-	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-}
+import { asNodeError, errorItem } from './itemErrors';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();

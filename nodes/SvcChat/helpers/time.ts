@@ -48,3 +48,34 @@ export function utcDaysBetween(from: unknown, to: unknown, maxDays = 366): strin
 	}
 	return undefined;
 }
+
+const ZONELESS_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+
+/**
+ * A date-time typed without a time zone (n8n's date picker gives "2024-05-01T00:00:00") read as UTC, as every
+ * time of the API is UTC; other values are returned unchanged. Without this, the server's own zone would decide.
+ */
+export function zonelessAsUtc(value: unknown): unknown {
+	if (typeof value !== 'string') return value;
+	const text = value.trim();
+	return ZONELESS_DATE_TIME.test(text) ? `${text.replace(' ', 'T')}Z` : value;
+}
+
+/**
+ * The day a person means by a date value: text keeps the calendar day it is written with, whatever time or zone
+ * follows ("2024-05-01T00:00:00+02:00" is 2024-05-01), so n8n's timezone cannot shift it; a Luxon DateTime gives
+ * the day in its own zone; Date objects and epoch milliseconds give their UTC day. Undefined if not a date.
+ */
+export function calendarDay(value: unknown): string | undefined {
+	const luxonDay = (value as { toISODate?: unknown } | null)?.toISODate;
+	if (typeof value === 'object' && value !== null && typeof luxonDay === 'function') {
+		const day = luxonDay.call(value) as unknown;
+		return typeof day === 'string' && toUtcDay(day) === day ? day : undefined;
+	}
+	if (typeof value === 'string') {
+		const written = /^\s*(\d{4}-\d{2}-\d{2})/.exec(value)?.[1];
+		if (written === undefined || toEpochMs(zonelessAsUtc(value)) === undefined) return undefined;
+		return toUtcDay(written) === written ? written : undefined;
+	}
+	return toUtcDay(value);
+}

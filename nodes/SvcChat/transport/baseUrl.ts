@@ -20,12 +20,19 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 	const typed = typeof rawHost === 'string' ? rawHost.trim() : '';
 	if (!typed) return { problem: 'The host is empty. Enter your chat server host, e.g. "acme.svc.example".' };
 	const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(typed);
+	const userInfo = { problem: 'The host must not contain a user name or password. Put them in the e-mail and password fields.' };
+	// Refused before any message could echo it: what comes before an "@" may be a password.
+	if (/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i.test(typed)) return userInfo;
+	const invalid = { problem: `The host "${typed}" is not a valid host name. Enter it like "acme.svc.example".` };
+	// "https:/acme" or "http:acme" is a mistyped scheme, not a host "https" with an empty port.
+	if (!hasScheme && /^[a-z][a-z0-9+.-]*:(?!\d|$)/i.test(typed)) return invalid;
 	let url: URL;
 	try {
 		url = new URL(hasScheme ? typed : `https://${typed}`);
 	} catch {
-		return { problem: `The host "${typed}" is not a valid host name. Enter it like "acme.svc.example".` };
+		return invalid;
 	}
+	if (url.username || url.password) return userInfo;
 	if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
 		return {
 			problem: `Plain http:// is refused for "${url.host}": the password would cross the network unencrypted. Use https:// (or just the host name).`,
@@ -34,8 +41,6 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		return { problem: `The host "${typed}" has an unsupported scheme "${url.protocol}". Use https://.` };
 	}
-	if (url.username || url.password) {
-		return { problem: 'The host must not contain a user name or password. Put them in the e-mail and password fields.' };
-	}
+	if (!url.hostname) return invalid;
 	return { baseUrl: `${url.protocol}//${url.host}` };
 }

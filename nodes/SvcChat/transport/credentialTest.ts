@@ -36,5 +36,6 @@ export async function svcApiCredentialTest(
 	};
 	const outcome = await sendSvcRequest(send, credentials, 'GET', 'departments', { retry: { maxRetries: 0, timeoutMs: 15_000 } });
 	if (outcome.ok) return { status: 'OK', message: 'Connection successful' };
-	return { status: 'Error', message: `${outcome.failure.text.message}. ${outcome.failure.text.fix}` };
+	const { message, fix } = outcome.failure.text;
+	return { status: 'Error', message: `${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}` };
 }

@@ -80,7 +80,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	// 7.4 stored-data group
 	'no-tariff-option': {
 		message: 'API access is not enabled for this account',
-		fix: "Ask Svc technical support to enable the Integration API for your account (spec section 5.2).",
+		fix: 'Ask Svc technical support to enable Integration API access for your account, then test the credentials again.',
 	},
 	'unknown-method': {
 		message: 'The server rejected the request method',
@@ -117,32 +117,39 @@ export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	},
 	429: {
 		message: 'Too many requests: the server asked to slow down',
-		fix: 'Run the workflow less often, or lower the batch size. The node already retried with pauses.',
+		fix: 'Run the workflow less often, or lower the batch size, then try again later.',
 	},
 	502: {
 		message: 'The server cannot process the request (502)',
-		fix: 'Try again later. The node already retried with pauses.',
+		fix: 'Try again later. If it persists, contact Svc support with the time of the request.',
 	},
 	503: {
 		message: 'The server is temporarily unavailable (503)',
-		fix: 'Try again later. The node already retried with pauses.',
+		fix: 'Try again later.',
 	},
 	504: {
 		message: 'The server did not answer in time (504)',
-		fix: 'Try again later. The node already retried with pauses.',
+		fix: 'Try again later.',
 	},
 };
+
+// A hostile or broken server could send megabytes in a code or member; messages stay readable.
+const MAX_SHOWN_LENGTH = 100;
+
+function shorten(text: string): string {
+	return text.length > MAX_SHOWN_LENGTH ? `${text.slice(0, MAX_SHOWN_LENGTH)}…` : text;
+}
 
 /** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
 export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
 	const known = SVC_ERROR_CODES[code];
 	const details = ERROR_DETAIL_MEMBERS.filter((member) => reply[member] !== undefined)
-		.map((member) => `${member}: ${JSON.stringify(reply[member])}`)
+		.map((member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`)
 		.join(', ');
 	const suffix = details ? ` (${details})` : '';
 	if (known) return { message: `${known.message}${suffix} [${code}]`, fix: known.fix };
 	return {
-		message: `The server reported the error "${code}"${suffix}`,
+		message: `The server reported the error "${shorten(code)}"${suffix}`,
 		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
 	};
 }
@@ -155,6 +162,11 @@ export function describeHttpStatus(status: number): SvcErrorText {
 			fix: 'Check the host in the Svc API credentials, then try again later.',
 		}
 	);
+}
+
+/** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
+export function isCertificateErrorCode(code: string): boolean {
+	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 }
 
 /** Explains a failure to reach the server at all, by its system error code. */
@@ -174,20 +186,16 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 			return { message: `Host "${host}" did not answer in time`, fix: 'Check the host, then try again later.' };
 		case 'ECONNRESET':
 		case 'EPIPE':
-			return { message: `Host "${host}" closed the connection`, fix: 'Try again later. The node already retried with pauses.' };
-		case 'CERT_HAS_EXPIRED':
-		case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-		case 'SELF_SIGNED_CERT_IN_CHAIN':
-		case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-		case 'ERR_TLS_CERT_ALTNAME_INVALID':
-			return {
-				message: `The TLS certificate of "${host}" is not trusted (${code})`,
-				fix: 'Fix the certificate on the server, or turn on "Ignore SSL Issues" in the credentials if you trust this host.',
-			};
-		default:
-			return {
-				message: `Host "${host}" could not be reached${code ? ` (${code})` : ''}`,
-				fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
-			};
+			return { message: `Host "${host}" closed the connection`, fix: 'Try again later.' };
 	}
+	if (code !== undefined && isCertificateErrorCode(code)) {
+		return {
+			message: `The TLS certificate of "${host}" is not trusted (${code})`,
+			fix: 'Fix the certificate on the server, or turn on "Ignore SSL Issues" in the credentials if you trust this host.',
+		};
+	}
+	return {
+		message: `Host "${host}" could not be reached${code ? ` (${code})` : ''}`,
+		fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
+	};
 }

@@ -12,7 +12,13 @@ import {
 } from 'n8n-workflow';
 
 import type { Chat, ChatsReply, Cursor } from '../types';
-import { describeErrorCode, describeHttpStatus, describeNetworkError, type SvcErrorText } from './errors';
+import {
+	ERROR_DETAIL_MEMBERS,
+	describeErrorCode,
+	describeHttpStatus,
+	describeNetworkError,
+	type SvcErrorText,
+} from './errors';
 import { normalizeBaseUrl } from './baseUrl';
 
 export { normalizeBaseUrl, isLoopbackHostname } from './baseUrl';
@@ -125,11 +131,38 @@ function shapeFor(path: string) {
 	return path.startsWith('rt/') ? REAL_TIME_SHAPE : REPLY_SHAPES[path];
 }
 
-/** Cuts a reply down to a short, secret-free excerpt for an error message. */
+/**
+ * The forms in which the password could come back from a hostile or careless server: as typed, JSON-escaped,
+ * URL-encoded, or inside the Basic `Authorization` value. Longest first, so no form is left half-replaced.
+ */
+function secretForms(credentials: SvcCredentials): string[] {
+	const password = typeof credentials.password === 'string' ? credentials.password : '';
+	if (!password) return [];
+	const basic = Buffer.from(`${credentials.email ?? ''}:${password}`).toString('base64');
+	const forms = [password, JSON.stringify(password).slice(1, -1), encodeURIComponent(password), basic];
+	return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+function redact(text: string, secrets: string[]): string {
+	let clean = text;
+	for (const secret of secrets) clean = clean.split(secret).join('***');
+	return clean;
+}
+
+/** Redacts every string inside a value taken from a reply, keeping its shape. */
+function redactValue(value: unknown, secrets: string[]): unknown {
+	if (typeof value === 'string') return redact(value, secrets);
+	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
+	if (isObject(value)) {
+		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), redactValue(entry, secrets)]));
+	}
+	return value;
+}
+
+/** Cuts a reply down to a short, secret-free excerpt for an error message (redacted before it is cut). */
 function excerpt(text: string, secrets: string[]): string {
-	let short = text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
-	for (const secret of secrets) if (secret) short = short.split(secret).join('***');
-	return short.replace(/\s+/g, ' ').trim();
+	const clean = redact(text, secrets).replace(/\s+/g, ' ').trim();
+	return clean.length > EXCERPT_LENGTH ? `${clean.slice(0, EXCERPT_LENGTH)}…` : clean;
 }
 
 function bodyText(body: unknown): string {
@@ -144,7 +177,7 @@ function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && isObjectLike(current); depth++) {
 		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(code)) return code;
+		if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(code)) return code;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
@@ -160,6 +193,8 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
 	const text = String(raw).trim();
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// An HTTP date always names its day and month; without letters it is garbage such as "-1", not a date.
+	if (!/[a-z]/i.test(text)) return undefined;
 	const date = Date.parse(text);
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
@@ -173,10 +208,12 @@ function backoffDelay(policy: RetryPolicy, attempt: number): number {
 /** Decodes one reply: HTTP status, JSON, the `error` member and the documented shape. */
 function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, secrets: string[]): SvcOutcome<unknown> {
 	const fail = (failure: SvcFailure): SvcOutcome<unknown> => ({ ok: false, failure });
-	const text = bodyText(response.body);
-	let reply: unknown = response.body;
+	const body = response.body;
+	const text = bodyText(body);
+	let reply: unknown = body;
 	let isJson = true;
-	if (typeof response.body === 'string' || Buffer.isBuffer(response.body)) {
+	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
+	if (typeof body === 'string' || Buffer.isBuffer(body) || body === undefined || body === null) {
 		try {
 			reply = JSON.parse(text);
 		} catch {
@@ -184,10 +221,14 @@ function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, s
 		}
 	}
 	const status = response.statusCode;
-	const errorCode = isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+	const rawCode = isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
+	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
+	const errorMembers = rawCode === undefined ? undefined : (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
 
-	const refused = errorCode !== undefined && ACCOUNT_ERROR_CODES.has(errorCode);
-	if (path === 'chat' && (status === 404 || (status === 200 && !refused && !(isObject(reply) && isObject(reply.chat))))) {
+	const refused = rawCode !== undefined && ACCOUNT_ERROR_CODES.has(rawCode);
+	const chatMissing = status === 200 && isJson && !refused && !(isObject(reply) && isObject(reply.chat));
+	if (path === 'chat' && (status === 404 || chatMissing)) {
 		// The reply to an unknown id is not shown in the spec: whatever its shape, say what happened.
 		return fail({
 			text: {
@@ -196,16 +237,22 @@ function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, s
 			},
 			httpCode: status,
 			code: errorCode ?? 'chat-not-found',
+			reply: errorMembers,
 		});
 	}
-	if (errorCode && (status === 200 || status === 401 || status === 403)) {
-		const text = status === 200 ? describeErrorCode(errorCode, reply as IDataObject) : describeHttpStatus(status);
-		return fail({ text, httpCode: status, code: errorCode, reply: pickErrorMembers(reply as IDataObject) });
+	if (errorCode !== undefined && errorMembers !== undefined && (status === 200 || status === 401 || status === 403)) {
+		const described = status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
+		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
 	}
 	if (status !== 200) {
 		const described = describeHttpStatus(status);
 		const shown = text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status) ? ` Reply: ${excerpt(text, secrets)}` : '';
-		return fail({ text: { message: described.message, fix: `${described.fix}${shown}` }, httpCode: status });
+		return fail({
+			text: { message: described.message, fix: `${described.fix}${shown}` },
+			httpCode: status,
+			code: errorCode,
+			reply: errorMembers,
+		});
 	}
 	if (!isJson) {
 		return fail({
@@ -232,10 +279,32 @@ function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, s
 }
 
 function pickErrorMembers(reply: IDataObject): IDataObject {
-	const { error, field, argument, field_name, field_value } = reply;
-	return Object.fromEntries(
-		Object.entries({ error, field, argument, field_name, field_value }).filter(([, value]) => value !== undefined),
-	) as IDataObject;
+	const members: IDataObject = { error: reply.error };
+	for (const member of ERROR_DETAIL_MEMBERS) if (reply[member] !== undefined) members[member] = reply[member];
+	return members;
+}
+
+/** Merges retry limits over the defaults, ignoring values that would loop or never wait (they may come from node options). */
+export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+	const policy = { ...DEFAULT_RETRY_POLICY };
+	for (const key of Object.keys(policy) as Array<keyof RetryPolicy>) {
+		const value = overrides[key];
+		if (typeof value === 'number' && Number.isFinite(value) && value >= 0) policy[key] = Math.floor(value);
+	}
+	if (policy.timeoutMs === 0) policy.timeoutMs = DEFAULT_RETRY_POLICY.timeoutMs;
+	return policy;
+}
+
+/** What the user should know about retries of a failure that retrying could have cured. */
+function retryNote(retryable: boolean, attempts: number): string {
+	if (!retryable) {
+		return 'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.';
+	}
+	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
+}
+
+function withNote(failure: SvcFailure, note: string): SvcFailure {
+	return note ? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } } : failure;
 }
 
 /**
@@ -249,13 +318,15 @@ export async function sendSvcRequest(
 	path: string,
 	options: SvcRequestOptions = {},
 ): Promise<SvcOutcome<unknown>> {
+	const secrets = secretForms(credentials);
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) {
-		return { ok: false, failure: { text: { message: problem, fix: 'Correct the host in the Svc API credentials.' }, code: 'invalid-host' } };
+		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
+		const text = { message: redact(problem, secrets), fix: 'Correct the host in the Svc API credentials.' };
+		return { ok: false, failure: { text, code: 'invalid-host' } };
 	}
-	const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+	const policy = resolveRetryPolicy(options.retry);
 	const retryable = !NON_IDEMPOTENT_PATHS.has(path);
-	const secrets = [credentials.password, Buffer.from(`${credentials.email}:${credentials.password}`).toString('base64')];
 	const request: IHttpRequestOptions = {
 		method,
 		url: `${baseUrl}/api/v2/${path}`,
@@ -278,20 +349,29 @@ export async function sendSvcRequest(
 			response = await send({ ...request });
 		} catch (error) {
 			const networkCode = findNetworkCode(error);
-			if (canRetry && networkCode && RETRIED_NETWORK_CODES.has(networkCode)) {
+			const transient = networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
+			if (canRetry && transient) {
 				await sleep(backoffDelay(policy, attempt));
 				continue;
 			}
-			return { ok: false, failure: { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode } };
+			const failure: SvcFailure = { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode };
+			return { ok: false, failure: transient ? withNote(failure, retryNote(retryable, attempt + 1)) : failure };
 		}
-		if (canRetry && RETRIED_STATUSES.has(response.statusCode)) {
-			const retryAfter = parseRetryAfter(response.headers['retry-after']);
-			if (retryAfter === undefined || retryAfter <= policy.maxDelayMs) {
-				await sleep(retryAfter ?? backoffDelay(policy, attempt));
-				continue;
-			}
+		if (!RETRIED_STATUSES.has(response.statusCode)) return decodeReply(path, options.qs ?? {}, response, secrets);
+
+		const retryAfter = parseRetryAfter(response.headers['retry-after']);
+		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
+		if (canRetry && !waitTooLong) {
+			await sleep(retryAfter ?? backoffDelay(policy, attempt));
+			continue;
 		}
-		return decodeReply(path, options.qs ?? {}, response, secrets);
+		const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+		if (outcome.ok) return outcome;
+		const note =
+			waitTooLong && retryable
+				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
+				: retryNote(retryable, attempt + 1);
+		return { ok: false, failure: withNote(outcome.failure, note) };
 	}
 }
 
@@ -304,12 +384,20 @@ export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, item
 		...(networkCode ? { networkCode } : {}),
 		...(reply ?? {}),
 	};
-	return new NodeApiError(context.getNode(), errorResponse, {
+	const error = new NodeApiError(context.getNode(), errorResponse, {
 		message: text.message,
 		description: text.fix,
 		httpCode: httpCode !== undefined ? String(httpCode) : undefined,
 		itemIndex,
 	});
+	// NodeApiError swaps a message that mentions a system code (ECONNRESET…) for n8n's generic text; ours says more.
+	error.message = text.message;
+	error.description = text.fix;
+	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
+	if (code) error.context.svcError = code;
+	if (networkCode) error.context.networkCode = networkCode;
+	for (const member of ERROR_DETAIL_MEMBERS) if (reply?.[member] !== undefined) error.context[member] = reply[member];
+	return error;
 }
 
 /** A request through n8n's authenticated request helper, which honours n8n's proxy, SSL and logging settings. */
@@ -356,9 +444,12 @@ export async function* svcChatPages(
 		yield page;
 		if (!page.moreChatsAvailable) return;
 		emptyPagesInARow = page.chats.length === 0 ? emptyPagesInARow + 1 : 0;
-		if (String(page.lastTs) === String(cursor) || emptyPagesInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+		const stalled = String(page.lastTs) === String(cursor);
+		if (stalled || emptyPagesInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
 			const text = {
-				message: `The server keeps reporting more chats, but its cursor stopped moving (last_ts ${String(page.lastTs)})`,
+				message: stalled
+					? `The server keeps reporting more chats, but its cursor stopped moving (last_ts ${String(page.lastTs)})`
+					: `The server keeps reporting more chats, but sent none in ${MAX_EMPTY_PAGES_IN_A_ROW} pages in a row (last_ts ${String(page.lastTs)})`,
 				fix: 'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
 			};
 			throw toNodeApiError(this, { text, code: 'cursor-stalled' }, options.itemIndex);
@@ -393,6 +484,7 @@ export async function svcGetChats(
 ): Promise<CollectedChats> {
 	const byId = new Map<string, Chat>();
 	let lastTs = since;
+	if (limit !== undefined && limit <= 0) return { chats: [], lastTs };
 	for await (const page of svcChatPages.call(this, since, options)) {
 		addLatestVersions(byId, page.chats);
 		if (limit !== undefined && byId.size >= limit) {

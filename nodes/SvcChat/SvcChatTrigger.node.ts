@@ -1,0 +1,40 @@
+// The "Svc Chat Trigger": a polling trigger that starts workflows for new or changed chats and never loses one.
+import {
+	NodeConnectionTypes,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { svcApiCredentialTest } from './transport/credentialTest';
+import { triggerProperties } from './trigger/description';
+import { pollChats } from './trigger/poll';
+
+export class SvcChatTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Svc Chat Trigger',
+		name: 'svcChatTrigger',
+		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats"}[$parameter["emit"]] }}',
+		description:
+			'Starts the workflow when chats on the Svc chat server are new or have changed. Polls the change feed; a failed poll never skips a chat.',
+		defaults: { name: 'Svc Chat Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiCredentialTest' }],
+		properties: triggerProperties,
+	};
+
+	methods = {
+		credentialTest: { svcApiCredentialTest },
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollChats.call(this);
+	}
+}

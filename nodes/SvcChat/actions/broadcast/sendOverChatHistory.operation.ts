@@ -1,0 +1,32 @@
+// Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import { readJsonObject } from '../parameters';
+import { readSender, senderProperties } from './common';
+
+const properties: INodeProperties[] = [
+	...senderProperties,
+	{
+		displayName: 'Payload (JSON)',
+		name: 'payload',
+		type: 'json',
+		default: '{}',
+		required: true,
+		description:
+			'The broadcast data (sent as data.data). The API documentation does not show its fields, so give the object your Svc account expects. It is sent once per input item and never retried.',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['broadcast'], operation: ['sendOverChatHistory'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const { operatorId, channelId } = readSender(this, itemIndex);
+	const payload = readJsonObject(this, 'payload', itemIndex, 'Payload (JSON)', 'Write the payload as a JSON object, e.g. {"text": "Hello"}.');
+	const body = { operator_id: operatorId, data: { kind: 'history-chats', channel_id: channelId, data: payload } };
+	await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', { body, itemIndex });
+	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
+}

@@ -1,0 +1,34 @@
+// Chat resource: one chat by ID, or the chats changed since a date or cursor (spec 4.6, 4.7).
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { SvcResource } from '../operation';
+import * as get from './get.operation';
+import * as getMany from './getMany.operation';
+
+const operationSelector: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['chat'] } },
+	options: [
+		{
+			name: 'Get',
+			value: 'get',
+			description: 'Get one chat with its messages, ratings and visitor by its ID',
+			action: 'Get a chat',
+		},
+		{
+			name: 'Get Many',
+			value: 'getMany',
+			description: 'Get the chats that are new or changed since a date (or a saved cursor)',
+			action: 'Get many chats',
+		},
+	],
+	default: 'getMany',
+};
+
+export const chat: SvcResource = {
+	description: [operationSelector, ...get.description, ...getMany.description],
+	operations: { get, getMany },
+};

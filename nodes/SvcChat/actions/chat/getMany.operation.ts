@@ -1,0 +1,104 @@
+// Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcGetChats } from '../../transport';
+import { formatChats } from '../../helpers/chatOutput';
+import { readLimit } from '../../helpers/limit';
+import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
+import { returnAllOrLimit } from '../common.descriptions';
+import { parameterError, readOptionalText } from '../parameters';
+import { chatOutputProperty, readChatOutputMode } from './output';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Since',
+		name: 'since',
+		type: 'options',
+		options: [
+			{ name: 'Date', value: 'date', description: 'Chats created or changed after a date and time' },
+			{
+				name: 'Cursor',
+				value: 'cursor',
+				description: 'Continue from a cursor (last_ts) saved from an earlier run; 0 means the beginning of history',
+			},
+		],
+		default: 'date',
+		description: 'Where to start reading changes',
+	},
+	{
+		displayName: 'Since Date',
+		name: 'sinceDate',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		displayOptions: { show: { since: ['date'] } },
+		description: 'Chats created or changed after this time. A time without a time zone is read as UTC.',
+	},
+	{
+		displayName: 'Since Cursor',
+		name: 'sinceCursor',
+		type: 'string',
+		default: '0',
+		required: true,
+		displayOptions: { show: { since: ['cursor'] } },
+		placeholder: 'e.g. 1714557600000000',
+		description: 'A last_ts value (microseconds, digits only) saved from an earlier run, or 0 for the whole history',
+	},
+	...returnAllOrLimit,
+	chatOutputProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Cursor',
+				name: 'includeCursor',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add last_ts to each item: the cursor to pass as "Since Cursor" next time, so that nothing is missed or read twice',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['getMany'] } }, properties);
+
+/** The microsecond cursor to start from, from a date or a cursor typed (or saved) by the user. */
+function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string {
+	if ((context.getNodeParameter('since', itemIndex, 'date') as string) === 'cursor') {
+		const cursor = readOptionalText(context, 'sinceCursor', itemIndex, 'Since Cursor') ?? '';
+		if (!/^\d{1,20}$/.test(cursor)) {
+			throw parameterError(
+				context,
+				itemIndex,
+				`"Since Cursor" must be digits only (a last_ts in microseconds), not ${JSON.stringify(cursor)}`,
+				'Use the last_ts of an earlier run (turn on the "Include Cursor" option to get it), or 0 for the beginning.',
+			);
+		}
+		return cursor;
+	}
+	const date = context.getNodeParameter('sinceDate', itemIndex, '') as unknown;
+	const cursor = dateToCursor(zonelessAsUtc(date));
+	if (cursor === undefined) {
+		throw parameterError(
+			context,
+			itemIndex,
+			`"Since Date" is ${date === '' || date === undefined ? 'empty' : `not a date: ${JSON.stringify(date)}`}`,
+			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
+		);
+	}
+	return cursor;
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const since = readSinceCursor(this, itemIndex);
+	const output = readChatOutputMode(this, itemIndex);
+	const includeCursor = (this.getNodeParameter('options.includeCursor', itemIndex, false) as boolean) === true;
+	const { chats, lastTs } = await svcGetChats.call(this, since, { limit: readLimit(this, itemIndex), itemIndex });
+	const records = formatChats(chats, output);
+	return includeCursor ? records.map((record) => ({ ...record, last_ts: String(lastTs) })) : records;
+}

@@ -1,0 +1,71 @@
+// Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import { parameterError, readRequiredText } from '../parameters';
+import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Operator E-Mail',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+		description: 'E-mail of the operator whose status to set',
+	},
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		options: OPERATOR_STATUS_OPTIONS,
+		default: 'online',
+		required: true,
+		description:
+			'The status to set. To send a status that is not listed, switch to an expression and type it. An operator who is offline cannot be brought back by this command.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Force',
+				name: 'force',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to set the status even where system restrictions (such as the allowed online time) would refuse it',
+			},
+			{
+				displayName: 'Only if Current Status Is',
+				name: 'initialStatuses',
+				type: 'multiOptions',
+				options: OPERATOR_STATUS_OPTIONS,
+				default: [],
+				description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node reports it',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['setStatus'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const email = readRequiredText(this, 'email', itemIndex, 'Operator E-Mail', 'Enter the e-mail of the operator whose status to set.');
+	const status = readRequiredText(this, 'status', itemIndex, 'Status', 'Choose a status, e.g. online.');
+	const options = this.getNodeParameter('options', itemIndex, {}) as { force?: boolean; initialStatuses?: unknown };
+	const body: IDataObject = { email, status };
+	if (options.force === true) body.force = true;
+	if (options.initialStatuses !== undefined) {
+		const initial = options.initialStatuses;
+		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
+			throw parameterError(this, itemIndex, '"Only if Current Status Is" must be a list of statuses', 'Choose one or more statuses, or remove the option.');
+		}
+		if (initial.length) body.condition = { initial_statuses: initial };
+	}
+	await svcApiRequest.call(this, 'POST', 'rt/agent_status', { body, itemIndex });
+	return [{ result: 'ok', email, status }];
+}

@@ -1,0 +1,34 @@
+// Statistics resource: daily usage figures and per-operator figures (spec 4.9).
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { SvcResource } from '../operation';
+import * as getOperatorStats from './getOperatorStats.operation';
+import * as getUsage from './getUsage.operation';
+
+const operationSelector: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['statistics'] } },
+	options: [
+		{
+			name: 'Get Operator Stats',
+			value: 'getOperatorStats',
+			description: 'Per operator and day: online time, chatting time, handled chats, busy notices',
+			action: 'Get operator statistics',
+		},
+		{
+			name: 'Get Usage',
+			value: 'getUsage',
+			description: 'Per day: contacts, missed contacts, chats, offline messages and average waiting time',
+			action: 'Get usage statistics',
+		},
+	],
+	default: 'getUsage',
+};
+
+export const statistics: SvcResource = {
+	description: [operationSelector, ...getOperatorStats.description, ...getUsage.description],
+	operations: { getOperatorStats, getUsage },
+};

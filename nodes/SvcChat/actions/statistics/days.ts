@@ -1,0 +1,90 @@
+// The day or days a statistics operation covers: one date, or an inclusive range sent as one request per UTC day.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import { calendarDay, utcDaysBetween } from '../../helpers/time';
+import { parameterError } from '../parameters';
+
+const MAX_DAYS = 366;
+
+export const dayProperties: INodeProperties[] = [
+	{
+		displayName: 'Dates',
+		name: 'dateMode',
+		type: 'options',
+		options: [
+			{ name: 'Single Day', value: 'single' },
+			{ name: 'Date Range', value: 'range', description: `From one day to another, both included (at most ${MAX_DAYS} days)` },
+		],
+		default: 'single',
+		description: 'Statistics are per day (UTC); a range makes one request per day and tags each item with its date',
+	},
+	{
+		displayName: 'Date',
+		name: 'date',
+		type: 'dateTime',
+		default: '={{ $today.minus({ days: 1 }).toISODate() }}',
+		required: true,
+		displayOptions: { show: { dateMode: ['single'] } },
+		description: 'The day to report on (yesterday by default). The day is taken as written, and reported as that UTC day.',
+	},
+	{
+		displayName: 'From',
+		name: 'dateFrom',
+		type: 'dateTime',
+		default: '={{ $today.minus({ days: 7 }).toISODate() }}',
+		required: true,
+		displayOptions: { show: { dateMode: ['range'] } },
+		description: 'First day of the range, included',
+	},
+	{
+		displayName: 'To',
+		name: 'dateTo',
+		type: 'dateTime',
+		default: '={{ $today.minus({ days: 1 }).toISODate() }}',
+		required: true,
+		displayOptions: { show: { dateMode: ['range'] } },
+		description: 'Last day of the range, included',
+	},
+];
+
+function readDay(context: IExecuteFunctions, itemIndex: number, name: string, label: string): string {
+	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
+	const day = calendarDay(value);
+	if (day === undefined) {
+		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${JSON.stringify(value)}`;
+		throw parameterError(context, itemIndex, `"${label}" is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
+	}
+	return day;
+}
+
+/** The yyyy-mm-dd UTC days to request, in order. */
+export function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
+	if ((context.getNodeParameter('dateMode', itemIndex, 'single') as string) !== 'range') {
+		return [readDay(context, itemIndex, 'date', 'Date')];
+	}
+	const from = readDay(context, itemIndex, 'dateFrom', 'From');
+	const to = readDay(context, itemIndex, 'dateTo', 'To');
+	const days = utcDaysBetween(from, to, MAX_DAYS);
+	if (!days) {
+		const problem = from > to ? `"From" (${from}) is after "To" (${to})` : `The range ${from} to ${to} is longer than ${MAX_DAYS} days`;
+		throw parameterError(context, itemIndex, problem, `Choose a range of at most ${MAX_DAYS} days, "From" first.`);
+	}
+	return days;
+}
+
+/** GET /stats for each day, in order; each reply comes with its day. */
+export async function fetchDailyStats(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	mode: 'usage' | 'operators',
+): Promise<Array<{ date: string; reply: unknown }>> {
+	const results: Array<{ date: string; reply: unknown }> = [];
+	for (const date of readDays(context, itemIndex)) {
+		const reply = await svcApiRequest.call(context, 'GET', 'stats', { qs: { date, mode }, itemIndex });
+		results.push({ date, reply });
+	}
+	return results;
+}
+
+export type DatedRecord = IDataObject & { date: string };

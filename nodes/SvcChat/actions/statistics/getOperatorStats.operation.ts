@@ -1,0 +1,17 @@
+// Statistics > Get Operator Stats: GET /stats?mode=operators (spec 4.9), one item per operator row and day.
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import type { OperatorStatsRow } from '../../types';
+import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+
+const properties: INodeProperties[] = [...dayProperties];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['statistics'], operation: ['getOperatorStats'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
+	const daily = await fetchDailyStats(this, itemIndex, 'operators');
+	return daily.flatMap(({ date, reply }) => (reply as OperatorStatsRow[]).map((row) => ({ date, ...row })));
+}

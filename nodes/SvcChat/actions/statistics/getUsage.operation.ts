@@ -1,0 +1,14 @@
+// Statistics > Get Usage: GET /stats?mode=usage (spec 4.9), one item per day.
+import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import type { UsageStats } from '../../types';
+import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+
+const properties: INodeProperties[] = [...dayProperties];
+
+export const description = updateDisplayOptions({ show: { resource: ['statistics'], operation: ['getUsage'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
+	const daily = await fetchDailyStats(this, itemIndex, 'usage');
+	return daily.map(({ date, reply }) => ({ date, ...(reply as UsageStats) }));
+}

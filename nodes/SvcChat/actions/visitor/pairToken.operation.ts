@@ -1,0 +1,124 @@
+// Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
+import { randomUUID } from 'node:crypto';
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import { authTokenSnippet, buildVisitorFields, KNOWN_VISITOR_FIELDS } from '../../helpers/visitorFields';
+import { parameterError, readJsonObject, readRequiredText } from '../parameters';
+import { readAuthToken } from './authToken';
+
+const KNOWN_FIELD_LABELS: Record<(typeof KNOWN_VISITOR_FIELDS)[number], { displayName: string; placeholder?: string }> = {
+	email: { displayName: 'E-Mail', placeholder: 'name@email.com' },
+	icq: { displayName: 'ICQ' },
+	login: { displayName: 'Login' },
+	name: { displayName: 'Name' },
+	phone: { displayName: 'Phone' },
+	profile_url: { displayName: 'Profile URL', placeholder: 'https://example.com/users/42' },
+	site: { displayName: 'Site', placeholder: 'https://example.com' },
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Auth Token',
+		name: 'authToken',
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		description:
+			'A unique, hard-to-guess token that your website puts in window.svc_auth_token for this visitor. Leave empty to let the node generate a random one; it is returned in the output, with a ready-made snippet for the page.',
+	},
+	{
+		displayName: 'Visitor ID',
+		name: 'visitorId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. customer-1042',
+		description: "The visitor's ID in your own system (not the chat server's visitor ID)",
+	},
+	{
+		displayName: 'Fields Input Mode',
+		name: 'fieldsInputMode',
+		type: 'options',
+		options: [
+			{ name: 'Fields', value: 'fields', description: 'Pick the usual fields and add your own' },
+			{ name: 'JSON', value: 'json', description: 'Give all fields as one JSON object' },
+		],
+		default: 'fields',
+		description: 'How to give the visitor data shown to operators. Numbers and true/false are sent as text.',
+	},
+	{
+		displayName: 'Visitor Fields',
+		name: 'knownFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: { show: { fieldsInputMode: ['fields'] } },
+		options: Object.entries(KNOWN_FIELD_LABELS).map(([name, { displayName, placeholder }]) => ({
+			displayName,
+			name,
+			type: 'string' as const,
+			default: '',
+			...(placeholder ? { placeholder } : {}),
+		})),
+	},
+	{
+		displayName: 'Custom Fields',
+		name: 'customFields',
+		type: 'fixedCollection',
+		placeholder: 'Add Custom Field',
+		typeOptions: { multipleValues: true },
+		default: {},
+		displayOptions: { show: { fieldsInputMode: ['fields'] } },
+		description: 'Any other visitor data, as name and value',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. plan' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', placeholder: 'e.g. premium' },
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Fields (JSON)',
+		name: 'fieldsJson',
+		type: 'json',
+		default: '{\n  "name": "",\n  "email": ""\n}',
+		displayOptions: { show: { fieldsInputMode: ['json'] } },
+		description: 'Visitor data as one JSON object of names and values; values must be text, numbers or true/false',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['visitor'], operation: ['pairToken'] } }, properties);
+
+/** The extra fields, in the order given, from the chosen input mode. */
+function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[string, unknown]> {
+	const mode = context.getNodeParameter('fieldsInputMode', itemIndex, 'fields') as string;
+	if (mode === 'json') {
+		const json = readJsonObject(context, 'fieldsJson', itemIndex, 'Fields (JSON)', 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.');
+		return Object.entries(json);
+	}
+	const known = context.getNodeParameter('knownFields', itemIndex, {}) as IDataObject;
+	const custom = context.getNodeParameter('customFields.field', itemIndex, []) as Array<{ name?: unknown; value?: unknown }>;
+	return [
+		...Object.entries(known),
+		...custom.map(({ name, value }): [string, unknown] => [typeof name === 'string' ? name : String(name ?? ''), value]),
+	];
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const visitorId = readRequiredText(this, 'visitorId', itemIndex, 'Visitor ID', "Enter the visitor's ID in your own system, e.g. their customer number.");
+	const built = buildVisitorFields(visitorId, readExtraFields(this, itemIndex));
+	if (built.problem !== undefined) {
+		throw parameterError(this, itemIndex, built.problem, 'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.');
+	}
+	const authToken = readAuthToken(this, itemIndex) ?? randomUUID();
+	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+		body: { auth_token: authToken, visitor_fields: built.fields },
+		itemIndex,
+	});
+	return [{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) }];
+}

@@ -1,0 +1,29 @@
+// Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
+import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { svcApiRequest } from '../../transport';
+import { parameterError } from '../parameters';
+import { readAuthToken } from './authToken';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Auth Token',
+		name: 'authToken',
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		required: true,
+		description: 'The token whose pairing to remove, e.g. when the visitor logs out of your website',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['visitor'], operation: ['removeToken'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const authToken = readAuthToken(this, itemIndex);
+	if (authToken === undefined) {
+		throw parameterError(this, itemIndex, '"Auth Token" is empty', 'Enter the token that Pair Token returned for this visitor.');
+	}
+	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', { body: { auth_token: authToken }, itemIndex });
+	return [{ auth_token: authToken, removed: true }];
+}

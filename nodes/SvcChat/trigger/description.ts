@@ -1,0 +1,105 @@
+// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract).
+import type { INodeProperties } from 'n8n-workflow';
+
+import { CHAT_OUTPUT_OPTIONS } from '../helpers/chatOutput';
+
+export const DEFAULT_MAX_CHATS_PER_POLL = 1000;
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName: 'Start From',
+		name: 'startFrom',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Beginning of History',
+				value: 'beginning',
+				description: 'Emit every chat the server has kept, oldest first, then every later change',
+			},
+			{
+				name: 'Now',
+				value: 'now',
+				description:
+					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own change cursor (last_ts), looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
+			},
+			{
+				name: 'Specific Date',
+				value: 'date',
+				description: 'Emit chats that changed after a date, as the server timestamps its changes',
+			},
+		],
+		default: 'now',
+		description:
+			'Where the trigger starts reading changes the first time it runs. Changing this on an active workflow restarts from the new point.',
+	},
+	{
+		displayName: 'Start Date',
+		name: 'startDate',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		description: 'Chats that changed after this moment (UTC) are emitted',
+		displayOptions: { show: { startFrom: ['date'] } },
+	},
+	{
+		displayName: 'Emit',
+		name: 'emit',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Every Change',
+				value: 'everyChange',
+				description: 'A chat each time it is new or has changed (a message, a rating, a state change…)',
+			},
+			{
+				name: 'Finished Chats Only',
+				value: 'finishedChats',
+				description:
+					'Chats whose latest state is "closed". A finished chat that changes again (for example a late rating) is emitted again.',
+			},
+			{
+				name: 'New Chats Only',
+				value: 'newChats',
+				description: 'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
+			},
+		],
+		default: 'everyChange',
+		description: 'Which chats start the workflow. Within one poll a chat is emitted once, in its latest version.',
+	},
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		noDataExpression: true,
+		options: CHAT_OUTPUT_OPTIONS,
+		default: 'simplified',
+		description: 'The shape of the emitted items',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Cursor',
+				name: 'includeCursor',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to add the cursor the poll stopped at (last_ts) to each item',
+			},
+			{
+				displayName: 'Max Chats per Poll',
+				name: 'maxChatsPerPoll',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_MAX_CHATS_PER_POLL,
+				description:
+					'The poll stops at the end of the page (up to 100 chats) on which this many chats have been read; the rest follows on the next poll, so memory stays bounded',
+			},
+		],
+	},
+];

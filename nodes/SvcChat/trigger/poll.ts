@@ -1,0 +1,137 @@
+// One poll of the Svc Chat Trigger: read changes since the stored cursor, emit the chosen chats, move the cursor safely.
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { addLatestVersions, svcChatPages, type ChatPage } from '../transport';
+import { finalState, formatChats } from '../helpers/chatOutput';
+import { toEpochMs } from '../helpers/time';
+import type { Chat } from '../types';
+import { readTriggerSettings, type TriggerSettings } from './settings';
+import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
+import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
+
+/** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
+export const TEST_EVENT_CHATS = 5;
+const TEST_EVENT_PAGES = 3;
+/** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
+const POLL_BUDGET_SHARE = 0.5;
+
+type PollResult = INodeExecutionData[][] | null;
+
+export async function pollChats(this: IPollFunctions): Promise<PollResult> {
+	const settings = readTriggerSettings(this);
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
+
+	const staticData = this.getWorkflowStaticData('node');
+	const state = loadState(staticData, settings);
+	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
+
+	if (state.catchingUp) {
+		await catchUpToNow(this, state, settings, limits);
+		saveState(staticData, state);
+		return null;
+	}
+
+	const byId = new Map<string, Chat>();
+	const walk = await walkPages(svcChatPages.call(this, state.cursor ?? '0'), limits, (page) =>
+		addLatestVersions(byId, page.chats),
+	);
+	if (!walk) return null;
+	reportFailure(this, walk, state.cursor);
+	const chats = selectChats([...byId.values()], settings, state);
+	state.cursor = walk.cursor;
+	saveState(staticData, state);
+	return toOutput(this, chats, settings, walk.cursor);
+}
+
+/**
+ * Start From "Now": read up to the server's present and emit nothing, so the cursor is one the server issued,
+ * whatever n8n's clock says. A long backlog is read over several polls, bounded like any poll.
+ */
+async function catchUpToNow(
+	context: IPollFunctions,
+	state: TriggerState,
+	settings: TriggerSettings,
+	limits: WalkLimits,
+): Promise<void> {
+	const pages =
+		state.cursor === undefined ? recentChatPages.call(context, Date.now()) : svcChatPages.call(context, state.cursor);
+	let newestCreatedMs = toEpochMs(state.newChatsFrom);
+	const walk = await walkPages(pages, limits, (page: ChatPage) => {
+		for (const chat of page.chats) {
+			const createdMs = toEpochMs(chat.created_at);
+			if (createdMs !== undefined && (newestCreatedMs === undefined || createdMs > newestCreatedMs)) newestCreatedMs = createdMs;
+		}
+		// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
+		if (settings.emit === 'newChats') state.seenIds = rememberSeen(state.seenIds, page.chats.map((chat) => String(chat.id)));
+	});
+	if (!walk) return;
+	reportFailure(context, walk, state.cursor);
+	state.cursor = walk.cursor;
+	state.catchingUp = !walk.caughtUp;
+	if (newestCreatedMs !== undefined) state.newChatsFrom = new Date(newestCreatedMs).toISOString();
+}
+
+/**
+ * "Fetch Test Event": up to 5 recent chats so the user can map fields. It never reads or writes the stored cursor.
+ * The API has no "recent" query, so it reads at most 3 pages from the first look-back step that has chats.
+ * If none of them match Emit (say, none finished yet), it shows the recent chats anyway: a sample to map fields from
+ * is more useful than "no data". New Chats Only cannot be judged without the stored state, so every chat counts.
+ */
+async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings): Promise<PollResult> {
+	const byId = new Map<string, Chat>();
+	const walk = await walkPages(
+		recentChatPages.call(context, Date.now()),
+		{ maxChats: Number.POSITIVE_INFINITY, maxPages: TEST_EVENT_PAGES },
+		(page) => addLatestVersions(byId, page.chats),
+	);
+	const recent = [...byId.values()];
+	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
+	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
+	if (!walk || sample.length === 0) {
+		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
+			description:
+				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
+		});
+	}
+	return toOutput(context, sample, settings, walk.cursor);
+}
+
+function isFinished(chat: Chat): boolean {
+	return finalState(chat) === 'closed';
+}
+
+/** The chats Emit asks for, in order of their latest delivery. */
+function selectChats(chats: Chat[], settings: TriggerSettings, state: TriggerState): Chat[] {
+	if (settings.emit === 'finishedChats') return chats.filter(isFinished);
+	if (settings.emit === 'newChats') return takeNewChats(state, chats);
+	return chats;
+}
+
+function toOutput(context: IPollFunctions, chats: Chat[], settings: TriggerSettings, cursor: string): PollResult {
+	const records: IDataObject[] = formatChats(chats, settings.output).map((record) =>
+		settings.includeCursor ? { ...record, last_ts: cursor } : record,
+	);
+	return records.length ? [context.helpers.returnJsonArray(records)] : null;
+}
+
+/** n8n abandons a poll that runs past its budget; stop requesting pages well before that. */
+function pollDeadline(context: IPollFunctions): number | undefined {
+	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
+	return typeof budgetMs === 'number' && Number.isFinite(budgetMs)
+		? Date.now() + Math.max(0, budgetMs) * POLL_BUDGET_SHARE
+		: undefined;
+}
+
+/** A later page failed: what came before is kept, and the next poll starts again at the failed page. */
+function reportFailure(context: IPollFunctions, walk: PageWalk, since: string | undefined): void {
+	if (walk.failure === undefined) return;
+	const reason = walk.failure instanceof Error ? walk.failure.message : String(walk.failure);
+	context.logger.warn(
+		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${walk.cursor}`,
+	);
+}

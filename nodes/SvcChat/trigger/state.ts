@@ -1,0 +1,101 @@
+// The trigger's memory in the workflow's static data: the cursor, where it started from, and the ids New Chats Only has seen.
+import type { IDataObject } from 'n8n-workflow';
+
+import { isCursor } from '../transport';
+import { toEpochMs } from '../helpers/time';
+import type { Chat } from '../types';
+import type { TriggerSettings } from './settings';
+
+/**
+ * New Chats Only keeps a capped list of the ids it has seen, most recently delivered last, and also leaves out chats
+ * created before the starting point (`newChatsFrom`). Why both, and why not a created_at threshold that rises as ids
+ * are dropped: the API delivers chats in order of their LATEST change, not of creation, so a never-seen old chat can
+ * arrive after newer ones, and a rising threshold would drop it for good. Dropping the least recently delivered id
+ * can only cost a duplicate (a chat quiet for 5,000 other deliveries that then changes is emitted again), never a
+ * loss, and 5,000 ids keep the static data n8n saves after each poll small (well under 200 kB).
+ */
+export const SEEN_IDS_CAP = 5000;
+
+export interface TriggerState {
+	/** The Start From setting (and date) this cursor was started from. */
+	startedFrom: string;
+	/** `last_ts` exactly as the server sent it, as a string; absent only before "Now" has found the server's position. */
+	cursor?: string;
+	/** True while "Now" reads up to the server's present, emitting nothing. */
+	catchingUp: boolean;
+	/** ISO time: chats created earlier are not new (New Chats Only). */
+	newChatsFrom?: string;
+	/** New Chats Only: ids seen, least recently delivered first, at most SEEN_IDS_CAP. */
+	seenIds?: string[];
+}
+
+function freshState(settings: TriggerSettings): TriggerState {
+	if (settings.startFrom === 'now') return { startedFrom: settings.startKey, catchingUp: true };
+	return {
+		startedFrom: settings.startKey,
+		cursor: settings.startCursor,
+		catchingUp: false,
+		...(settings.startCreatedAt ? { newChatsFrom: settings.startCreatedAt } : {}),
+	};
+}
+
+function isStoredState(value: IDataObject): boolean {
+	return (
+		typeof value.startedFrom === 'string' &&
+		typeof value.catchingUp === 'boolean' &&
+		(value.cursor === undefined ? value.catchingUp === true : typeof value.cursor === 'string' && isCursor(value.cursor)) &&
+		(value.newChatsFrom === undefined || toEpochMs(value.newChatsFrom) !== undefined) &&
+		(value.seenIds === undefined || (Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string')))
+	);
+}
+
+/**
+ * A working copy of the stored state, or a fresh one when nothing valid is stored or Start From changed (rule 7).
+ * The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
+ */
+export function loadState(staticData: IDataObject, settings: TriggerSettings): TriggerState {
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData)) return freshState(settings);
+	const stored = staticData as unknown as TriggerState;
+	return {
+		startedFrom: stored.startedFrom,
+		catchingUp: stored.catchingUp,
+		...(stored.cursor !== undefined ? { cursor: stored.cursor } : {}),
+		...(stored.newChatsFrom !== undefined ? { newChatsFrom: stored.newChatsFrom } : {}),
+		...(stored.seenIds !== undefined ? { seenIds: [...stored.seenIds] } : {}),
+	};
+}
+
+/** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
+export function saveState(staticData: IDataObject, state: TriggerState): void {
+	const next = state as unknown as IDataObject;
+	for (const key of Object.keys(staticData)) {
+		if (next[key] === undefined) delete staticData[key];
+	}
+	for (const [key, value] of Object.entries(next)) {
+		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value)) staticData[key] = value;
+	}
+}
+
+/** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
+export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
+	const delivered = new Set(ids);
+	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
+}
+
+/** The chats New Chats Only emits: created at or after the starting point, and not seen before. Updates the seen list. */
+export function takeNewChats(state: TriggerState, chats: Chat[]): Chat[] {
+	const fromMs = toEpochMs(state.newChatsFrom);
+	const seen = new Set(state.seenIds ?? []);
+	const unseen: Chat[] = [];
+	const delivered: string[] = [];
+	for (const chat of chats) {
+		const createdMs = toEpochMs(chat.created_at);
+		// An unreadable created_at is let through: a duplicate is better than a lost chat.
+		if (fromMs !== undefined && createdMs !== undefined && createdMs < fromMs) continue;
+		const id = String(chat.id);
+		if (!seen.has(id)) unseen.push(chat);
+		delivered.push(id);
+	}
+	state.seenIds = rememberSeen(state.seenIds, delivered);
+	return unseen;
+}

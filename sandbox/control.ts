@@ -1,0 +1,134 @@
+// The test-only control surface: the same operations in process (SandboxControl) and over HTTP under /__control/.
+import type { Chat, Operator } from '../nodes/SvcChat/types';
+import { fingerprint } from './data';
+import { FaultInjector, type FaultSpec } from './faults';
+import { ChatNotFoundError, type BroadcastRecord, type RequestLogEntry, type SandboxSettings, type SandboxState } from './state';
+
+export interface SandboxControl {
+	/** Back to the seeded state; also clears faults, recorded broadcasts, pairings, lockouts and logs. */
+	reset(): void;
+	/** New chats with fresh change timestamps, after everything else. */
+	addChats(n: number): Chat[];
+	/** Appends one visitor or operator message (a new version, redelivered by /chats). Throws for an unknown id. */
+	updateChat(id: number | string): Chat;
+	/** Appends a `closed` state_history entry (a new version). Throws for an unknown id. */
+	closeChat(id: number | string): Chat;
+	/** n random update/close mutations, deterministic from the seed. */
+	mutateRandomChats(n: number): Chat[];
+	getChat(id: number | string): Chat | undefined;
+	chatCount(): number;
+	/** `${id}:${messages.length}:${state_history.length}`: identifies a version. */
+	fingerprint(chat: Chat): string;
+	/** The fingerprint of every chat version that existed since reset, initial versions included. */
+	allVersions(): string[];
+	/** The cursor of the latest change: what /chats gives as last_ts once everything was read. */
+	latestCursor(): number;
+	setOperatorStatus(email: string, status: string): Operator;
+	getOperators(): Operator[];
+	setSettings(partial: Partial<SandboxSettings>): SandboxSettings;
+	getSettings(): SandboxSettings;
+	/** Every accepted send_broadcast with its full request data. */
+	broadcasts(): BroadcastRecord[];
+	/** token -> visitor_fields currently stored. */
+	pairings(): Record<string, Record<string, string>>;
+	injectFault(fault: FaultSpec): void;
+	clearFaults(): void;
+	/** Every API request (not control routes), in order. */
+	requestLog(): RequestLogEntry[];
+}
+
+export function createControl(state: SandboxState, faults: FaultInjector): SandboxControl {
+	return {
+		reset: () => {
+			state.reset();
+			faults.clear();
+		},
+		addChats: (n) => state.addChats(requireCount(n)),
+		updateChat: (id) => state.updateChat(id),
+		closeChat: (id) => state.closeChat(id),
+		mutateRandomChats: (n) => state.mutateRandomChats(requireCount(n)),
+		getChat: (id) => state.getChat(id),
+		chatCount: () => state.chatCount(),
+		fingerprint: (chat) => fingerprint(chat),
+		allVersions: () => state.allVersions(),
+		latestCursor: () => state.latestTs(),
+		setOperatorStatus: (email, status) => {
+			if (typeof status !== 'string' || status === '') throw new Error('status must be a non-empty string');
+			return state.setOperatorStatus(email, status);
+		},
+		getOperators: () => state.publicOperators(),
+		setSettings: (partial) => state.setSettings(partial),
+		getSettings: () => structuredClone(state.settings),
+		broadcasts: () => structuredClone(state.broadcasts),
+		pairings: () => Object.fromEntries([...state.pairings].map(([token, fields]) => [token, { ...fields }])),
+		injectFault: (fault) => faults.inject(fault),
+		clearFaults: () => faults.clear(),
+		requestLog: () => state.requestLog.map((entry) => ({ ...entry, query: { ...entry.query } })),
+	};
+}
+
+function requireCount(n: unknown): number {
+	if (!Number.isInteger(n) || (n as number) < 0) throw new Error('n must be a non-negative integer');
+	return n as number;
+}
+
+export const CONTROL_PREFIX = '/__control/';
+
+export interface ControlReply {
+	status: number;
+	body: unknown;
+}
+
+type Route = (input: { body: Record<string, unknown>; query: URLSearchParams }) => unknown;
+
+/** The HTTP control routes: JSON in, JSON out, no auth (the sandbox listens on loopback only). See README.md. */
+function routes(control: SandboxControl): Record<string, Route> {
+	return {
+		'POST reset': () => (control.reset(), { result: 'ok' }),
+		'POST chats/add': ({ body }) => control.addChats(body.n as number),
+		'POST chats/update': ({ body }) => control.updateChat(body.id as string),
+		'POST chats/close': ({ body }) => control.closeChat(body.id as string),
+		'POST chats/mutate': ({ body }) => control.mutateRandomChats(body.n as number),
+		'GET chat': ({ query }) => {
+			const chat = control.getChat(query.get('id') ?? '');
+			if (!chat) throw new ChatNotFoundError(query.get('id'));
+			return chat;
+		},
+		'GET chats/count': () => ({ count: control.chatCount() }),
+		'POST fingerprint': ({ body }) => ({ fingerprint: control.fingerprint(body as unknown as Chat) }),
+		'GET versions': () => control.allVersions(),
+		'GET cursor': () => ({ last_ts: control.latestCursor() }),
+		'GET operators': () => control.getOperators(),
+		'POST operators/status': ({ body }) => control.setOperatorStatus(body.email as string, body.status as string),
+		'GET settings': () => control.getSettings(),
+		'POST settings': ({ body }) => control.setSettings(body),
+		'GET broadcasts': () => control.broadcasts(),
+		'GET pairings': () => control.pairings(),
+		'POST faults': ({ body }) => (control.injectFault(body as unknown as FaultSpec), { result: 'ok' }),
+		'DELETE faults': () => (control.clearFaults(), { result: 'ok' }),
+		'POST faults/clear': () => (control.clearFaults(), { result: 'ok' }),
+		'GET requests': () => control.requestLog(),
+	};
+}
+
+export function createControlHandler(control: SandboxControl) {
+	const table = routes(control);
+	return (method: string, path: string, query: URLSearchParams, rawBody: string): ControlReply => {
+		const route = table[`${method} ${path.slice(CONTROL_PREFIX.length)}`];
+		if (!route) return { status: 404, body: { error: `No control route ${method} ${path}`, routes: Object.keys(table) } };
+		let body: Record<string, unknown> = {};
+		if (rawBody.trim() !== '') {
+			try {
+				body = JSON.parse(rawBody);
+			} catch {
+				return { status: 400, body: { error: 'The control request body is not valid JSON' } };
+			}
+		}
+		try {
+			return { status: 200, body: route({ body, query }) };
+		} catch (error) {
+			const message = error instanceof Error ? error.message : String(error);
+			return { status: error instanceof ChatNotFoundError ? 404 : 400, body: { error: message } };
+		}
+	};
+}

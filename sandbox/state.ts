@@ -1,0 +1,366 @@
+// The sandbox's in-memory state: chats with their append-only change log, operators, settings and what was recorded.
+import type { Chat, ChatMessage, Operator } from '../nodes/SvcChat/types';
+import {
+	buildChat,
+	newChatRecord,
+	recordFingerprint,
+	seededCreatedMs,
+	seedOperators,
+	SEEN_STATUSES,
+	type ChatRecord,
+	type SeedOperator,
+} from './data';
+import { Random } from './random';
+
+/** Settings a test may change at run time (control `setSettings`). */
+export interface SandboxSettings {
+	/** false: every API call answers `no-tariff-option` (spec 7.4, 5.2). */
+	apiAccess: boolean;
+	/** Statuses the account's tariff permits; others give `agent-status-not-allowed`. */
+	allowedStatuses: string[];
+	/** UTC window in which operators may go online; outside it `not-in-allowed-online-time`. null: always. */
+	allowedOnlineTime: { from: string; to: string } | null;
+	/** /chats `last_ts` as a string instead of a number (the spec shows both). */
+	lastTsAsString: boolean;
+	/** Failed logins per e-mail within the window after which every attempt gets 403. */
+	lockoutThreshold: number;
+	lockoutWindowMs: number;
+	/**
+	 * Spec 2.4: "in lists a chat may appear with only id and created_at". When true, every 7th chat of a /chats
+	 * reply is sent that way (GET /chat still gives it whole). Off by default.
+	 */
+	minimalChatsInLists: boolean;
+}
+
+export interface BroadcastRecord {
+	at: string;
+	operator_id: number;
+	kind: string;
+	channel_id: string;
+	/** The request's `data.data`, exactly as sent. */
+	data: Record<string, unknown>;
+	/** The entries' phone numbers registered with the messaging application (history-chats: none). */
+	delivered_to: string[];
+}
+
+export interface RequestLogEntry {
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	/** 0 when the connection was reset without a reply. */
+	status: number;
+	fault?: string;
+}
+
+export interface StateOptions {
+	seed: number;
+	chats: number;
+	admin: { email: string; password: string };
+	now: () => Date;
+	settings: SandboxSettings;
+}
+
+export interface ChatsPage {
+	chats: Chat[];
+	more: boolean;
+	lastTs: number;
+}
+
+export const MAX_CHATS_PER_REPLY = 100;
+
+export class SandboxState {
+	readonly seed: number;
+	/** Seeded chats lie in the 30 days before this instant; fixed at start so that reset() restores the same data. */
+	readonly anchorMs: number;
+	settings!: SandboxSettings;
+	operators!: SeedOperator[];
+	pairings!: Map<string, Record<string, string>>;
+	broadcasts!: BroadcastRecord[];
+	requestLog!: RequestLogEntry[];
+	/** Failed login times per lower-cased e-mail. */
+	failedLogins!: Map<string, number[]>;
+
+	private records!: ChatRecord[];
+	private byId!: Map<string, ChatRecord>;
+	// The change log: entry i says chat records[logIndex[i]] changed at logTs[i]; strictly increasing ts.
+	private logTs!: number[];
+	private logIndex!: number[];
+	/** Fingerprints of the versions made since reset (the initial ones are derived from the records). */
+	private laterVersions!: string[];
+	private initialVersionCount!: number;
+	private mutationRandom!: Random;
+
+	constructor(private readonly options: StateOptions) {
+		this.seed = options.seed;
+		this.anchorMs = options.now().getTime();
+		this.reset();
+	}
+
+	now(): Date {
+		return this.options.now();
+	}
+
+	/** Back to the seeded state: chats, operators, settings, and nothing recorded. */
+	reset(): void {
+		const { seed, chats: count } = this.options;
+		this.settings = structuredClone(this.options.settings);
+		this.operators = seedOperators(Random.of(seed, 0, 7), this.options.admin);
+		this.pairings = new Map();
+		this.broadcasts = [];
+		this.requestLog = [];
+		this.failedLogins = new Map();
+		this.laterVersions = [];
+		this.mutationRandom = Random.of(seed, 0, 11);
+
+		this.records = new Array<ChatRecord>(count);
+		this.byId = new Map();
+		const firstTs = new Array<number>(count);
+		for (let index = 0; index < count; index++) {
+			const record = newChatRecord(seed, index, seededCreatedMs(seed, index, count, this.anchorMs));
+			this.records[index] = record;
+			this.byId.set(String(record.id), record);
+			// A chat's first version appears in the log when its last message was written; sub-ms jitter spreads ties.
+			firstTs[index] = (record.createdMs + record.durationMs) * 1000 + Random.of(seed, index, 4).int(0, 999);
+		}
+		const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => firstTs[a] - firstTs[b] || a - b);
+		this.logTs = [];
+		this.logIndex = [];
+		let previous = 0;
+		for (const index of order) {
+			// Strictly increasing, so that a page boundary can never split two changes with the same cursor.
+			const ts = Math.max(firstTs[index], previous + 1);
+			this.logTs.push(ts);
+			this.logIndex.push(index);
+			this.records[index].lastTs = ts;
+			previous = ts;
+		}
+		this.initialVersionCount = count;
+	}
+
+	// ----- chats -----
+
+	chatCount(): number {
+		return this.records.length;
+	}
+
+	findRecord(id: unknown): ChatRecord | undefined {
+		return this.byId.get(String(id));
+	}
+
+	getChat(id: unknown): Chat | undefined {
+		const record = this.findRecord(id);
+		return record ? this.build(record) : undefined;
+	}
+
+	private build(record: ChatRecord): Chat {
+		return buildChat(this.seed, record, this.operators.map((operator) => operator.id));
+	}
+
+	/** How many chats were created in [fromMs, toMs). */
+	chatsCreatedBetween(fromMs: number, toMs: number): number {
+		let count = 0;
+		for (const record of this.records) if (record.createdMs >= fromMs && record.createdMs < toMs) count++;
+		return count;
+	}
+
+	/** The cursor of the latest change (0 when there are no chats). */
+	latestTs(): number {
+		return this.logTs.length ? this.logTs[this.logTs.length - 1] : 0;
+	}
+
+	/** A change timestamp from the clock, in microseconds, strictly after every earlier change. */
+	private nextTs(): number {
+		return Math.max(this.now().getTime() * 1000, this.latestTs() + 1);
+	}
+
+	private recordChange(record: ChatRecord): Chat {
+		const ts = this.nextTs();
+		this.logTs.push(ts);
+		this.logIndex.push(record.index);
+		record.lastTs = ts;
+		this.laterVersions.push(recordFingerprint(record));
+		return this.build(record);
+	}
+
+	addChats(n: number): Chat[] {
+		const added: Chat[] = [];
+		for (let i = 0; i < n; i++) {
+			const index = this.records.length;
+			const probe = newChatRecord(this.seed, index, 0);
+			// A new chat whose conversation has just ended, so none of its times lie in the future.
+			const record = newChatRecord(this.seed, index, this.now().getTime() - probe.durationMs);
+			if (this.byId.has(String(record.id))) throw new Error(`Chat id ${record.id} already exists`);
+			this.records.push(record);
+			this.byId.set(String(record.id), record);
+			added.push(this.recordChange(record));
+		}
+		return added;
+	}
+
+	private requireRecord(id: unknown): ChatRecord {
+		const record = this.findRecord(id);
+		if (!record) throw new ChatNotFoundError(id);
+		return record;
+	}
+
+	/** Appends one message, visitor and operator in turn; a new version of the chat. */
+	updateChat(id: unknown): Chat {
+		const record = this.requireRecord(id);
+		const count = record.baseMessageCount + record.extraMessages.length;
+		const fromVisitor = record.extraMessages.length % 2 === 0;
+		const chatOperator = this.build(record).operator_id as number;
+		const message: ChatMessage = {
+			id: `${record.id}-m${count}`,
+			created_at: this.now().toISOString(),
+			kind: fromVisitor ? 'visitor' : 'operator',
+			message: fromVisitor ? `Follow-up question #${record.extraMessages.length + 1}` : `Follow-up answer #${record.extraMessages.length + 1}`,
+		};
+		if (!fromVisitor) message.operator_id = chatOperator;
+		record.extraMessages.push(message);
+		return this.recordChange(record);
+	}
+
+	/** Appends a `closed` state entry; a new version of the chat (closing twice repeats the state, as spec 3 allows). */
+	closeChat(id: unknown): Chat {
+		const record = this.requireRecord(id);
+		const chat = this.build(record);
+		const last = chat.state_history?.[chat.state_history.length - 1];
+		record.extraStates.push({
+			state: 'closed',
+			operator_id: (chat.operator_id as number | undefined) ?? null,
+			at: this.now().toISOString(),
+			department_id: last?.department_id ?? null,
+		});
+		return this.recordChange(record);
+	}
+
+	/** n random updates (70 %) or closes (30 %), deterministic from the seed since the last reset. */
+	mutateRandomChats(n: number): Chat[] {
+		const changed: Chat[] = [];
+		for (let i = 0; i < n && this.records.length > 0; i++) {
+			const record = this.records[Math.floor(this.mutationRandom.next() * this.records.length)];
+			changed.push(this.mutationRandom.chance(0.7) ? this.updateChat(record.id) : this.closeChat(record.id));
+		}
+		return changed;
+	}
+
+	/** Every version that existed since reset: each chat's first version, then each change. */
+	allVersions(): string[] {
+		const versions: string[] = [];
+		for (let index = 0; index < this.initialVersionCount; index++) {
+			const record = this.records[index];
+			const states = record.baseStateCount < 0 ? 0 : record.baseStateCount;
+			versions.push(`${record.id}:${record.baseMessageCount}:${states}`);
+		}
+		return versions.concat(this.laterVersions);
+	}
+
+	/**
+	 * Spec 4.6: the chats changed after `since`, at most 100, each in its latest version. A log entry older than its
+	 * chat's latest change is stale and skipped: that chat comes later, at its newer entry (rule 4: redelivery).
+	 */
+	chatsSince(since: number): ChatsPage {
+		let low = 0;
+		let high = this.logTs.length;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if (this.logTs[mid] <= since) low = mid + 1;
+			else high = mid;
+		}
+		const chats: Chat[] = [];
+		let position = low;
+		let lastTs: number | undefined;
+		while (position < this.logTs.length && chats.length < MAX_CHATS_PER_REPLY) {
+			const record = this.records[this.logIndex[position]];
+			const ts = this.logTs[position++];
+			lastTs = ts;
+			if (record.lastTs !== ts) continue;
+			const chat = this.build(record);
+			const minimal = this.settings.minimalChatsInLists && record.index % 7 === 0;
+			chats.push(minimal ? { id: chat.id, created_at: chat.created_at } : chat);
+		}
+		let more = false;
+		for (let ahead = position; ahead < this.logTs.length; ahead++) {
+			if (this.records[this.logIndex[ahead]].lastTs === this.logTs[ahead]) {
+				more = true;
+				break;
+			}
+		}
+		// Nothing after `since` (not shown in the spec): answer the latest change's cursor. It is never ahead of the
+		// server, so a client whose clock or cursor ran ahead is brought back and misses no later change.
+		return { chats, more, lastTs: lastTs ?? this.latestTs() };
+	}
+
+	// ----- operators -----
+
+	findOperator(email: string): SeedOperator | undefined {
+		const wanted = email.toLowerCase();
+		return this.operators.find((operator) => operator.email.toLowerCase() === wanted);
+	}
+
+	/** The operators as the API shows them (spec 2.2), without passwords. */
+	publicOperators(): Operator[] {
+		return this.operators.map((seeded) => {
+			const operator: Partial<SeedOperator> = structuredClone(seeded);
+			delete operator.password;
+			return operator as Operator;
+		});
+	}
+
+	setOperatorStatus(email: string, status: string): Operator {
+		const operator = this.findOperator(email);
+		if (!operator) throw new Error(`No operator has the e-mail ${JSON.stringify(email)}`);
+		operator.status = status;
+		return this.publicOperators().find((shown) => shown.id === operator.id) as Operator;
+	}
+
+	// ----- settings -----
+
+	setSettings(partial: Partial<SandboxSettings>): SandboxSettings {
+		this.settings = { ...this.settings, ...validateSettings(partial) };
+		return structuredClone(this.settings);
+	}
+}
+
+export class ChatNotFoundError extends Error {
+	constructor(id: unknown) {
+		super(`No chat has the id ${JSON.stringify(id)}`);
+	}
+}
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Checks a partial settings object (it may come over HTTP); throws on anything unusable. */
+export function validateSettings(partial: unknown): Partial<SandboxSettings> {
+	if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new Error('Settings must be an object');
+	const settings = partial as Record<string, unknown>;
+	const known = new Set(['apiAccess', 'allowedStatuses', 'allowedOnlineTime', 'lastTsAsString', 'lockoutThreshold', 'lockoutWindowMs', 'minimalChatsInLists']);
+	for (const key of Object.keys(settings)) if (!known.has(key)) throw new Error(`Unknown setting ${key}`);
+	for (const key of ['apiAccess', 'lastTsAsString', 'minimalChatsInLists']) {
+		if (key in settings && typeof settings[key] !== 'boolean') throw new Error(`${key} must be true or false`);
+	}
+	if ('allowedStatuses' in settings) {
+		const statuses = settings.allowedStatuses;
+		if (!Array.isArray(statuses) || statuses.some((s) => typeof s !== 'string')) throw new Error('allowedStatuses must be a list of strings');
+	}
+	if ('allowedOnlineTime' in settings && settings.allowedOnlineTime !== null) {
+		const window = settings.allowedOnlineTime as { from?: unknown; to?: unknown };
+		if (typeof window !== 'object' || !HH_MM.test(String(window.from)) || !HH_MM.test(String(window.to))) {
+			throw new Error('allowedOnlineTime must be null or { from: "HH:MM", to: "HH:MM" } (UTC)');
+		}
+	}
+	for (const key of ['lockoutThreshold', 'lockoutWindowMs']) {
+		if (key in settings && (!Number.isInteger(settings[key]) || (settings[key] as number) < 1)) throw new Error(`${key} must be a positive integer`);
+	}
+	return settings as Partial<SandboxSettings>;
+}
+
+export const DEFAULT_SETTINGS: SandboxSettings = {
+	apiAccess: true,
+	allowedStatuses: [...SEEN_STATUSES],
+	allowedOnlineTime: null,
+	lastTsAsString: false,
+	lockoutThreshold: 5,
+	lockoutWindowMs: 60_000,
+	minimalChatsInLists: false,
+};

@@ -1,0 +1,190 @@
+// Chat resource: Get by number or GUID id, Get Many by date or cursor with paging and limits, and the output modes.
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { Chat } from '../../../nodes/SvcChat/types';
+import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
+
+setUpNock();
+
+const afterEachRestore: Array<() => void> = [];
+afterEach(() => afterEachRestore.splice(0).forEach((restore) => restore()));
+
+const get = { resource: 'chat', operation: 'get' };
+const getMany = { resource: 'chat', operation: 'getMany' };
+
+const FULL_CHAT: Chat = {
+	id: 'c0a80101-7d1e-4c4e-9a61-2f1c9e0d1a2b',
+	created_at: '2024-05-01T10:00:00Z',
+	category: 'Sales',
+	subcategory: null,
+	operator_id: 3,
+	rates: [
+		{ rate: 5, operator_id: 3, created_at: '2024-05-01T10:10:00Z' },
+		{ rate: 4, operator_id: 3, created_at: '2024-05-01T10:11:00Z' },
+	],
+	messages: [
+		{ id: 'm1', created_at: '2024-05-01T10:00:01Z', kind: 'visitor', message: 'Hello' },
+		{ id: 'm2', created_at: '2024-05-01T10:00:05Z', kind: 'operator', message: 'Hi!', operator_id: 3 },
+		{ id: 'm3', created_at: '2024-05-01T10:01:00Z', kind: 'contacts', message: { name: 'Jane', phone: '+1555', email: 'j@x.io' } },
+	],
+	state_history: [
+		{ state: 'queue', operator_id: null, at: '2024-05-01T10:00:00Z', department_id: 1 },
+		{ state: 'closed', operator_id: 3, at: '2024-05-01T10:20:00Z', department_id: 1 },
+	],
+	visitor: { id: 'v-77', fields: { name: 'Jane', email: 'j@x.io', phone: '+1555' } },
+	visit_session: { ip: '203.0.113.9', landing_page: { url: 'https://shop.example/landing' } },
+	start_page: { url: 'https://shop.example/pricing' },
+};
+
+const SIMPLIFIED = {
+	id: FULL_CHAT.id,
+	created_at: '2024-05-01T10:00:00Z',
+	operator_id: 3,
+	visitor_id: 'v-77',
+	visitor_name: 'Jane',
+	visitor_email: 'j@x.io',
+	visitor_phone: '+1555',
+	start_page: 'https://shop.example/pricing',
+	category: 'Sales',
+	subcategory: null,
+	final_state: 'closed',
+	message_count: 3,
+	average_rate: 4.5,
+};
+
+const chatsNumbered = (from: number, count: number): Chat[] =>
+	Array.from({ length: count }, (_, i) => ({ id: from + i, created_at: '2024-05-01T00:00:00Z' }));
+
+describe('Chat > Get', () => {
+	test('gets a GUID chat raw', async () => {
+		svc().get('/api/v2/chat').query({ id: FULL_CHAT.id }).reply(200, { chat: FULL_CHAT });
+		const output = await runNode({ ...get, chatId: FULL_CHAT.id, output: 'raw' });
+		expect(output).toEqual([{ json: FULL_CHAT, pairedItem: { item: 0 } }]);
+	});
+
+	test('simplified (the default) is one flat record', async () => {
+		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
+		const output = await runNode({ ...get, chatId: ' 1042 ' });
+		expect(output).toEqual([{ json: SIMPLIFIED, pairedItem: { item: 0 } }]);
+	});
+
+	test('a numeric id from an expression is accepted', async () => {
+		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
+		await runNode({ ...get, chatId: 1042 });
+	});
+
+	test('one item per message, each paired with the input item', async () => {
+		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
+		const output = await runNode({ ...get, chatId: '1042', output: 'messages' });
+		expect(output.map((item) => [item.json.message_id, item.json.kind, item.json.text, item.json.chat_id])).toEqual([
+			['m1', 'visitor', 'Hello', FULL_CHAT.id],
+			['m2', 'operator', 'Hi!', FULL_CHAT.id],
+			['m3', 'contacts', 'Jane, +1555, j@x.io', FULL_CHAT.id],
+		]);
+		expect(output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
+	});
+
+	test.each([
+		['an error reply', 200, { error: 'chat-not-found' }],
+		['a 404', 404, 'Not Found'],
+		['an empty object', 200, {}],
+	])('an unknown id (%s) is a clear "chat not found"', async (_case, status, body) => {
+		svc().get('/api/v2/chat').query({ id: '999' }).reply(status, body);
+		const error = await runNodeError({ ...get, chatId: '999' });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('Chat "999" not found');
+	});
+
+	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
+		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: 'chat-not-found' });
+		svc().get('/api/v2/chat').query({ id: '1' }).reply(200, { chat: FULL_CHAT });
+		const ids = ['999', '1'];
+		const output = await runNode((i) => ({ ...get, chatId: ids[i], output: 'raw' }), { items: items(2), continueOnFail: true });
+		expect(output[0]).toEqual({ json: { error: 'Chat "999" not found', description: expect.any(String) }, pairedItem: { item: 0 } });
+		expect(output[1]).toEqual({ json: FULL_CHAT, pairedItem: { item: 1 } });
+	});
+
+	test('an empty id is a parameter error', async () => {
+		const error = await runNodeError({ ...get, chatId: '' });
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe('"Chat ID" is empty');
+	});
+});
+
+describe('Chat > Get Many', () => {
+	test('a date becomes a microsecond cursor; a time without a zone is UTC whatever the server zone', async () => {
+		const serverZone = process.env.TZ;
+		process.env.TZ = 'America/New_York';
+		afterEachRestore.push(() => (serverZone === undefined ? delete process.env.TZ : (process.env.TZ = serverZone)));
+		svc().get('/api/v2/chats').query({ since: '1714521600000000' }).times(2).reply(200, { chats: [], more_chats_available: false, last_ts: 1714521600000000 });
+		expect(await runNode({ ...getMany, sinceDate: '2024-05-01T00:00:00' })).toEqual([]);
+		await runNode({ ...getMany, sinceDate: '2024-05-01T02:00:00+02:00' });
+	});
+
+	test('Return All follows last_ts over every page', async () => {
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		svc().get('/api/v2/chats').query({ since: '500' }).reply(200, { chats: chatsNumbered(101, 100), more_chats_available: true, last_ts: '900' });
+		svc().get('/api/v2/chats').query({ since: '900' }).reply(200, { chats: chatsNumbered(201, 5), more_chats_available: false, last_ts: 950 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output: 'raw', options: { includeCursor: true } });
+		expect(output).toHaveLength(205);
+		expect(output.map((item) => item.json.id)).toEqual(Array.from({ length: 205 }, (_, i) => i + 1));
+		expect(new Set(output.map((item) => item.json.last_ts))).toEqual(new Set(['950']));
+	});
+
+	test('a limit stops paging early and keeps a cursor that loses nothing', async () => {
+		svc().get('/api/v2/chats').query({ since: '123' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '123', limit: 3, output: 'raw', options: { includeCursor: true } });
+		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 3).map((chat) => ({ ...chat, last_ts: '123' })));
+	});
+
+	test('the default limit is 50 chats', async () => {
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0' });
+		expect(output).toHaveLength(50);
+		expect(output[0].json).toEqual(expect.objectContaining({ id: 1, final_state: null, message_count: 0 }));
+		expect(output[0].json).not.toHaveProperty('last_ts');
+	});
+
+	test('a chat delivered twice is emitted once, in its latest version', async () => {
+		const older = { ...FULL_CHAT, id: 5, messages: FULL_CHAT.messages!.slice(0, 1) };
+		const newer = { ...FULL_CHAT, id: 5 };
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [older, { id: 6, created_at: 'x' }], more_chats_available: true, last_ts: 10 });
+		svc().get('/api/v2/chats').query({ since: '10' }).reply(200, { chats: [newer], more_chats_available: false, last_ts: 20 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
+		expect(output.map((item) => [item.json.id, item.json.message_count])).toEqual([
+			[6, 0],
+			[5, 3],
+		]);
+	});
+
+	test('one item per message across chats', async () => {
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [FULL_CHAT, { ...FULL_CHAT, id: 2 }], more_chats_available: false, last_ts: 1 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output: 'messages' });
+		expect(output.map((item) => `${item.json.chat_id}/${item.json.message_id}`)).toEqual([
+			`${FULL_CHAT.id}/m1`,
+			`${FULL_CHAT.id}/m2`,
+			`${FULL_CHAT.id}/m3`,
+			'2/m1',
+			'2/m2',
+			'2/m3',
+		]);
+	});
+
+	test.each([
+		['a cursor that is not digits', { since: 'cursor', sinceCursor: '17e14' }, '"Since Cursor" must be digits only'],
+		['an empty date', { sinceDate: '' }, '"Since Date" is empty'],
+		['a date that is not a date', { sinceDate: 'yesterday' }, '"Since Date" is not a date'],
+	])('%s is a parameter error', async (_case, parameters, message) => {
+		const error = await runNodeError({ ...getMany, ...parameters });
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toContain(message);
+		expect(error.description).toBeTruthy();
+	});
+
+	test('a malformed reply is a NodeApiError, not a crash', async () => {
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: 'nope' });
+		const error = await runNodeError({ ...getMany, since: 'cursor', sinceCursor: '0' });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toContain('unexpected shape');
+	});
+});

@@ -1,0 +1,70 @@
+// Runs the Svc Chat node in the strict test harness against a nock-mocked Svc host; shared by the action unit tests.
+import nock from 'nock';
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { createExecuteContext, testCredentials } from '../../harness/contexts';
+
+export const HOST = 'acme.svc.example';
+export const BASE_URL = `https://${HOST}`;
+
+export interface RunOptions {
+	items?: INodeExecutionData[];
+	continueOnFail?: boolean;
+}
+
+/** The node's first output, after one execution with these parameters (or per-item parameters). */
+export async function runNode(
+	parameters: INodeParameters | ((itemIndex: number) => INodeParameters),
+	options: RunOptions = {},
+): Promise<INodeExecutionData[]> {
+	const node = new SvcChat();
+	const context = createExecuteContext({
+		description: node.description,
+		parameters,
+		credentials: testCredentials(HOST),
+		items: options.items,
+		continueOnFail: options.continueOnFail,
+	});
+	const [output] = await node.execute.call(context);
+	return output;
+}
+
+/** The error the node throws, for assertions on its class, message, fix and item. */
+export async function runNodeError(
+	parameters: INodeParameters | ((itemIndex: number) => INodeParameters),
+	options: RunOptions = {},
+): Promise<Error & { description?: string; context?: { itemIndex?: number } }> {
+	try {
+		await runNode(parameters, options);
+	} catch (error) {
+		return error as Error & { description?: string; context?: { itemIndex?: number } };
+	}
+	throw new Error('The node was expected to fail, but it succeeded');
+}
+
+export function items(count: number): INodeExecutionData[] {
+	return Array.from({ length: count }, (_, index) => ({ json: { index } }));
+}
+
+/** The Svc API, mocked; every test must use up what it mocks and nothing else may reach the network. */
+export function svc() {
+	return nock(BASE_URL);
+}
+
+export function setUpNock(): void {
+	beforeAll(() => {
+		if (!nock.isActive()) nock.activate();
+		nock.disableNetConnect();
+	});
+	afterEach(() => {
+		const pending = nock.pendingMocks();
+		nock.cleanAll();
+		expect(pending).toEqual([]);
+	});
+	// Hand the request interception back, so the next test file in this worker starts clean.
+	afterAll(() => {
+		nock.enableNetConnect();
+		nock.restore();
+	});
+}

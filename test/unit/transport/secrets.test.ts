@@ -1,0 +1,178 @@
+// Secrets: every error path, against servers that echo the Authorization header, leaks neither password nor Basic value.
+import http from 'node:http';
+import nock from 'nock';
+import type { ICredentialsDecrypted, IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+import { svcApiRequest, svcGetChats, type SvcCredentials } from '../../../nodes/SvcChat/transport';
+import { svcApiCredentialTest } from '../../../nodes/SvcChat/transport/credentialTest';
+import { createCredentialTestContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
+import {
+	BASIC_VALUE,
+	closedPort,
+	EMAIL,
+	errorViews,
+	HOST,
+	instantSleep,
+	leaksOf,
+	listenLocally,
+	ORIGIN,
+	rejectionOf,
+	transportContext,
+} from './support';
+
+const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
+const BROADCAST_BODY: IDataObject = { operator_id: 1, data: { kind: 'msgapp', channel_id: 'c', data: {} } };
+
+/** Builds a hostile reply from the Authorization header the server received. */
+type Echo = (authorization: string) => [status: number, body: string, headers?: Record<string, string>];
+
+const receivedAuthorizations: string[] = [];
+
+beforeAll(() => nock.disableNetConnect());
+beforeEach(() => {
+	instantSleep();
+	receivedAuthorizations.length = 0;
+});
+afterEach(() => {
+	nock.cleanAll();
+	jest.restoreAllMocks();
+});
+afterAll(() => nock.enableNetConnect());
+
+/** A nock server that answers every request to `apiPath` with `echo` of the Authorization header it received. */
+function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
+	const interceptor = method === 'GET' ? nock(ORIGIN).get(`/api/v2/${apiPath}`) : nock(ORIGIN).post(`/api/v2/${apiPath}`);
+	interceptor
+		.query(true)
+		.times(10)
+		.reply(function () {
+			const authorization = String(this.req.headers.authorization);
+			receivedAuthorizations.push(authorization);
+			return echo(authorization);
+		});
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+// Each case makes the server (or the configuration) put a secret where an error could pick it up.
+const ECHO_CASES: Array<[name: string, method: IHttpRequestMethods, apiPath: string, echo: Echo]> = [
+	['a 200 text page echoing everything', 'GET', 'departments', (auth) => [200, `You sent "${auth}" (${TEST_PASSWORD})`]],
+	// The password straddles the excerpt's 200-character cut: cutting before redacting would leave its first half.
+	['a 200 HTML page whose password straddles the excerpt cut', 'GET', 'departments', () => [200, `<p>${'x'.repeat(185)}${TEST_PASSWORD}</p>`]],
+	['a 500 page, shown as an excerpt', 'GET', 'operators', (auth) => [500, `<pre>Authorization: ${auth}\npassword=${TEST_PASSWORD}</pre>`]],
+	['an unknown code that is the header', 'POST', 'rt/agent_status', (auth) => [200, json({ error: auth })]],
+	[
+		'every extra member holding a secret',
+		'POST',
+		'rt/provide_visitor_fields',
+		(auth) => [200, json({ error: 'field-value-is-not-string', field_value: TEST_PASSWORD, argument: auth, field: [auth], field_name: { [auth]: auth } })],
+	],
+	['a 200 of unexpected shape', 'GET', 'departments', (auth) => [200, json({ echo: auth, password: TEST_PASSWORD })]],
+	['a real-time reply of unexpected shape', 'POST', 'rt/agent_status', (auth) => [200, json({ result: auth })]],
+	['a 401 with members', 'POST', 'rt/agent_status', (auth) => [401, json({ error: 'unauthorized', field: auth })]],
+	['a 403 page', 'GET', 'departments', (auth) => [403, `Forbidden for ${auth}`]],
+	['502 on every retry', 'GET', 'departments', (auth) => [502, `Bad gateway ${auth}`]],
+	['a 429 asking for a long wait', 'GET', 'departments', (auth) => [429, auth, { 'Retry-After': '999' }]],
+	['a 503 with a JSON error', 'GET', 'partner/tariffs', (auth) => [503, json({ error: 'unknown', argument: auth })]],
+	['an unknown chat', 'GET', 'chat', (auth) => [200, json({ error: auth, field_value: TEST_PASSWORD })]],
+	['a broadcast that fails and is not retried', 'POST', 'rt/send_broadcast', (auth) => [502, auth]],
+	['a 200 chats page without last_ts', 'GET', 'chats', (auth) => [200, json({ chats: [auth], more_chats_available: true })]],
+];
+
+test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
+	hostile(method, apiPath, echo);
+	const body = method === 'POST' ? BROADCAST_BODY : undefined;
+
+	const error = await rejectionOf(svcApiRequest.call(transportContext(), method, apiPath, { body, qs: { id: 1, since: 0 } }));
+
+	// The hostile server really had the secret to echo.
+	expect(receivedAuthorizations[0]).toBe(`Basic ${BASIC_VALUE}`);
+	expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
+	expect(error.message).toBeTruthy();
+});
+
+test('a stalled cursor', async () => {
+	hostile('GET', 'chats', () => [200, json({ chats: [], more_chats_available: true, last_ts: 0 })]);
+	const error = await rejectionOf(svcGetChats.call(transportContext(), 0));
+	expect(error.message).toMatch(/cursor stopped moving/);
+	expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
+});
+
+describe('configuration errors', () => {
+	test.each([
+		['plain http to a network host', 'http://acme.svc.example'],
+		['the password typed into the host with a user name', `admin:${TEST_PASSWORD}@acme.svc.example`],
+		['the password pasted into the host', `${TEST_PASSWORD} acme`],
+	])('%s', async (_name, host) => {
+		const context = transportContext(testCredentials(host));
+		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
+		expect(error.context.svcError).toBe('invalid-host');
+		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
+	});
+});
+
+describe('network errors, against real local servers', () => {
+	beforeAll(() => nock.enableNetConnect('127.0.0.1'));
+	afterAll(() => nock.disableNetConnect());
+
+	test('a refused connection', async () => {
+		const context = transportContext(testCredentials(`http://127.0.0.1:${await closedPort()}`));
+		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
+		expect(error.message).toMatch(/refused the connection/);
+		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
+	});
+
+	test.each([
+		['a reset on every attempt', (request: http.IncomingMessage) => request.socket.destroy(), /closed the connection/],
+		['no answer at all', () => undefined, /did not answer in time/],
+	])('%s', async (_name, handler, message) => {
+		const server = await listenLocally(http.createServer(handler));
+		try {
+			const context = transportContext(testCredentials(`http://${server.hostPort}`));
+			const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1, timeoutMs: 150 } }));
+			expect(error.message).toMatch(message);
+			expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe('the credential test', () => {
+	const credentialTest = (credentials: SvcCredentials) =>
+		svcApiCredentialTest.call(createCredentialTestContext(), { id: '1', name: 'Svc', type: 'svcApi', data: credentials as unknown as ICredentialsDecrypted['data'] });
+
+	test.each(ECHO_CASES.filter(([, method, apiPath]) => method === 'GET' && apiPath === 'departments'))('%s', async (_name, _method, _path, echo) => {
+		hostile('GET', 'departments', echo);
+		const result = await credentialTest(testCredentials(HOST));
+		expect(result.status).toBe('Error');
+		expect(receivedAuthorizations[0]).toBe(`Basic ${BASIC_VALUE}`);
+		expect(leaksOf({ message: result.message }, SECRETS)).toEqual([]);
+	});
+
+	test('a password pasted into the host', async () => {
+		const result = await credentialTest(testCredentials(`${TEST_PASSWORD} acme`));
+		expect(result.message).toMatch(/is not a valid host name/);
+		expect(leaksOf({ message: result.message }, SECRETS)).toEqual([]);
+	});
+});
+
+test('a password with quotes, slashes and accents is redacted in every form it could come back in', async () => {
+	const password = 'p"a\\ss/wörd+Leak=1&x';
+	const credentials = testCredentials(HOST, { password });
+	const basic = Buffer.from(`${EMAIL}:${password}`).toString('base64');
+	const forms = [password, JSON.stringify(password).slice(1, -1), encodeURIComponent(password), basic];
+	const echoes: Echo[] = [
+		() => [200, `raw ${password} url ${encodeURIComponent(password)}`],
+		() => [200, json({ error: 'field-value-is-not-string', field_value: password })],
+		() => [200, json({ error: `x${password}` })],
+		(auth) => [500, json({ echoed: auth, password })],
+	];
+	for (const echo of echoes) {
+		hostile('GET', 'departments', echo);
+		const error = await rejectionOf(svcApiRequest.call(transportContext(credentials), 'GET', 'departments'));
+		expect(receivedAuthorizations.at(-1)).toBe(`Basic ${basic}`);
+		expect(leaksOf(errorViews(error), forms)).toEqual([]);
+		nock.cleanAll();
+	}
+});

@@ -1,0 +1,32 @@
+// The trigger's description keeps the shared parameter contract (params.md) and n8n's polling-trigger shape.
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+
+const { description } = new SvcChatTrigger();
+const property = (name: string) => description.properties.find((p) => p.name === name) as INodeProperties;
+const values = (name: string) => (property(name).options as INodePropertyOptions[]).map((option) => option.value);
+
+test('is a polling trigger without inputs, on the svcApi credentials', () => {
+	expect(description).toMatchObject({ name: 'svcChatTrigger', displayName: 'Svc Chat Trigger', polling: true, inputs: [], group: ['trigger'] });
+	expect(description.credentials).toEqual([expect.objectContaining({ name: 'svcApi', required: true })]);
+});
+
+test('declares exactly the parameters of the shared contract, with their values and defaults', () => {
+	expect(description.properties.map((p) => p.name)).toEqual(['startFrom', 'startDate', 'emit', 'output', 'options']);
+	expect(values('startFrom').sort()).toEqual(['beginning', 'date', 'now']);
+	expect(property('startFrom').default).toBe('now');
+	expect(property('startDate').displayOptions).toEqual({ show: { startFrom: ['date'] } });
+	expect(values('emit').sort()).toEqual(['everyChange', 'finishedChats', 'newChats']);
+	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified']);
+	const options = property('options').options as INodeProperties[];
+	expect(options.map((option) => [option.name, option.default])).toEqual([
+		['includeCursor', false],
+		['maxChatsPerPoll', 1000],
+	]);
+});
+
+test('the "Now" option says how clock differences are handled', () => {
+	const now = (property('startFrom').options as INodePropertyOptions[]).find((option) => option.value === 'now');
+	expect(now?.description).toMatch(/clock/);
+});

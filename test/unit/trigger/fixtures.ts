@@ -1,0 +1,94 @@
+// Shared fixtures for the trigger's unit tests: a poll context with real static data, chats, and nock'd /chats pages.
+import nock from 'nock';
+import { mock } from 'jest-mock-extended';
+import type { IDataObject, INodeParameters, IPollFunctions, WorkflowExecuteMode } from 'n8n-workflow';
+
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
+import { createPollContext, testCredentials } from '../../harness/contexts';
+
+export const HOST = 'acme.svc.example';
+export const BASE_URL = `https://${HOST}`;
+
+export interface PollHarness {
+	context: ReturnType<typeof createPollContext>;
+	logger: ReturnType<typeof mock<IPollFunctions['logger']>>;
+	poll: () => Promise<IDataObject[] | null>;
+}
+
+/** A trigger whose polls share `staticData`, as n8n keeps it between polls. `poll()` gives the items' json, or null. */
+export function triggerHarness(
+	parameters: INodeParameters,
+	staticData: IDataObject,
+	mode: WorkflowExecuteMode = 'trigger',
+): PollHarness {
+	const trigger = new SvcChatTrigger();
+	const context = createPollContext({
+		description: trigger.description,
+		parameters,
+		credentials: testCredentials(HOST),
+		staticData,
+		mode,
+	});
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	const poll = async () => {
+		const result = await trigger.poll.call(context);
+		if (result === null) return null;
+		expect(result).toHaveLength(1);
+		for (const item of result[0]) expect(Object.keys(item)).toEqual(['json']);
+		return result[0].map((item) => item.json);
+	};
+	return { context, logger, poll };
+}
+
+export interface ChatShape {
+	messages?: number;
+	states?: string[];
+	createdAt?: string;
+}
+
+/** A full chat; its version is told by its message count and its state history. */
+export function makeChat(id: number | string, { messages = 1, states = ['chatting'], createdAt }: ChatShape = {}): Chat {
+	const minutes = typeof id === 'number' ? id : 0;
+	const created = createdAt ?? new Date(Date.UTC(2024, 0, 1) + minutes * 60_000).toISOString();
+	return {
+		id,
+		created_at: created,
+		category: null,
+		subcategory: null,
+		operator_id: 7,
+		rates: [],
+		messages: Array.from({ length: messages }, (_, index) => ({
+			id: `${id}-m${index + 1}`,
+			created_at: created,
+			kind: index % 2 ? 'operator' : 'visitor',
+			message: `message ${index + 1}`,
+			...(index % 2 ? { operator_id: 7 } : {}),
+		})),
+		state_history: states.map((state) => ({ state, operator_id: 7, at: created, department_id: null })),
+		visitor: { id: `visitor-${id}`, fields: {} },
+		visit_session: { ip: null, landing_page: { url: null } },
+		start_page: { url: 'https://shop.example/' },
+	};
+}
+
+export function chatRange(from: number, count: number, shape?: ChatShape): Chat[] {
+	return Array.from({ length: count }, (_, index) => makeChat(from + index, shape));
+}
+
+/** Answers one GET /chats?since=… with a page of the spec's shape. */
+export function replyPage(since: Cursor, chats: Chat[], lastTs: Cursor, more = false): nock.Scope {
+	return nock(BASE_URL)
+		.get('/api/v2/chats')
+		.query({ since: String(since) })
+		.reply(200, { chats, more_chats_available: more, last_ts: lastTs });
+}
+
+/** GET /chats?since=… failing with 502 on the first try and on every retry. */
+export function failPage(since: Cursor): nock.Scope {
+	return nock(BASE_URL).get('/api/v2/chats').query({ since: String(since) }).times(4).reply(502, 'Bad Gateway');
+}
+
+/** The microsecond cursor of a time, as the look-back steps compute it. */
+export const microsAt = (ms: number) => String(ms * 1000);

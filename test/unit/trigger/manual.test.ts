@@ -1,0 +1,73 @@
+// "Fetch Test Event" (manual mode): a few recent chats to map fields from, and the stored cursor is never read or written.
+import nock from 'nock';
+import type { IDataObject } from 'n8n-workflow';
+
+import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
+
+beforeAll(() => nock.disableNetConnect());
+// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
+afterAll(() => nock.restore());
+beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
+afterEach(() => {
+	jest.restoreAllMocks();
+	nock.cleanAll();
+});
+
+const storedState = () => ({ startedFrom: 'beginning', cursor: '123456', catchingUp: false, seenIds: ['1', '2'] });
+
+test('returns the 5 most recent chats and leaves static data untouched', async () => {
+	const staticData: IDataObject = storedState();
+	replyPage(microsAt(NOW - HOUR), [], microsAt(NOW - HOUR));
+	replyPage(microsAt(NOW - DAY), chatRange(1, 8), '5000');
+	const harness = triggerHarness({ startFrom: 'beginning', emit: 'everyChange', output: 'raw' }, staticData, 'manual');
+	const items = await harness.poll();
+	expect(ids(items)).toEqual([4, 5, 6, 7, 8]);
+	expect(harness.context.getWorkflowStaticData).not.toHaveBeenCalled();
+	expect(staticData).toEqual(storedState());
+});
+
+test('reads at most 3 pages, never the whole history', async () => {
+	const staticData: IDataObject = {};
+	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), '1', true);
+	replyPage('1', chatRange(101, 100), '2', true);
+	replyPage('2', chatRange(201, 100), '3', true);
+	const fourth = replyPage('3', chatRange(301, 100), '4', true);
+	const items = await triggerHarness({ startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData, 'manual').poll();
+	expect(ids(items)).toEqual([296, 297, 298, 299, 300]);
+	expect(fourth.isDone()).toBe(false);
+	expect(staticData).toEqual({});
+});
+
+test('Finished Chats Only prefers finished chats; Include Cursor shows the cursor of the sample', async () => {
+	replyPage(microsAt(NOW - HOUR), [makeChat(1, { states: ['closed'] }), makeChat(2), makeChat(3, { states: ['queue', 'closed'] })], '77');
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'finishedChats', output: 'simplified', options: { includeCursor: true } },
+		{},
+		'manual',
+	).poll();
+	expect(items?.map((item) => [item.id, item.final_state, item.last_ts])).toEqual([
+		[1, 'closed', '77'],
+		[3, 'closed', '77'],
+	]);
+});
+
+test('with no finished chat among the recent ones, it still shows recent chats so fields can be mapped', async () => {
+	replyPage(microsAt(NOW - HOUR), [makeChat(1), makeChat(2)], '77');
+	const items = await triggerHarness({ startFrom: 'now', emit: 'finishedChats', output: 'raw' }, {}, 'manual').poll();
+	expect(ids(items)).toEqual([1, 2]);
+});
+
+test('an account without chats gives a clear error instead of an empty result', async () => {
+	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY]) replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
+	replyPage(0, [], 0);
+	const staticData: IDataObject = storedState();
+	await expect(
+		triggerHarness({ startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData, 'manual').poll(),
+	).rejects.toThrow('No chats found on the server');
+	expect(staticData).toEqual(storedState());
+});
