@@ -2,6 +2,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { CHAT_OUTPUT_OPTIONS } from '../helpers/chatOutput';
+import { optionsCollection } from '../actions/common.descriptions';
 
 export const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
@@ -77,29 +78,22 @@ export const triggerProperties: INodeProperties[] = [
 		default: 'simplified',
 		description: 'The shape of the emitted items',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include Cursor',
-				name: 'includeCursor',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to add the cursor the poll stopped at (last_ts) to each item',
-			},
-			{
-				displayName: 'Max Chats per Poll',
-				name: 'maxChatsPerPoll',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: DEFAULT_MAX_CHATS_PER_POLL,
-				description:
-					'The poll stops at the end of the page (up to 100 chats) on which this many chats have been read; the rest follows on the next poll, so memory stays bounded',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include Cursor',
+			name: 'includeCursor',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to add the cursor the poll stopped at (last_ts) to each item',
+		},
+		{
+			displayName: 'Max Chats per Poll',
+			name: 'maxChatsPerPoll',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_MAX_CHATS_PER_POLL,
+			description:
+				'The poll stops at the end of the page (up to 100 chats) on which this many chats have been read; the rest follows on the next poll, so memory stays bounded',
+		},
+	]),
 ];

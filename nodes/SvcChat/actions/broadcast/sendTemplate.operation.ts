@@ -14,6 +14,7 @@ import { describeValueType } from '../../helpers/values';
 import { parameterError, readRequiredText } from '../parameters';
 import { asNodeError, errorItem } from '../itemErrors';
 import { readSender, senderProperties, type Sender } from './common';
+import { optionsCollection } from '../common.descriptions';
 
 const HEADER_TYPES = ['text', 'image', 'video', 'document', 'audio'];
 
@@ -112,23 +113,16 @@ const properties: INodeProperties[] = [
 		description: "Values for the template's footer, in the same order as in the template",
 		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Recipients per Request',
-				name: 'recipientsPerRequest',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 0 },
-				default: 0,
-				description: 'How many recipients to put in one request; 0 sends all input items in one request',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Recipients per Request',
+			name: 'recipientsPerRequest',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			description: 'How many recipients to put in one request; 0 sends all input items in one request',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['broadcast'], operation: ['sendTemplate'] } }, properties);

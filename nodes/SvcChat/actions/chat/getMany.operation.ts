@@ -5,7 +5,7 @@ import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { readLimit } from '../../helpers/limit';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
-import { returnAllOrLimit } from '../common.descriptions';
+import { returnAllOrLimit, optionsCollection } from '../common.descriptions';
 import { parameterError, readOptionalText } from '../parameters';
 import { chatOutputProperty, readChatOutputMode } from './output';
 
@@ -46,23 +46,16 @@ const properties: INodeProperties[] = [
 	},
 	...returnAllOrLimit,
 	chatOutputProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include Cursor',
-				name: 'includeCursor',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to add last_ts to each item: the cursor to pass as "Since Cursor" next time, so that nothing is missed or read twice',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include Cursor',
+			name: 'includeCursor',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to add last_ts to each item: the cursor to pass as "Since Cursor" next time, so that nothing is missed or read twice',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['getMany'] } }, properties);

@@ -4,6 +4,7 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 import { svcApiRequest } from '../../transport';
 import { parameterError, readRequiredText } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
+import { optionsCollection } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -25,30 +26,23 @@ const properties: INodeProperties[] = [
 		description:
 			'The status to set. To send a status that is not listed, switch to an expression and type it. An operator who is offline cannot be brought back by this command.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Force',
-				name: 'force',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to set the status even where system restrictions (such as the allowed online time) would refuse it',
-			},
-			{
-				displayName: 'Only if Current Status Is',
-				name: 'initialStatuses',
-				type: 'multiOptions',
-				options: OPERATOR_STATUS_OPTIONS,
-				default: [],
-				description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node reports it',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Force',
+			name: 'force',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to set the status even where system restrictions (such as the allowed online time) would refuse it',
+		},
+		{
+			displayName: 'Only if Current Status Is',
+			name: 'initialStatuses',
+			type: 'multiOptions',
+			options: OPERATOR_STATUS_OPTIONS,
+			default: [],
+			description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node reports it',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['setStatus'] } }, properties);
