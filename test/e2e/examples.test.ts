@@ -1,0 +1,171 @@
+// E2E: every workflow in examples/ runs once inside a real n8n (as `npm start -- --headless` runs them), checked against the sandbox.
+import type { Operator, OperatorStatsRow } from '../../nodes/SvcChat/types';
+import { EXAMPLE_IDS, findExample, pinnedBody, readExamples, runExamples, type ExampleStep } from '../../scripts/examples';
+import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
+import { sandboxAllChats, sandboxGet, SETUP_TIMEOUT_MS, startE2eEnvironment, TEST_TIMEOUT_MS, type E2eEnvironment } from './environment';
+
+interface Observed {
+	step: ExampleStep;
+	at: number;
+	operators: Operator[];
+	pairings: Record<string, Record<string, string>>;
+}
+
+let env: E2eEnvironment;
+let operatorsBefore: Operator[];
+const observed: Observed[] = [];
+
+beforeAll(async () => {
+	// The demo's data set.
+	env = await startE2eEnvironment({ sandbox: { seed: 1, chats: 30 } });
+	operatorsBefore = env.sandbox.control.getOperators();
+	await runExamples(env.n8n, {
+		onStep: (step) => {
+			observed.push({ step, at: Date.now(), operators: env.sandbox.control.getOperators(), pairings: env.sandbox.control.pairings() });
+		},
+	});
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+	await env?.dispose();
+});
+
+jest.setTimeout(TEST_TIMEOUT_MS);
+
+function observedStep(workflowId: string, title: RegExp): Observed {
+	const found = observed.find(({ step }) => step.workflowId === workflowId && title.test(step.title));
+	if (!found) throw new Error(`No step of ${workflowId} matching ${title}; ran: ${observed.map(({ step }) => step.title).join(' | ')}`);
+	return found;
+}
+
+const rtRequests = (command: string) =>
+	env.sandbox.control.requestLog().filter((entry) => entry.method === 'POST' && entry.path === `/api/v2/rt/${command}`);
+
+test('each example is an importable workflow with a sticky note, using the sandbox credential', () => {
+	const examples = readExamples();
+	expect(examples.map((example) => example.id).sort()).toEqual(Object.values(EXAMPLE_IDS).sort());
+	for (const example of examples) {
+		const note = example.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote');
+		expect(String(note?.parameters.content)).toMatch(/^## /);
+		// n8n accepts workflow ids of up to 21 characters.
+		expect(example.id.length).toBeLessThanOrEqual(21);
+		const svcNodes = example.nodes.filter((node) => node.type.startsWith('n8n-nodes-svc.'));
+		expect(svcNodes.length).toBeGreaterThan(0);
+		for (const node of svcNodes) expect(node.credentials).toEqual({ svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } });
+	}
+});
+
+test('every example ran', () => {
+	expect(observed.map(({ step }) => step.workflowId)).toEqual([
+		'svcRunStats0700',
+		'svcRunLunch1300',
+		EXAMPLE_IDS.crmBroadcast,
+		EXAMPLE_IDS.visitorPairing,
+		EXAMPLE_IDS.visitorPairing,
+		EXAMPLE_IDS.exportFinishedChats,
+	]);
+});
+
+test('5. daily statistics: one row per operator for yesterday, named and busiest first', async () => {
+	const { step, at } = observedStep('svcRunStats0700', /statistics/);
+	// The n8n instance runs in UTC, so "yesterday" is the UTC day before the run.
+	const yesterday = new Date(at - 86_400_000).toISOString().slice(0, 10);
+	const rows = await sandboxGet<OperatorStatsRow[]>(env.sandbox, `stats?date=${yesterday}&mode=operators`);
+	const report = step.outputs['Report columns'];
+	expect(report).toHaveLength(rows.length);
+	for (const line of report) {
+		const operator = operatorsBefore.find((candidate) => candidate.email === line['E-Mail'])!;
+		const row = rows.find((candidate) => candidate.operator_id === operator.id)!;
+		expect(line).toEqual({
+			Operator: operator.full_name,
+			'E-Mail': operator.email,
+			Chats: row.chats,
+			'Online (h)': Math.round(row.online_time / 36) / 100,
+			'Chatting (h)': Math.round(row.chating_time / 36) / 100,
+			'Average chat (min)': Math.round(row.avg_chating_time / 6) / 10,
+			'Busy notices': row.busy_messages,
+		});
+	}
+	const chats = report.map((line) => line.Chats as number);
+	expect(chats).toEqual([...chats].sort((a, b) => b - a));
+});
+
+test('3. lunch break: exactly the operators online at 13:00 go to dinner and come back; nobody else is touched', () => {
+	const { step, operators } = observedStep('svcRunLunch1300', /Lunch/);
+	const onlineBefore = operatorsBefore.filter((operator) => operator.status === 'online').map((operator) => operator.email);
+	expect(onlineBefore.length).toBeGreaterThan(0);
+	// Someone already at dinner at 13:00 must not be brought online at 14:00.
+	expect(operatorsBefore.some((operator) => operator.status === 'dinner')).toBe(true);
+
+	expect(step.outputs['Set to dinner']).toEqual(onlineBefore.map((email) => ({ result: 'ok', email, status: 'dinner' })));
+	expect(step.outputs['Back online']).toEqual(onlineBefore.map((email) => ({ result: 'ok', email, status: 'online' })));
+	// Each change was a real request the sandbox accepted: dinner for each, then online for each.
+	const statusRequests = rtRequests('agent_status');
+	expect(statusRequests.map((entry) => entry.status)).toEqual(onlineBefore.flatMap(() => [200, 200]));
+	expect(operators.map(({ email, status }) => ({ email, status }))).toEqual(operatorsBefore.map(({ email, status }) => ({ email, status })));
+});
+
+test('2. CRM webhook: one broadcast request for all contacts, answered per contact', () => {
+	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /CRM/);
+	const sample = pinnedBody(findExample(readExamples(), EXAMPLE_IDS.crmBroadcast), 'CRM webhook') as {
+		template_id: string;
+		contacts: Array<{ phone: string; name: string }>;
+	};
+	expect(sample.contacts.length).toBeGreaterThan(1);
+	expect(step.response?.status).toBe(200);
+	expect(step.response?.body).toEqual(
+		sample.contacts.map(({ phone }) =>
+			expect.objectContaining({ result: 'ok', phone_number: phone, recipients_in_request: sample.contacts.length, requests: 1 }),
+		),
+	);
+	expect(rtRequests('send_broadcast')).toHaveLength(1);
+	const [broadcast] = env.sandbox.control.broadcasts();
+	expect(broadcast).toMatchObject({ operator_id: 1, kind: 'msgapp', channel_id: 'wa-main' });
+	expect(broadcast.data).toEqual({
+		template_id: sample.template_id,
+		entries: sample.contacts.map(({ phone, name }) => ({
+			phone_number: phone,
+			language_code: 'en',
+			body: { type: 'body', parameters: [{ type: 'text', text: name }] },
+		})),
+	});
+});
+
+test('4. website login pairs the visitor and answers with the snippet; logout removes the pairing', () => {
+	const login = observedStep(EXAMPLE_IDS.visitorPairing, /login/);
+	const sample = pinnedBody(findExample(readExamples(), EXAMPLE_IDS.visitorPairing), 'Website login');
+	const { auth_token: token, snippet } = login.step.response?.body as { auth_token: string; snippet: string };
+	expect(login.step.response?.status).toBe(200);
+	expect(token).toMatch(/^[0-9a-f-]{36}$/);
+	expect(snippet).toBe(`window.svc_auth_token = "${token}";`);
+	expect(login.pairings).toEqual({
+		[token]: { id: sample.customer_id, name: sample.name, email: sample.email, phone: sample.phone },
+	});
+
+	const logout = observedStep(EXAMPLE_IDS.visitorPairing, /logout/);
+	expect(logout.step.response).toEqual({ status: 200, body: { result: 'ok', removed: true } });
+	expect(logout.pairings).toEqual({});
+	expect(rtRequests('provide_visitor_fields').map((entry) => entry.status)).toEqual([200, 200]);
+});
+
+test('1. the chat trigger, published in n8n start, polls on activation and exports every message of every finished chat', async () => {
+	const { step } = observedStep(EXAMPLE_IDS.exportFinishedChats, /Finished chats/);
+	const { chats } = await sandboxAllChats(env.sandbox);
+	const finished = chats.filter((chat) => finalState(chat) === 'closed');
+	expect(finished.length).toBeGreaterThan(0);
+	expect(finished.length).toBeLessThan(chats.length);
+	const expectedRows = finished.flatMap((chat) => (chat.messages ?? []).map((message) => `${chat.id}/${message.id}`));
+
+	const rows = step.outputs['Finished chats'];
+	expect(rows.map((row) => `${row.chat_id}/${row.message_id}`).sort()).toEqual(expectedRows.sort());
+
+	const table = step.outputs['Spreadsheet columns'];
+	expect(table).toHaveLength(rows.length);
+	expect(Object.keys(table[0])).toEqual(['Chat ID', 'Chat started', 'Message time', 'Kind', 'Text', 'Operator ID', 'File', 'Visitor ID']);
+	const [csv] = step.outputs['CSV file'];
+	expect(csv.files).toEqual({ data: expect.objectContaining({ fileName: expect.stringMatching(/^finished-chats-.+\.csv$/), mimeType: 'text/csv' }) });
+
+	// It really was the trigger, in production: n8n's own record of the execution.
+	const [execution] = await env.n8n.readExecutions(EXAMPLE_IDS.exportFinishedChats);
+	expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
+});
