@@ -1,7 +1,7 @@
 // Reads and checks node parameters; each problem is a NodeOperationError that names the field and says how to fix it.
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { describeValueType, isPlainObject } from '../helpers/values';
+import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 
 export function parameterError(context: IExecuteFunctions, itemIndex: number, message: string, fix: string): NodeOperationError {
 	return new NodeOperationError(context.getNode(), message, { itemIndex, description: fix });
@@ -30,7 +30,7 @@ export function readPositiveInteger(context: IExecuteFunctions, name: string, it
 	const value = context.getNodeParameter(name, itemIndex, 0) as unknown;
 	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
-		const shown = typeof value === 'string' || typeof value === 'number' ? ` (${JSON.stringify(value)})` : '';
+		const shown = typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';
 		throw parameterError(context, itemIndex, `"${label}" must be a whole number above 0${shown}`, fix);
 	}
 	return number;
@@ -50,4 +50,25 @@ export function readJsonObject(context: IExecuteFunctions, name: string, itemInd
 		throw parameterError(context, itemIndex, `"${label}" must be a JSON object ({ … }), but it is ${describeValueType(value)}`, fix);
 	}
 	return value as IDataObject;
+}
+
+/** A collection (Options, Filters…): an object, or nothing at all; a hand-edited workflow or an expression may give anything else. */
+export function readCollection(context: IExecuteFunctions, name: string, itemIndex: number, label: string): IDataObject {
+	const value = context.getNodeParameter(name, itemIndex, {}) as unknown;
+	if (value === undefined || value === null) return {};
+	if (!isPlainObject(value)) {
+		throw parameterError(context, itemIndex, `"${label}" must be a set of fields, but it is ${describeValueType(value)}`, 'Set this field in the editor again, or fix its expression.');
+	}
+	return value as IDataObject;
+}
+
+/** The rows of a list of values (a fixedCollection with multiple values), each an object. */
+export function readRows(context: IExecuteFunctions, name: string, itemIndex: number, label: string): IDataObject[] {
+	const value = context.getNodeParameter(name, itemIndex, []) as unknown;
+	if (value === undefined || value === null) return [];
+	const fix = 'Set this field in the editor again, or fix its expression.';
+	if (!Array.isArray(value)) throw parameterError(context, itemIndex, `"${label}" must be a list, but it is ${describeValueType(value)}`, fix);
+	const bad = value.findIndex((row) => !isPlainObject(row));
+	if (bad >= 0) throw parameterError(context, itemIndex, `"${label}", entry ${bad + 1} is ${describeValueType(value[bad])}`, fix);
+	return value as IDataObject[];
 }

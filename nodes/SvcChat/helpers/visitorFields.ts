@@ -1,5 +1,5 @@
 // Provided visitor fields (spec 2.1, 4.1): string values only, plus the page snippet that exposes the auth token.
-import { describeValueType } from './values';
+import { describeValueType, showValue } from './values';
 
 /** Keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
 export const KNOWN_VISITOR_FIELDS = ['name', 'email', 'phone', 'login', 'profile_url', 'site', 'icq'] as const;
@@ -13,7 +13,7 @@ export function visitorFieldText(key: string, value: unknown): { text: string; p
 		return { text: String(value) };
 	}
 	return {
-		problem: `Visitor field "${key}" is ${describeValueType(value)}, but the API accepts only text. Give it text, a number or true/false.`,
+		problem: `Visitor field ${showValue(key)} is ${describeValueType(value)}, but the API accepts only text. Give it text, a number or true/false.`,
 	};
 }
 
@@ -22,19 +22,20 @@ export function visitorFieldText(key: string, value: unknown): { text: string; p
  * so a second, different id cannot slip in through the extra fields.
  */
 export function buildVisitorFields(visitorId: string, extra: Array<[string, unknown]>): VisitorFieldsResult {
-	const fields: Record<string, string> = { id: visitorId };
+	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
+	const fields = new Map<string, string>([['id', visitorId]]);
 	for (const [rawKey, value] of extra) {
 		const key = rawKey.trim();
 		if (!key) return { problem: 'A visitor field has an empty name. Give every field a name, or remove it.' };
 		if (key === 'id') {
 			return { problem: 'The visitor field "id" is set by "Visitor ID". Remove "id" from the other fields.' };
 		}
-		if (key in fields) return { problem: `The visitor field "${key}" is set twice. Keep only one of them.` };
+		if (fields.has(key)) return { problem: `The visitor field ${showValue(key)} is set twice. Keep only one of them.` };
 		const coerced = visitorFieldText(key, value);
 		if (coerced.problem !== undefined) return { problem: coerced.problem };
-		fields[key] = coerced.text;
+		fields.set(key, coerced.text);
 	}
-	return { fields };
+	return { fields: Object.fromEntries(fields) };
 }
 
 /**

@@ -31,6 +31,7 @@ export async function svcApiCredentialTest(
 			simple: false,
 			timeout: request.timeout,
 			rejectUnauthorized: !request.skipSslCertificateValidation,
+			followRedirect: request.disableFollowRedirect !== true,
 		})) as { statusCode: number; headers: IDataObject; body: unknown };
 		return { statusCode: response.statusCode, headers: response.headers, body: response.body };
 	};

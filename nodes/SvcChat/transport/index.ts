@@ -75,7 +75,7 @@ export type SvcSend = (options: IHttpRequestOptions) => Promise<SvcHttpResponse>
 export interface SvcFailure {
 	text: SvcErrorText;
 	httpCode?: number;
-	/** The API's error code (spec 7), or the transport's own: invalid-host, not-json, unexpected-shape, chat-not-found. */
+	/** The API's error code (spec 7), or the transport's own: invalid-host, redirect, not-json, unexpected-shape, chat-not-found. */
 	code?: string;
 	/** The system error code when the server could not be reached (ECONNRESET, ENOTFOUND…). */
 	networkCode?: string;
@@ -103,6 +103,8 @@ export const isCursor = (value: unknown): value is Cursor =>
 	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
 	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
+const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
+
 /** The documented reply shape of each endpoint; anything else is reported, never passed on half-read. */
 const REPLY_SHAPES: Record<string, { expected: string; matches: (reply: unknown, qs: IDataObject) => boolean }> = {
 	operators: { expected: 'a list of operators', matches: Array.isArray },
@@ -122,7 +124,9 @@ const REPLY_SHAPES: Record<string, { expected: string; matches: (reply: unknown,
 	chat: { expected: 'an object with a "chat"', matches: (reply) => isObject(reply) && isObject(reply.chat) },
 	stats: {
 		expected: 'usage figures (mode usage) or a list of operator rows (mode operators)',
-		matches: (reply, qs) => (qs.mode === 'operators' ? Array.isArray(reply) : isObject(reply)),
+		// Usage figures must hold at least one of the figures of spec 2.11; any object would let a stray reply through.
+		matches: (reply, qs) =>
+			qs.mode === 'operators' ? Array.isArray(reply) : isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
 	},
 };
 const REAL_TIME_SHAPE = { expected: 'an object with "result": "ok"', matches: (reply: unknown) => isObject(reply) && reply.result === 'ok' };
@@ -244,6 +248,17 @@ function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, s
 		const described = status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
 		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
 	}
+	if (status >= 300 && status < 400) {
+		const location = typeof response.headers.location === 'string' ? excerpt(response.headers.location, secrets) : 'another address';
+		return fail({
+			text: {
+				message: `The server redirects the request to ${location} (HTTP ${status})`,
+				fix: 'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.',
+			},
+			httpCode: status,
+			code: 'redirect',
+		});
+	}
 	if (status !== 200) {
 		const described = describeHttpStatus(status);
 		const shown = text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status) ? ` Reply: ${excerpt(text, secrets)}` : '';
@@ -303,6 +318,11 @@ function retryNote(retryable: boolean, attempts: number): string {
 	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
 }
 
+/** The request reached the server, but whether it was carried out cannot be told from the reply. */
+function outcomeUnknown(failure: SvcFailure): boolean {
+	return (failure.httpCode ?? 0) >= 500 || failure.code === 'not-json' || failure.code === 'unexpected-shape';
+}
+
 function withNote(failure: SvcFailure, note: string): SvcFailure {
 	return note ? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } } : failure;
 }
@@ -340,6 +360,9 @@ export async function sendSvcRequest(
 		ignoreHttpStatusErrors: true,
 		timeout: policy.timeoutMs,
 		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
+		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
+		disableFollowRedirect: true,
 	};
 
 	for (let attempt = 0; ; attempt++) {
@@ -357,7 +380,12 @@ export async function sendSvcRequest(
 			const failure: SvcFailure = { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode };
 			return { ok: false, failure: transient ? withNote(failure, retryNote(retryable, attempt + 1)) : failure };
 		}
-		if (!RETRIED_STATUSES.has(response.statusCode)) return decodeReply(path, options.qs ?? {}, response, secrets);
+		if (!RETRIED_STATUSES.has(response.statusCode)) {
+			const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
+			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
+			return { ok: false, failure: withNote(outcome.failure, retryNote(retryable, attempt + 1)) };
+		}
 
 		const retryAfter = parseRetryAfter(response.headers['retry-after']);
 		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
@@ -408,6 +436,20 @@ export async function svcApiRequest(
 	options: SvcRequestOptions = {},
 ): Promise<unknown> {
 	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+	return await requestWithCredentials.call(this, credentials, method, path, options);
+}
+
+/**
+ * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on
+ * each getCredentials, and its request helper does so again for the auth: a walk over many pages reads them once.
+ */
+async function requestWithCredentials(
+	this: SvcApiContext,
+	credentials: SvcCredentials,
+	method: IHttpRequestMethods,
+	path: string,
+	options: SvcRequestOptions,
+): Promise<unknown> {
 	const send: SvcSend = async (request) =>
 		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request)) as SvcHttpResponse;
 	const outcome = await sendSvcRequest(send, credentials, method, path, options);
@@ -436,10 +478,11 @@ export async function* svcChatPages(
 	since: Cursor,
 	options: Omit<SvcRequestOptions, 'qs' | 'body'> = {},
 ): AsyncGenerator<ChatPage> {
+	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
 	let cursor = since;
 	let emptyPagesInARow = 0;
 	for (;;) {
-		const reply = (await svcApiRequest.call(this, 'GET', 'chats', { ...options, qs: { since: cursor } })) as ChatsReply;
+		const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chats', { ...options, qs: { since: cursor } })) as ChatsReply;
 		const page: ChatPage = { since: cursor, chats: reply.chats, lastTs: reply.last_ts, moreChatsAvailable: reply.more_chats_available };
 		yield page;
 		if (!page.moreChatsAvailable) return;

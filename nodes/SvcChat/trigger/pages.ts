@@ -52,8 +52,8 @@ export interface PageWalk {
 
 /**
  * Reads pages until the server has no more, or a limit is reached at a page boundary. At least one page is always
- * read, so every poll makes progress. If the first page fails, that error is thrown; if a later page fails, the walk
- * ends at the last good page and reports the failure.
+ * read, so every poll makes progress. If the first page fails, or a later one before any chat was read, that error is
+ * thrown; if a later page fails, the walk ends at the last good page and reports the failure.
  */
 export async function walkPages(
 	pages: AsyncIterable<ChatPage>,
@@ -78,8 +78,9 @@ export async function walkPages(
 	} catch (error) {
 		failure = { error };
 	}
-	// The transport's errors are already NodeApiErrors with the message and fix n8n shows.
-	if (walk === undefined && failure) throw failure.error;
+	// The transport's errors are already NodeApiErrors with the message and fix n8n shows. With no chat read before
+	// the failure (say the server's cursor stalled on the first page), there is nothing to keep: the poll shows the error.
+	if (failure && (walk === undefined || walk.chatsRead === 0)) throw failure.error;
 	if (walk && failure) walk.failure = failure.error;
 	return walk;
 }

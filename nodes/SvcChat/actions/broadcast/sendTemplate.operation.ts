@@ -10,8 +10,8 @@ import {
 import { svcApiRequest } from '../../transport';
 import type { BroadcastEntry } from '../../types';
 import { chunk, templateEntryBody, type TemplateParameters } from '../../helpers/broadcast';
-import { describeValueType } from '../../helpers/values';
-import { parameterError, readRequiredText } from '../parameters';
+import { describeValueType, showValue } from '../../helpers/values';
+import { parameterError, readRequiredText, readRows } from '../parameters';
 import { asNodeError, errorItem } from '../itemErrors';
 import { readSender, senderProperties, type Sender } from './common';
 import { optionsCollection } from '../common.descriptions';
@@ -142,7 +142,7 @@ function readPart(
 	part: keyof typeof PART_LABELS,
 ): Array<{ type: string; text: string }> {
 	const label = PART_LABELS[part];
-	const rows = context.getNodeParameter(`${part}Parameters.parameter`, itemIndex, []) as Array<{ type?: unknown; text?: unknown }>;
+	const rows = readRows(context, `${part}Parameters.parameter`, itemIndex, label);
 	return rows.map((row, position) => {
 		const where = `${label}, parameter ${position + 1}`;
 		const text = typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
@@ -154,7 +154,7 @@ function readPart(
 		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-			throw parameterError(context, itemIndex, `"${where}" has the type ${JSON.stringify(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
+			throw parameterError(context, itemIndex, `"${where}" has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
 		}
 		return { type, text };
 	});
@@ -179,7 +179,7 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient
 function readRecipientsPerRequest(context: IExecuteFunctions): number {
 	const value = context.getNodeParameter('options.recipientsPerRequest', 0, 0) as unknown;
 	if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-		throw parameterError(context, 0, `"Recipients per Request" must be a whole number of 0 or more (${JSON.stringify(value)})`, 'Use 0 to send all items in one request.');
+		throw parameterError(context, 0, `"Recipients per Request" must be a whole number of 0 or more (${showValue(value)})`, 'Use 0 to send all items in one request.');
 	}
 	return value;
 }

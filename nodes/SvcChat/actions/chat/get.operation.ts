@@ -4,8 +4,10 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 import { svcApiRequest } from '../../transport';
 import type { Chat } from '../../types';
 import { formatChats } from '../../helpers/chatOutput';
-import { readRequiredText } from '../parameters';
+import { parameterError, readRequiredText } from '../parameters';
 import { chatOutputProperty, readChatOutputMode } from './output';
+
+const MAX_CHAT_ID_LENGTH = 1000;
 
 const properties: INodeProperties[] = [
 	{
@@ -24,6 +26,10 @@ export const description = updateDisplayOptions({ show: { resource: ['chat'], op
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const chatId = readRequiredText(this, 'chatId', itemIndex, 'Chat ID', 'Enter the ID of a chat, e.g. from Chat > Get Many.');
+	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
+	if (chatId.length > MAX_CHAT_ID_LENGTH) {
+		throw parameterError(this, itemIndex, `"Chat ID" is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
+	}
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = (await svcApiRequest.call(this, 'GET', 'chat', { qs: { id: chatId }, itemIndex })) as { chat: Chat };
 	return formatChats([reply.chat], output);

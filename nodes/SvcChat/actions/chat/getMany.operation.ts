@@ -6,6 +6,7 @@ import { formatChats } from '../../helpers/chatOutput';
 import { readLimit } from '../../helpers/limit';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import { returnAllOrLimit, optionsCollection } from '../common.descriptions';
+import { showValue } from '../../helpers/values';
 import { parameterError, readOptionalText } from '../parameters';
 import { chatOutputProperty, readChatOutputMode } from './output';
 
@@ -68,7 +69,7 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 			throw parameterError(
 				context,
 				itemIndex,
-				`"Since Cursor" must be digits only (a last_ts in microseconds), not ${JSON.stringify(cursor)}`,
+				`"Since Cursor" must be digits only (a last_ts in microseconds), not ${showValue(cursor)}`,
 				'Use the last_ts of an earlier run (turn on the "Include Cursor" option to get it), or 0 for the beginning.',
 			);
 		}
@@ -80,7 +81,7 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 		throw parameterError(
 			context,
 			itemIndex,
-			`"Since Date" is ${date === '' || date === undefined ? 'empty' : `not a date: ${JSON.stringify(date)}`}`,
+			`"Since Date" is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
 			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
 		);
 	}

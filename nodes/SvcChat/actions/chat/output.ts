@@ -2,6 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../../helpers/chatOutput';
+import { showValue } from '../../helpers/values';
 import { parameterError } from '../parameters';
 
 export const chatOutputProperty: INodeProperties = {
@@ -16,7 +17,7 @@ export const chatOutputProperty: INodeProperties = {
 export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number): ChatOutputMode {
 	const mode = context.getNodeParameter('output', itemIndex, 'simplified') as string;
 	if (!CHAT_OUTPUT_OPTIONS.some((option) => option.value === mode)) {
-		throw parameterError(context, itemIndex, `"Output" has the unknown value ${JSON.stringify(mode)}`, 'Choose Raw, Simplified or One Item per Message.');
+		throw parameterError(context, itemIndex, `"Output" has the unknown value ${showValue(mode)}`, 'Choose Raw, Simplified or One Item per Message.');
 	}
 	return mode as ChatOutputMode;
 }

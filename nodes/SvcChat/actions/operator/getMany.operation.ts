@@ -4,7 +4,9 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { svcApiRequest } from '../../transport';
 import type { Operator } from '../../types';
 import { applyLimit } from '../../helpers/limit';
+import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../common.descriptions';
+import { parameterError, readCollection } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 
 const properties: INodeProperties[] = [
@@ -51,17 +53,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['getMany'] } }, properties);
 
-interface OperatorFilters {
-	email?: string;
-	role?: string[];
-	status?: string[];
+/** A multi-choice filter: a list of texts (a single text counts as a list of one); nothing means no filter. */
+function readChoices(context: IExecuteFunctions, itemIndex: number, value: unknown, label: string): unknown[] {
+	if (value === undefined || value === null) return [];
+	if (typeof value === 'string') return [value];
+	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
+	throw parameterError(context, itemIndex, `The "${label}" filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as OperatorFilters;
+	const filters = readCollection(this, 'filters', itemIndex, 'Filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
-	const roles = filters.role ?? [];
-	const statuses = filters.status ?? [];
+	const roles = readChoices(this, itemIndex, filters.role, 'Role');
+	const statuses = readChoices(this, itemIndex, filters.status, 'Status');
 	const operators = (await svcApiRequest.call(this, 'GET', 'operators', { itemIndex })) as Operator[];
 	const matching = operators.filter(
 		(operator) =>

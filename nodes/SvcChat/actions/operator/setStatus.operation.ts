@@ -2,7 +2,7 @@
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { parameterError, readRequiredText } from '../parameters';
+import { parameterError, readCollection, readRequiredText } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../common.descriptions';
 
@@ -50,7 +50,7 @@ export const description = updateDisplayOptions({ show: { resource: ['operator']
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const email = readRequiredText(this, 'email', itemIndex, 'Operator E-Mail', 'Enter the e-mail of the operator whose status to set.');
 	const status = readRequiredText(this, 'status', itemIndex, 'Status', 'Choose a status, e.g. online.');
-	const options = this.getNodeParameter('options', itemIndex, {}) as { force?: boolean; initialStatuses?: unknown };
+	const options = readCollection(this, 'options', itemIndex, 'Options');
 	const body: IDataObject = { email, status };
 	if (options.force === true) body.force = true;
 	if (options.initialStatuses !== undefined) {

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { svcApiRequest } from '../../transport';
 import { calendarDay, utcDaysBetween } from '../../helpers/time';
+import { showValue } from '../../helpers/values';
 import { parameterError } from '../parameters';
 
 const MAX_DAYS = 366;
@@ -52,7 +53,7 @@ function readDay(context: IExecuteFunctions, itemIndex: number, name: string, la
 	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
 	const day = calendarDay(value);
 	if (day === undefined) {
-		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${JSON.stringify(value)}`;
+		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
 		throw parameterError(context, itemIndex, `"${label}" is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 	}
 	return day;
@@ -67,7 +68,7 @@ export function readDays(context: IExecuteFunctions, itemIndex: number): string[
 	const to = readDay(context, itemIndex, 'dateTo', 'To');
 	const days = utcDaysBetween(from, to, MAX_DAYS);
 	if (!days) {
-		const problem = from > to ? `"From" (${from}) is after "To" (${to})` : `The range ${from} to ${to} is longer than ${MAX_DAYS} days`;
+		const problem = from > to ? `"From" (${from}) is after "To" (${to})` : `The range "From" (${from}) to "To" (${to}) is longer than ${MAX_DAYS} days`;
 		throw parameterError(context, itemIndex, problem, `Choose a range of at most ${MAX_DAYS} days, "From" first.`);
 	}
 	return days;

@@ -4,7 +4,8 @@ import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type IN
 
 import { svcApiRequest } from '../../transport';
 import { authTokenSnippet, buildVisitorFields, KNOWN_VISITOR_FIELDS } from '../../helpers/visitorFields';
-import { parameterError, readJsonObject, readRequiredText } from '../parameters';
+import { describeValueType } from '../../helpers/values';
+import { parameterError, readCollection, readJsonObject, readRequiredText, readRows } from '../parameters';
 import { readAuthToken } from './authToken';
 
 const KNOWN_FIELD_LABELS: Record<(typeof KNOWN_VISITOR_FIELDS)[number], { displayName: string; placeholder?: string }> = {
@@ -101,11 +102,15 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 		const json = readJsonObject(context, 'fieldsJson', itemIndex, 'Fields (JSON)', 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.');
 		return Object.entries(json);
 	}
-	const known = context.getNodeParameter('knownFields', itemIndex, {}) as IDataObject;
-	const custom = context.getNodeParameter('customFields.field', itemIndex, []) as Array<{ name?: unknown; value?: unknown }>;
+	const known = readCollection(context, 'knownFields', itemIndex, 'Visitor Fields');
+	const custom = readRows(context, 'customFields.field', itemIndex, 'Custom Fields');
 	return [
 		...Object.entries(known),
-		...custom.map(({ name, value }): [string, unknown] => [typeof name === 'string' ? name : String(name ?? ''), value]),
+		...custom.map(({ name, value }, position): [string, unknown] => {
+			if (name === undefined || name === null) return ['', value];
+			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name))) return [String(name), value];
+			throw parameterError(context, itemIndex, `"Custom Fields", field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
+		}),
 	];
 }
 

@@ -1,0 +1,192 @@
+// P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
+// paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { buildPackageInRepo, ensureRuntime, N8n, nodeOutput, REPO_ROOT, type Workflow, type WorkflowNode } from '../scripts/n8n';
+import { runTracked } from '../scripts/processes';
+import { figures, round, type Figures } from './stats';
+import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
+
+export interface P2Options {
+	runs: number;
+	chats: number;
+	log: (line: string) => void;
+}
+
+interface ExecuteMeasure {
+	/** The workflow's own time: from its start to the end of the reading node, as n8n records it. */
+	workflowMs: number;
+	/** The whole `n8n execute` process, boot included. */
+	processMs: number;
+	/** Peak resident memory of the n8n process. */
+	peakRssMb: number;
+}
+
+export interface P2Result {
+	chats: number;
+	svcChat: { workflowMs: Figures; processMs: Figures; peakRssMb: Figures; items: number };
+	httpRequest: { workflowMs: Figures; processMs: Figures; peakRssMb: Figures; items: number };
+	/** Median workflow time of Svc Chat / HTTP Request. */
+	ratio: number;
+	processRatio: number;
+	target: string;
+	met: boolean;
+}
+
+const SVC_CREDENTIAL = { id: 'svcBenchCred0001', name: 'Svc sandbox (bench)' };
+const BASIC_CREDENTIAL = { id: 'svcBenchBasic001', name: 'Svc sandbox Basic Auth (bench)' };
+const EXECUTE_TIMEOUT_MS = 10 * 60_000;
+
+const start: WorkflowNode = { id: 'b0000000-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+
+function workflow(id: string, name: string, reader: WorkflowNode): Workflow {
+	return {
+		id,
+		name,
+		nodes: [start, reader],
+		connections: { Start: { main: [[{ node: reader.name, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
+
+export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
+	const svc = workflow('svcBenchP2Svc001', 'Bench P2: Svc Chat Get Many', {
+		id: 'b0000000-0000-4000-8000-000000000002',
+		name: 'Svc Chat',
+		type: 'n8n-nodes-svc.svcChat',
+		typeVersion: 1,
+		position: [240, 0],
+		parameters: { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0', returnAll: true, output: 'raw' },
+		credentials: { svcApi: SVC_CREDENTIAL },
+	});
+	const http = workflow('svcBenchP2Http01', 'Bench P2: HTTP Request with pagination', {
+		id: 'b0000000-0000-4000-8000-000000000003',
+		name: 'HTTP Request',
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [240, 0],
+		parameters: {
+			url: `${sandbox.url}/api/v2/chats`,
+			authentication: 'genericCredentialType',
+			genericAuthType: 'httpBasicAuth',
+			sendQuery: true,
+			queryParameters: { parameters: [{ name: 'since', value: '0' }] },
+			options: {
+				pagination: {
+					pagination: {
+						paginationMode: 'updateAParameterInEachRequest',
+						parameters: { parameters: [{ type: 'qs', name: 'since', value: '={{ $response.body.last_ts }}' }] },
+						paginationCompleteWhen: 'other',
+						completeExpression: '={{ $response.body.more_chats_available === false }}',
+						requestInterval: 0,
+					},
+				},
+			},
+		},
+		credentials: { httpBasicAuth: BASIC_CREDENTIAL },
+	});
+	return { svc, http };
+}
+
+/**
+ * Reads a node's start and run time from what `n8n execute --rawOutput` prints. n8n exits before a large output is
+ * flushed, so the print of 10,000 chats is cut short; the times come before each node's data, so they are there.
+ */
+function nodeTimes(stdout: string, nodeName: string): { startTime: number; executionTime: number; status: string } {
+	const at = stdout.indexOf(`"${nodeName}": [`);
+	const found = at < 0 ? null : /"startTime": (\d+),[\s\S]*?"executionTime": (\d+),\s*"executionStatus": "(\w+)"/.exec(stdout.slice(at, at + 5_000));
+	if (!found) throw new Error(`n8n execute printed no run of "${nodeName}":\n${stdout.slice(0, 3_000)}`);
+	return { startTime: Number(found[1]), executionTime: Number(found[2]), status: found[3] };
+}
+
+/** Runs one workflow under GNU time, for the peak RSS of the n8n process. */
+async function execute(n8n: N8n, workflowId: string, readerName: string): Promise<ExecuteMeasure> {
+	const result = await runTracked('/usr/bin/time', ['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
+		// `execute` prints the run through its logger, which must be at info.
+		env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
+		cwd: n8n.userFolder,
+		timeoutMs: EXECUTE_TIMEOUT_MS,
+	});
+	if (result.code !== 0) throw new Error(`n8n execute --id=${workflowId} failed (${result.code}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`);
+	const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
+	const first = nodeTimes(result.stdout, 'Start');
+	const reader = nodeTimes(result.stdout, readerName);
+	if (reader.status !== 'success') throw new Error(`${readerName} ended with status ${reader.status}`);
+	return { workflowMs: reader.startTime + reader.executionTime - first.startTime, processMs: result.ms, peakRssMb: peakKb / 1024 };
+}
+
+/** One run of each through `execute-batch`, whose run data goes to files whole: both must give every chat. */
+async function verifyOutputs(n8n: N8n, svc: Workflow, http: Workflow, chats: number): Promise<{ svcItems: number; httpItems: number }> {
+	const { runs, errors } = await n8n.executeBatch([svc.id, http.id]);
+	if (Object.keys(errors).length) throw new Error(`The P2 workflows failed: ${JSON.stringify(errors)}`);
+	const svcItems = nodeOutput(runs[svc.id], 'Svc Chat');
+	const pages = nodeOutput(runs[http.id], 'HTTP Request');
+	const httpChats = pages.reduce((sum, page) => sum + (Array.isArray(page.chats) ? page.chats.length : 0), 0);
+	const distinct = new Set(svcItems.map((chat) => String(chat.id))).size;
+	if (svcItems.length !== chats || distinct !== chats || httpChats !== chats) {
+		throw new Error(`Expected ${chats} chats from both workflows; Svc Chat gave ${svcItems.length} (${distinct} distinct), HTTP Request ${httpChats}`);
+	}
+	return { svcItems: svcItems.length, httpItems: pages.length };
+}
+
+async function importBasicAuthCredential(n8n: N8n, sandbox: SandboxProcess): Promise<void> {
+	const file = path.join(n8n.userFolder, `basic-credential-${process.pid}.json`);
+	const credential = { ...BASIC_CREDENTIAL, type: 'httpBasicAuth', data: { user: sandbox.admin.email, password: sandbox.admin.password } };
+	fs.writeFileSync(file, JSON.stringify([credential]), { mode: 0o600 });
+	try {
+		await n8n.cli(['import:credentials', `--input=${file}`]);
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
+}
+
+export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2Result> {
+	log('P2: building the package and checking the n8n runtime…');
+	buildPackageInRepo();
+	const runtime = ensureRuntime();
+	const sandbox = await startSandboxProcess({ chats, seed: 2 });
+	const n8n = await N8n.create({ runtime });
+	try {
+		n8n.installPackage(REPO_ROOT);
+		await n8n.importCredentials([{ ...SVC_CREDENTIAL, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password }]);
+		await importBasicAuthCredential(n8n, sandbox);
+		const { svc, http } = benchWorkflows(sandbox);
+		await n8n.importWorkflows([svc, http]);
+		const { svcItems, httpItems } = await verifyOutputs(n8n, svc, http, chats);
+		log(`P2: both workflows give all ${chats} chats (Svc Chat ${svcItems} items, HTTP Request ${httpItems} page items)`);
+
+		const measured: Record<'svc' | 'http', ExecuteMeasure[]> = { svc: [], http: [] };
+		for (let run = 0; run < runs; run++) {
+			// Alternate which goes first, so that neither always meets a warmer machine.
+			const order = run % 2 ? (['http', 'svc'] as const) : (['svc', 'http'] as const);
+			for (const which of order) {
+				const measure = which === 'svc' ? await execute(n8n, svc.id, 'Svc Chat') : await execute(n8n, http.id, 'HTTP Request');
+				measured[which].push(measure);
+				log(`P2 run ${run + 1}/${runs} ${which}: workflow ${measure.workflowMs} ms, process ${measure.processMs} ms, peak RSS ${measure.peakRssMb.toFixed(0)} MB`);
+			}
+		}
+		const summary = (list: ExecuteMeasure[], items: number) => ({
+			workflowMs: figures(list.map((m) => m.workflowMs), 'ms'),
+			processMs: figures(list.map((m) => m.processMs), 'ms'),
+			peakRssMb: figures(list.map((m) => round(m.peakRssMb, 1)), 'MB'),
+			items,
+		});
+		const svcChat = summary(measured.svc, svcItems);
+		const httpRequest = summary(measured.http, httpItems);
+		const ratio = round(svcChat.workflowMs.median / httpRequest.workflowMs.median);
+		return {
+			chats,
+			svcChat,
+			httpRequest,
+			ratio,
+			processRatio: round(svcChat.processMs.median / httpRequest.processMs.median),
+			target: 'workflow time Svc Chat / HTTP Request <= 1.0',
+			met: ratio <= 1.0,
+		};
+	} finally {
+		await n8n.dispose();
+		await sandbox.stop();
+	}
+}

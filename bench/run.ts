@@ -1,0 +1,144 @@
+// `npm run bench [-- --only P1,P3 --runs 5]`: P1-P4 against the sandbox over loopback; prints the figures and writes
+// them to bench/results/latest.json. Timings are medians of several runs and ratios, never a single absolute time.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { benchCatchUp, type P1Result } from './p1-catchup';
+import { benchRealN8n, type P2Result } from './p2-n8n';
+import { benchBroadcast, type P3Result } from './p3-broadcast';
+import { benchMemory, type P4Result } from './p4-memory';
+import { describe } from './stats';
+import { killAllNow } from '../scripts/processes';
+
+const RESULTS_FILE = path.join(__dirname, 'results/latest.json');
+const BENCHMARKS = ['P1', 'P2', 'P3', 'P4'] as const;
+type Benchmark = (typeof BENCHMARKS)[number];
+
+const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4] [--runs N]
+
+  --only   which benchmarks to run (default all; P2 needs the n8n runtime, installed on first use)
+  --runs   runs per measurement, at least 5 (default 5; P1 uses 2 more, it is the noisiest)`;
+
+const log = (line: string) => console.log(`  ${line}`);
+const yesNo = (met: boolean) => (met ? 'MET' : 'NOT MET');
+
+function printP1(r: P1Result): string[] {
+	return [
+		`P1 trigger catch-up, ${r.chats.toLocaleString('en-US')} chats in ${r.pages} pages (${(r.pageBytes / 1024).toFixed(0)} kB each)`,
+		`   bare fetch loop      ${describe(r.rawFetch)}`,
+		`   n8n-core stack alone ${describe(r.n8nStack)}  (x${r.stackRatio} of fetch)`,
+		`   trigger poll         ${describe(r.trigger)}  (x${r.triggerOverStack} of the stack alone)`,
+		`   client CPU medians   fetch ${r.clientCpuMs.rawFetch.median} ms, stack ${r.clientCpuMs.n8nStack.median} ms, trigger ${r.clientCpuMs.trigger.median} ms`,
+		`   ratio trigger / fetch = ${r.ratio}; target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+function printP2(r: P2Result): string[] {
+	return [
+		`P2 real n8n, ${r.chats.toLocaleString('en-US')} chats`,
+		`   Svc Chat Get Many (Return All)   workflow ${describe(r.svcChat.workflowMs)}, n8n process ${describe(r.svcChat.processMs)}, peak RSS ${describe(r.svcChat.peakRssMb)}`,
+		`   HTTP Request with pagination     workflow ${describe(r.httpRequest.workflowMs)}, n8n process ${describe(r.httpRequest.processMs)}, peak RSS ${describe(r.httpRequest.peakRssMb)}`,
+		`   items out: Svc Chat ${r.svcChat.items} (one per chat), HTTP Request ${r.httpRequest.items} (one per page)`,
+		`   ratio Svc Chat / HTTP Request = ${r.ratio} (whole process ${r.processRatio}); target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+function printP3(r: P3Result): string[] {
+	return [
+		`P3 broadcast, ${r.items.toLocaleString('en-US')} input items`,
+		`   Svc Chat Send Template (default batching)  ${describe(r.svcChat.ms)} in ${r.svcChat.requests} request(s)`,
+		`   one request per item                       ${describe(r.perItem.ms)} in ${r.perItem.requests} requests`,
+		`   Svc Chat is ${r.speedup}x faster; target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+function printP4(r: P4Result): string[] {
+	const line = (label: string, b: P4Result['large']) =>
+		`   ${label} ${b.chats.toLocaleString('en-US')} chats, ${b.polls} polls: peak growth per poll ${describe(b.peakGrowthMb, 1)}; retained after all polls ${b.retainedMb} MB; max RSS ${b.maxRssMb} MB`;
+	return [
+		`P4 trigger memory, Max Chats per Poll ${r.maxChatsPerPoll}`,
+		line('backlog ', r.large),
+		line('baseline', r.baseline),
+		`   growth ratio ${r.ratio} for a ${r.backlogRatio}x larger backlog; target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+async function main(): Promise<number> {
+	const { values } = parseArgs({ options: { only: { type: 'string' }, runs: { type: 'string' }, help: { type: 'boolean', default: false } } });
+	if (values.help) {
+		console.log(USAGE);
+		return 0;
+	}
+	const only = (values.only?.split(',').map((name) => name.trim().toUpperCase()) ?? [...BENCHMARKS]) as Benchmark[];
+	const unknown = only.filter((name) => !BENCHMARKS.includes(name));
+	const runs = Math.max(5, Number(values.runs ?? 5));
+	if (unknown.length || !Number.isInteger(runs)) throw new Error(`Bad arguments.\n${USAGE}`);
+
+	const startedAt = new Date();
+	const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtStart: os.loadavg().map((load) => Number(load.toFixed(2))) };
+	console.log(`Svc benchmarks (${only.join(', ')}; ${runs} runs each) on ${machine.cpus} CPUs, load ${machine.loadAverageAtStart.join(' ')}, Node ${machine.node}`);
+
+	const results: Partial<Record<Benchmark, unknown>> = {};
+	const report: string[] = [];
+	const failures: string[] = [];
+	const steps: Record<Benchmark, () => Promise<string[]>> = {
+		P1: async () => {
+			const result = await benchCatchUp({ runs: runs + 2, chats: 20_000, log });
+			results.P1 = result;
+			return printP1(result);
+		},
+		P3: async () => {
+			const result = await benchBroadcast({ runs, items: 10_000, log });
+			results.P3 = result;
+			return printP3(result);
+		},
+		P4: async () => {
+			const result = await benchMemory({ backlogs: { large: 100_000, baseline: 20_000 }, maxChatsPerPoll: 1_000, log });
+			results.P4 = result;
+			return printP4(result);
+		},
+		P2: async () => {
+			const result = await benchRealN8n({ runs, chats: 10_000, log });
+			results.P2 = result;
+			return printP2(result);
+		},
+	};
+	// P2 last: it builds the package and boots a real n8n for every run.
+	for (const name of (['P1', 'P3', 'P4', 'P2'] as const).filter((step) => only.includes(step))) {
+		console.log(`\n${name}…`);
+		const stepStarted = Date.now();
+		try {
+			const lines = await steps[name]();
+			report.push(...lines);
+			console.log(lines.join('\n'));
+		} catch (error) {
+			const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+			failures.push(`${name}: ${message}`);
+			results[name] = { error: message };
+			console.error(`${name} failed: ${message}`);
+		}
+		log(`(${name} took ${((Date.now() - stepStarted) / 1000).toFixed(0)} s)`);
+	}
+
+	const finishedAt = new Date();
+	fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+	fs.writeFileSync(
+		RESULTS_FILE,
+		`${JSON.stringify({ startedAt, finishedAt, machine: { ...machine, loadAverageAtEnd: os.loadavg().map((load) => Number(load.toFixed(2))) }, runs, results, report }, null, 2)}\n`,
+	);
+	console.log(`\n=== Summary (${((finishedAt.getTime() - startedAt.getTime()) / 60_000).toFixed(1)} min) ===\n${report.join('\n')}`);
+	if (failures.length) console.log(`\nFailed: ${failures.map((failure) => failure.split('\n')[0]).join('; ')}`);
+	console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+	return failures.length ? 1 : 0;
+}
+
+main().then(
+	(code) => process.exit(code),
+	(error: unknown) => {
+		console.error(error instanceof Error ? error.message : error);
+		killAllNow();
+		process.exit(1);
+	},
+);

@@ -1,0 +1,65 @@
+// A sandbox in a child process for the benchmarks, so its work and memory are not measured with the client's.
+import path from 'node:path';
+
+import { DEFAULT_ADMIN } from '../sandbox';
+import type { RequestLogEntry } from '../sandbox';
+import { spawnTracked, stopProcess } from '../scripts/processes';
+
+const ROOT = path.resolve(__dirname, '..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+const READY_TIMEOUT_MS = 60_000;
+
+export interface SandboxProcess {
+	url: string;
+	/** What to type as Host in the credentials. */
+	host: string;
+	admin: { email: string; password: string };
+	/** The Basic Authorization header of the admin. */
+	authorization: string;
+	/** POST or GET a control route (see sandbox/README.md). */
+	control<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
+	requestLog(): Promise<RequestLogEntry[]>;
+	stop(): Promise<void>;
+}
+
+export async function startSandboxProcess(options: { chats: number; seed?: number }): Promise<SandboxProcess> {
+	const args = [path.join(ROOT, 'sandbox/cli.ts'), '--chats', String(options.chats), '--seed', String(options.seed ?? 1)];
+	const child = spawnTracked(TSX, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	let output = '';
+	const url = await new Promise<string>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`The sandbox did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)), READY_TIMEOUT_MS);
+		const read = (chunk: Buffer) => {
+			output += chunk.toString('utf8');
+			const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+			if (found && output.includes('Press Ctrl-C')) {
+				clearTimeout(timer);
+				resolve(found[1]);
+			}
+		};
+		child.stdout!.on('data', read);
+		child.stderr!.on('data', read);
+		child.once('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`The sandbox exited (${code}) before it was ready:\n${output}`));
+		});
+	});
+	const admin = { ...DEFAULT_ADMIN };
+	const control = async <T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> => {
+		const reply = await fetch(`${url}/__control/${route}`, {
+			method,
+			headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		if (!reply.ok) throw new Error(`Sandbox control ${method} ${route}: ${reply.status} ${await reply.text()}`);
+		return (await reply.json()) as T;
+	};
+	return {
+		url,
+		host: url,
+		admin,
+		authorization: `Basic ${Buffer.from(`${admin.email}:${admin.password}`).toString('base64')}`,
+		control,
+		requestLog: () => control<RequestLogEntry[]>('GET', 'requests'),
+		stop: () => stopProcess(child, 5_000),
+	};
+}

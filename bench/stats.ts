@@ -1,0 +1,30 @@
+// Medians, ranges and ratios of repeated measurements; the benchmarks report these, never a single run.
+
+export interface Figures {
+	unit: string;
+	runs: number[];
+	median: number;
+	min: number;
+	max: number;
+}
+
+export function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function figures(runs: number[], unit: string): Figures {
+	if (!runs.length) throw new Error('No runs to summarise');
+	return { unit, runs, median: round(median(runs)), min: Math.min(...runs), max: Math.max(...runs) };
+}
+
+/** "1,234 ms (min 1,100, max 1,500, 5 runs)". */
+export function describe(value: Figures, digits = 0): string {
+	const show = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+	return `${show(value.median)} ${value.unit} (min ${show(value.min)}, max ${show(value.max)}, ${value.runs.length} runs)`;
+}
+
+export const elapsedMs = (startedAt: number) => performance.now() - startedAt;
