@@ -75,6 +75,12 @@ describe('Visitor > Pair Token', () => {
 		expect(bodies[1].visitor_fields).toEqual({ id: 'v2', login: 'jane', orders: '12', verified: 'false' });
 	});
 
+	test('a known field whose expression comes out empty is left out, the others are sent', async () => {
+		const bodies = captureBodies(1);
+		await runNode({ ...pair, visitorId: 'v4', knownFields: { name: 'Jane', phone: '', email: undefined } as never });
+		expect(bodies[0].visitor_fields).toEqual({ id: 'v4', name: 'Jane' });
+	});
+
 	test('JSON mode accepts an object from an expression', async () => {
 		svc().post(PATH, { auth_token: 't', visitor_fields: { id: 'v3', name: 'Ann' } }).reply(200, { result: 'ok' });
 		await runNode({ ...pair, authToken: 't', visitorId: 'v3', fieldsInputMode: 'json', fieldsJson: { name: 'Ann' } as never });

@@ -104,8 +104,10 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 	}
 	const known = readCollection(context, 'knownFields', itemIndex, 'Visitor Fields');
 	const custom = readRows(context, 'customFields.field', itemIndex, 'Custom Fields');
+	// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
+	const givenKnown = Object.entries(known).filter(([, value]) => value !== undefined && value !== '');
 	return [
-		...Object.entries(known),
+		...givenKnown,
 		...custom.map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name))) return [String(name), value];
