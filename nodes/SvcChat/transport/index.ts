@@ -2,6 +2,8 @@
 import {
 	NodeApiError,
 	sleep,
+	type ICredentialDataDecryptedObject,
+	type ICredentialsDecrypted,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestMethods,
@@ -440,8 +442,9 @@ export async function svcApiRequest(
 }
 
 /**
- * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on
- * each getCredentials, and its request helper does so again for the auth: a walk over many pages reads them once.
+ * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on each
+ * getCredentials, and its request helper would do so again for every request unless it is handed them: a walk over
+ * many pages reads them once.
  */
 async function requestWithCredentials(
 	this: SvcApiContext,
@@ -450,8 +453,15 @@ async function requestWithCredentials(
 	path: string,
 	options: SvcRequestOptions,
 ): Promise<unknown> {
+	const reference = this.getNode().credentials?.[CREDENTIALS_TYPE];
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: reference?.id ?? '',
+		name: reference?.name ?? '',
+		type: CREDENTIALS_TYPE,
+		data: credentials as unknown as ICredentialDataDecryptedObject,
+	};
 	const send: SvcSend = async (request) =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request)) as SvcHttpResponse;
+		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, { credentialsDecrypted })) as SvcHttpResponse;
 	const outcome = await sendSvcRequest(send, credentials, method, path, options);
 	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
 	return outcome.reply;
