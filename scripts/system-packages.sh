@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes sure the Debian packages a test needs (chromium, postgresql, redis-server…) are installed, or says how to get them.
+#
+# Installed already: nothing happens. As root: `apt-get update` once per machine, then `apt-get install -y`.
+# Otherwise: exit 1 with the exact command a person should run. Never a silent skip.
+set -euo pipefail
+[ "$#" -gt 0 ] || { echo "usage: scripts/system-packages.sh PACKAGE…" >&2; exit 2; }
+
+missing=()
+for package in "$@"; do
+	dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+how="sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+command -v apt-get >/dev/null || { echo "Missing system packages: ${missing[*]}. This is not a Debian system; install them with your package manager." >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || { echo "Missing system packages: ${missing[*]}. Install them with: $how" >&2; exit 1; }
+
+# One install at a time per machine (parallel jest workers); the update runs once per boot-day of package lists.
+exec 9>/tmp/n8n-nodes-svc-apt.lock
+flock 9
+started=$SECONDS
+lists_marker=/var/lib/apt/lists/.n8n-nodes-svc-updated
+if [ ! -f "$lists_marker" ]; then
+	echo "[system packages] apt-get update (once)" >&2
+	apt-get update -qq >&2 || { echo "apt-get update failed; run: $how" >&2; exit 1; }
+	touch "$lists_marker"
+fi
+echo "[system packages] installing ${missing[*]}" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+	|| { echo "apt-get install failed; run: $how" >&2; exit 1; }
+echo "[system packages] installed ${missing[*]} in $((SECONDS - started)) s" >&2

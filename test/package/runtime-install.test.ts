@@ -1,0 +1,102 @@
+// The runtime install script's decisions, with npm and Node 24 faked: it never reports success for a runtime that cannot run.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(__dirname, '../..');
+const script = path.join(repo, 'scripts/n8n-runtime.sh');
+const fakeBin = path.join(__dirname, 'fixtures/fake-npm');
+
+interface ScriptRun {
+	code: number | null;
+	output: string;
+	runtimeDir: string;
+	npmCalls: string[];
+	stamped: boolean;
+}
+
+let scratch: string;
+beforeEach(() => {
+	scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-runtime-'));
+});
+afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs the script as `npm test` would: the project's ignore-scripts=true exported into the environment. */
+function runScript(env: Record<string, string> = {}, runtimeDir = path.join(scratch, 'runtime')): Promise<ScriptRun> {
+	const npmLog = path.join(scratch, 'npm.log');
+	return new Promise((resolve) => {
+		const child = spawn('bash', [script], {
+			env: {
+				...process.env,
+				PATH: `${fakeBin}:${process.env.PATH}`,
+				N8N_RUNTIME_DIR: runtimeDir,
+				FAKE_NPM_LOG: npmLog,
+				npm_config_ignore_scripts: 'true',
+				...env,
+			},
+		});
+		let output = '';
+		child.stdout.on('data', (chunk) => (output += chunk));
+		child.stderr.on('data', (chunk) => (output += chunk));
+		child.on('close', (code) =>
+			resolve({
+				code,
+				output,
+				runtimeDir,
+				npmCalls: fs.existsSync(npmLog) ? fs.readFileSync(npmLog, 'utf8').trim().split('\n') : [],
+				stamped: fs.existsSync(path.join(runtimeDir, '.installed')),
+			}),
+		);
+	});
+}
+
+test('under an inherited ignore-scripts=true it still builds sqlite3, proves it loads, and only then stamps', async () => {
+	const run = await runScript();
+	expect(run.output).toMatch(/4\/4 ready: n8n 2\.41\.1/);
+	expect(run.code).toBe(0);
+	expect(run.stamped).toBe(true);
+	expect(fs.readFileSync(path.join(run.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'utf8').trim()).toBe('good');
+	// The inherited variable never reaches the script's own npm calls.
+	expect(run.npmCalls.every((call) => call.endsWith('npm_config_ignore_scripts='))).toBe(true);
+});
+
+test('a binding that does not load leaves no stamp, fails, and says how to retry', async () => {
+	const run = await runScript({ FAKE_BINDING: 'broken' });
+	expect(run.code).not.toBe(0);
+	expect(run.stamped).toBe(false);
+	expect(run.output).toMatch(/FAILED: Node 24 cannot load the sqlite3 binding.*npm run n8n:runtime/);
+	expect(run.output).not.toMatch(/runtime ready/);
+});
+
+test('an n8n that does not answer --version leaves no stamp', async () => {
+	const run = await runScript({ FAKE_N8N_VERSION_FAILS: '1' });
+	expect(run.code).not.toBe(0);
+	expect(run.stamped).toBe(false);
+	expect(run.output).toMatch(/FAILED: 'n8n --version' did not answer/);
+});
+
+test('a stamped runtime whose binding no longer loads is installed again, not reported ready', async () => {
+	const first = await runScript();
+	expect(first.stamped).toBe(true);
+	fs.writeFileSync(path.join(first.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'broken');
+	const second = await runScript({}, first.runtimeDir);
+	expect(second.output).not.toMatch(/\(cached\)/);
+	expect(second.npmCalls.filter((call) => call.startsWith('npm install'))).toHaveLength(2);
+	expect(second.code).toBe(0);
+});
+
+test('a good stamped runtime is reused without calling npm', async () => {
+	const first = await runScript();
+	const second = await runScript({}, first.runtimeDir);
+	expect(second.output).toMatch(/\(cached\)/);
+	expect(second.npmCalls).toEqual(first.npmCalls);
+});
+
+test('two callers at once wait for one install', async () => {
+	const runtimeDir = path.join(scratch, 'shared');
+	const [a, b] = await Promise.all([runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir), runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir)]);
+	expect([a.code, b.code]).toEqual([0, 0]);
+	expect(b.npmCalls.filter((call) => call.startsWith('npm install'))).toHaveLength(1);
+	expect([a.output, b.output].filter((output) => output.includes('(cached)'))).toHaveLength(1);
+});
