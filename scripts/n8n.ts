@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -44,7 +45,7 @@ export function ensureRuntime(log: Log = quiet): N8nRuntime {
 	const runtime = runtimePaths();
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
-		process.stderr.write(`Installing the pinned n8n and Node 24 into ${runtime.dir} (about 4 minutes, once)…\n`);
+		process.stderr.write(`Installing the pinned n8n and Node 24 into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`);
 	}
 	const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
 		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir },
@@ -488,6 +489,35 @@ export class N8n {
 		await this.stop();
 		if (this.ownsUserFolder && !process.env.E2E_KEEP) fs.rmSync(this.userFolder, { recursive: true, force: true });
 	}
+}
+
+/**
+ * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
+ * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
+ */
+export function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+	const payload = JSON.stringify(body);
+	return new Promise((resolve, reject) => {
+		const request = http.request(
+			url,
+			{
+				method: 'POST',
+				agent: false,
+				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' },
+				timeout: timeoutMs,
+			},
+			(response) => {
+				let text = '';
+				response.setEncoding('utf8');
+				response.on('data', (chunk: string) => (text += chunk));
+				response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+				response.on('error', reject);
+			},
+		);
+		request.on('timeout', () => request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)));
+		request.on('error', reject);
+		request.end(payload);
+	});
 }
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

