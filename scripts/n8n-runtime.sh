@@ -74,6 +74,9 @@ if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f "$n8n_bin" ] 
 	exit 0
 fi
 rm -f .installed
+for tool in make g++ python3; do
+	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
+done
 
 side="$runtime_dir/sqlite3-build"
 # sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same sqlite3
@@ -94,7 +97,7 @@ if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
 	side_pid=$!
 fi
 
-say "1/4 installing $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | tr -d '"') and its Node from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
 cp "$pins/package.json" package.json
 cp "$pins/package-lock.json" package-lock.json
 with_heartbeat "downloading and unpacking n8n's packages" \
