@@ -28,7 +28,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const chatId = readRequiredText(this, 'chatId', itemIndex, 'Chat ID', 'Enter the ID of a chat, e.g. from Chat > Get Many.');
 	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
 	if (chatId.length > MAX_CHAT_ID_LENGTH) {
-		throw parameterError(this, itemIndex, `"Chat ID" is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
+		throw parameterError(this, itemIndex, `'Chat ID' is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
 	}
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = (await svcApiRequest.call(this, 'GET', 'chat', { qs: { id: chatId }, itemIndex })) as { chat: Chat };

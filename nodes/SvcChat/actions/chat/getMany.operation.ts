@@ -69,8 +69,8 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 			throw parameterError(
 				context,
 				itemIndex,
-				`"Since Cursor" must be digits only (a last_ts in microseconds), not ${showValue(cursor)}`,
-				'Use the last_ts of an earlier run (turn on the "Include Cursor" option to get it), or 0 for the beginning.',
+				`'Since Cursor' must be digits only (a last_ts in microseconds), not ${showValue(cursor)}`,
+				"Use the last_ts of an earlier run (turn on the 'Include Cursor' option to get it), or 0 for the beginning.",
 			);
 		}
 		return cursor;
@@ -81,7 +81,7 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 		throw parameterError(
 			context,
 			itemIndex,
-			`"Since Date" is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
+			`'Since Date' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
 			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
 		);
 	}

@@ -17,7 +17,7 @@ export const chatOutputProperty: INodeProperties = {
 export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number): ChatOutputMode {
 	const mode = context.getNodeParameter('output', itemIndex, 'simplified') as string;
 	if (!CHAT_OUTPUT_OPTIONS.some((option) => option.value === mode)) {
-		throw parameterError(context, itemIndex, `"Output" has the unknown value ${showValue(mode)}`, 'Choose Raw, Simplified or One Item per Message.');
+		throw parameterError(context, itemIndex, `'Output' has the unknown value ${showValue(mode)}`, 'Choose Raw, Simplified or One Item per Message.');
 	}
 	return mode as ChatOutputMode;
 }

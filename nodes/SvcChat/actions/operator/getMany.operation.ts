@@ -58,7 +58,7 @@ function readChoices(context: IExecuteFunctions, itemIndex: number, value: unkno
 	if (value === undefined || value === null) return [];
 	if (typeof value === 'string') return [value];
 	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
-	throw parameterError(context, itemIndex, `The "${label}" filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
+	throw parameterError(context, itemIndex, `The '${label}' filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {

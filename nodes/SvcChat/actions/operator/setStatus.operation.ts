@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (options.initialStatuses !== undefined) {
 		const initial = options.initialStatuses;
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
-			throw parameterError(this, itemIndex, '"Only if Current Status Is" must be a list of statuses', 'Choose one or more statuses, or remove the option.');
+			throw parameterError(this, itemIndex, "'Only if Current Status Is' must be a list of statuses", 'Choose one or more statuses, or remove the option.');
 		}
 		if (initial.length) body.condition = { initial_statuses: initial };
 	}

@@ -111,7 +111,7 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 		...custom.map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name))) return [String(name), value];
-			throw parameterError(context, itemIndex, `"Custom Fields", field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
+			throw parameterError(context, itemIndex, `'Custom Fields', field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
 		}),
 	];
 }

@@ -22,7 +22,7 @@ export const description = updateDisplayOptions({ show: { resource: ['visitor'],
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const authToken = readAuthToken(this, itemIndex);
 	if (authToken === undefined) {
-		throw parameterError(this, itemIndex, '"Auth Token" is empty', 'Enter the token that Pair Token returned for this visitor.');
+		throw parameterError(this, itemIndex, "'Auth Token' is empty", 'Enter the token that Pair Token returned for this visitor.');
 	}
 	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', { body: { auth_token: authToken }, itemIndex });
 	return [{ auth_token: authToken, removed: true }];
