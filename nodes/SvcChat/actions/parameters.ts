@@ -7,9 +7,17 @@ export function parameterError(context: IExecuteFunctions, itemIndex: number, me
 	return new NodeOperationError(context.getNode(), message, { itemIndex, description: fix });
 }
 
+/**
+ * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
+ * expressions give, is returned as it is.
+ */
+export function locatorValue(value: unknown): unknown {
+	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
+}
+
 /** Text, trimmed, or undefined when empty; numbers from expressions count as text. */
 export function readOptionalText(context: IExecuteFunctions, name: string, itemIndex: number, label: string): string | undefined {
-	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
+	const value = locatorValue(context.getNodeParameter(name, itemIndex, ''));
 	if (value === undefined || value === null || value === '') return undefined;
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
 	if (typeof value !== 'string') {
@@ -27,7 +35,8 @@ export function readRequiredText(context: IExecuteFunctions, name: string, itemI
 
 /** A whole number above zero; digits typed as text are accepted too. */
 export function readPositiveInteger(context: IExecuteFunctions, name: string, itemIndex: number, label: string, fix: string): number {
-	const value = context.getNodeParameter(name, itemIndex, 0) as unknown;
+	const value = locatorValue(context.getNodeParameter(name, itemIndex, 0));
+	if (value === '' || value === undefined || value === null) throw parameterError(context, itemIndex, `'${label}' is empty`, fix);
 	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
 		const shown = typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';

@@ -50,7 +50,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: '+15550000001',
+		placeholder: 'e.g. +15550000001',
 		description: "The recipient's phone number, usually mapped from the input item. Numbers not registered with the messaging app receive nothing.",
 	},
 	{

@@ -13,6 +13,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { password: true },
 		default: '',
 		required: true,
+		placeholder: 'e.g. 9f1c2b7e-4d3a-4c8e-a1f0-3b5d7e9c2a64',
 		description: 'The token whose pairing to remove, e.g. when the visitor logs out of your website',
 	},
 ];
