@@ -8,7 +8,8 @@ import {
 } from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { resources } from './actions/operations';
+import { actionSubtitle, resources } from './actions/operations';
+import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
 import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
@@ -17,8 +18,10 @@ export class SvcChat implements INodeType {
 		name: 'svcChat',
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['transform'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle: actionSubtitle(),
 		description: 'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server',
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
@@ -48,6 +51,7 @@ export class SvcChat implements INodeType {
 
 	methods = {
 		credentialTest: { svcApiCredentialTest },
+		listSearch: { searchChats, searchOperatorEmails, searchOperators },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

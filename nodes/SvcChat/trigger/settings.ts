@@ -55,7 +55,7 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const requestedMax = typeof rawMax === 'number' || typeof rawMax === 'string' ? Number(rawMax) : Number.NaN;
 	const common = {
 		startFrom,
-		emit: readChoice(context, 'emit', 'Emit', EMIT_MODES),
+		emit: readChoice(context, 'emit', 'Trigger On', EMIT_MODES),
 		output: readChoice(context, 'output', 'Output', OUTPUT_MODES),
 		maxChatsPerPoll: Number.isFinite(requestedMax) ? Math.max(1, Math.floor(requestedMax)) : DEFAULT_MAX_CHATS_PER_POLL,
 		includeCursor: options.includeCursor === true,

@@ -5,7 +5,7 @@ import { svcApiRequest } from '../../transport';
 import type { Chat } from '../../types';
 import { formatChats } from '../../helpers/chatOutput';
 import { parameterError, readRequiredText } from '../parameters';
-import { chatOutputProperty, readChatOutputMode } from './output';
+import { chatOutputProperties, readChatOutputMode } from './output';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
@@ -27,7 +27,7 @@ const properties: INodeProperties[] = [
 			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 1042' },
 		],
 	},
-	chatOutputProperty,
+	...chatOutputProperties,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['get'] } }, properties);

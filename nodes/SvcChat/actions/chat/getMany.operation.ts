@@ -8,7 +8,7 @@ import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import { returnAllOrLimitWithHint, optionsCollection } from '../common.descriptions';
 import { showValue } from '../../helpers/values';
 import { parameterError, readOptionalText } from '../parameters';
-import { chatOutputProperty, readChatOutputMode } from './output';
+import { chatOutputProperties, readChatOutputMode } from './output';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 		description: "The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
 	},
 	...returnAllOrLimitWithHint('Counts chats, not items: with One Item per Message, each chat gives one item per message.'),
-	chatOutputProperty,
+	...chatOutputProperties,
 	optionsCollection([
 		{
 			displayName: 'Include Cursor',

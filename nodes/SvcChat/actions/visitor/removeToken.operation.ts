@@ -26,5 +26,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw parameterError(this, itemIndex, "'Auth Token' is empty", 'Enter the token that Pair Token returned for this visitor.');
 	}
 	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', { body: { auth_token: authToken }, itemIndex });
-	return [{ auth_token: authToken, removed: true }];
+	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
+	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
+	return [{ deleted: true, auth_token: authToken }];
 }
