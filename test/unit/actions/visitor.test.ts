@@ -106,7 +106,7 @@ describe('Visitor > Pair Token', () => {
 		['an empty visitor ID', { visitorId: '   ' }, "'Visitor ID' is empty"],
 		['invalid JSON', { fieldsInputMode: 'json', fieldsJson: '{"name": ' }, "'Fields (JSON)' is not valid JSON"],
 		['a JSON list', { fieldsInputMode: 'json', fieldsJson: '["a"]' }, "'Fields (JSON)' must be a JSON object"],
-		['an id among the fields', { fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' }, 'The visitor field "id" is set by "Visitor ID"'],
+		['an id among the fields', { fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' }, "The visitor field 'id' is set by 'Visitor ID'"],
 		['a custom field without a name', { customFields: { field: [{ name: ' ', value: 'x' }] } }, 'A visitor field has an empty name'],
 		['a field set twice', { knownFields: { name: 'A' }, customFields: { field: [{ name: 'name', value: 'B' }] } }, 'The visitor field "name" is set twice'],
 		['a token that is an object', { authToken: { t: 1 } }, "'Auth Token' must be text"],

@@ -138,7 +138,7 @@ test('every extra member is shown when a reply carries several', async () => {
 test('an unknown code still gives a clear error that shows the code and its members', async () => {
 	answer('POST', 'rt/agent_status', 200, { error: 'brand-new-code', argument: 'status' });
 	const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test' } });
-	expect(error.message).toBe('The server reported the error "brand-new-code" (argument: "status")');
+	expect(error.message).toBe(`The server refused the request with the code 'brand-new-code' (argument: "status")`);
 	expect(error.description).toBe(
 		'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
 	);
