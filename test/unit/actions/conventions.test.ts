@@ -14,7 +14,6 @@ import {
 import { SvcApi } from '../../../credentials/SvcApi.credentials';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { actionLabels } from '../../../nodes/SvcChat/actions/operations';
 import { SVC_ERROR_CODES, SVC_HTTP_ERRORS, describeErrorCode, describeNetworkError } from '../../../nodes/SvcChat/transport/errors';
 import { strictParameters } from '../../harness/contexts';
 
@@ -169,12 +168,16 @@ describe('canvas subtitle', () => {
 	}
 
 	test('shows the action words of every operation, not raw values', () => {
-		const labels = actionLabels();
-		expect(Object.keys(labels)).toHaveLength(operationOptions.length);
-		for (const [key, label] of Object.entries(labels)) {
-			const [resource, operation] = key.split(':');
-			expect(subtitleFor({ resource, operation })).toBe(label);
+		const selectors = action.properties.filter((property) => property.name === 'operation');
+		let checked = 0;
+		for (const selector of selectors) {
+			const resource = selector.displayOptions!.show!.resource![0] as string;
+			for (const option of selector.options as INodePropertyOptions[]) {
+				expect(subtitleFor({ resource, operation: option.value })).toBe(option.action);
+				checked++;
+			}
 		}
+		expect(checked).toBe(operationOptions.length);
 		expect(subtitleFor({ resource: 'statistics', operation: 'getOperatorStats' })).toBe('Get operator statistics');
 	});
 });
