@@ -291,7 +291,7 @@ export function triggerOperation(facts: SandboxFacts): FuzzOperation {
 		fields: [
 			{ path: 'startFrom', names: ['Start From'], valid: fc.constantFrom('now', 'beginning', 'date'), structural: true, hostile: fc.oneof(fc.constantFrom('Now', 'toString', '__proto__'), anyHostileValue) },
 			{ path: 'startDate', names: ['Start Date'], valid: isoWithin(facts, 40), hostile: invalidDates },
-			{ path: 'emit', names: ['Emit'], valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'), hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue) },
+			{ path: 'emit', names: ['Trigger On'], valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'), hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue) },
 			{ path: 'output', names: ['Output'], valid: fc.constantFrom(...OUTPUTS), hostile: fc.oneof(fc.constantFrom('Raw', 'toString'), anyHostileValue) },
 			{
 				path: 'options',
