@@ -17,19 +17,19 @@ export class SvcApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'acme.svc.example',
+			placeholder: 'e.g. acme.svc.example',
 			description:
 				'Your chat server: the account sub-domain for cloud accounts, or your own host. HTTPS is always used; http:// is accepted only for a local test server (localhost).',
 		},
 		{
-			displayName: 'Admin E-Mail',
+			displayName: 'Admin Email',
 			name: 'email',
 			type: 'string',
 			default: '',
 			required: true,
 			placeholder: 'name@email.com',
 			description:
-				'E-mail of an administrator operator. API access must first be enabled by Svc technical support.',
+				'Email of an administrator operator. API access must first be enabled by Svc technical support.',
 		},
 		{
 			displayName: 'Password',

@@ -124,7 +124,7 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
         -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
     Stored pairings:  curl -s ${sandbox.url}/__control/pairings
  4. "Svc: daily operator statistics…": open it and click "Execute workflow".
- 5. "Svc: operators to dinner…": click "Execute workflow"; set "Wait until 14:00"
+ 5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
     to a few seconds first. Operator statuses: curl -s ${sandbox.url}/__control/operators
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.

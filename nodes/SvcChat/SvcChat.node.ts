@@ -9,6 +9,7 @@ import {
 
 import { router } from './actions/router';
 import { resources } from './actions/operations';
+import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
 import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
@@ -17,8 +18,12 @@ export class SvcChat implements INodeType {
 		name: 'svcChat',
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['transform'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
+		version: [1, 2],
+		defaultVersion: 2,
+		// The action words of each operation (n8n's lint wants a literal; a unit test keeps it equal to the actions).
+		subtitle:
+			'={{ {"broadcast:sendOverChatHistory":"Send broadcast over chat history","broadcast:sendTemplate":"Send template broadcast","chat:get":"Get chat","chat:getMany":"Get many chats","department:getMany":"Get many departments","operator:getMany":"Get many operators","operator:setStatus":"Set operator status","statistics:getOperatorStats":"Get operator statistics","statistics:getUsage":"Get usage statistics","tariff:getMany":"Get many tariffs","visitor:pairToken":"Pair visitor token","visitor:removeToken":"Remove visitor token"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description: 'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server',
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
@@ -48,6 +53,7 @@ export class SvcChat implements INodeType {
 
 	methods = {
 		credentialTest: { svcApiCredentialTest },
+		listSearch: { searchChats, searchOperatorEmails, searchOperators },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

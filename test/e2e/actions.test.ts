@@ -156,7 +156,7 @@ describe('errors reach the n8n execution as node errors', () => {
 		expect(execution.status).toBe('error');
 		const error = execution.data.resultData.error!;
 		expect(error.node?.name).toBe('Departments');
-		expect(error.message).toMatch(/wrong e-mail or password/i);
+		expect(error.message).toMatch(/^wrong email or password \[item 0\]$/i);
 		expect(execution.data.resultData.runData.Departments[0].error?.message).toBe(error.message);
 		expect(JSON.stringify(execution)).not.toContain(WRONG_PASSWORD_CREDENTIAL.password);
 		// 401 is never retried: one attempt only.
@@ -169,7 +169,9 @@ describe('errors reach the n8n execution as node errors', () => {
 		expect(execution.status).toBe('error');
 		const error = execution.data.resultData.error!;
 		expect(error.node?.name).toBe('Set status');
-		expect(error.message).toMatch(/no operator has this e-mail/i);
+		// What happened and the item in the title, as n8n titles errors; the API's code in the description.
+		expect(error.message).toMatch(/^no operator has this email, or the email is malformed \[item 0\]$/i);
+		expect(error.description).toContain('(Svc code: invalid-agent-email)');
 		expect(JSON.stringify(error)).toContain('invalid-agent-email');
 		expect(env.sandbox.control.getOperators().map((operator) => operator.email)).not.toContain('nobody@svc.test');
 	});

@@ -98,7 +98,7 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 	const senderFields: FuzzField[] = [
 		{
 			path: 'operatorId',
-			names: ['Operator ID'],
+			names: ['Operator'],
 			valid: fc.constantFrom(facts.adminOperatorId, String(facts.adminOperatorId)),
 			hostile: fc.oneof(weirdNumbers, fc.constantFrom('1.5', '1e3', ' ', '０１')),
 		},
@@ -106,10 +106,10 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 	];
 	const dateFields: FuzzField[] = [
 		// An unknown "Dates" value is read as a single day: the error then names the field it shows.
-		{ path: 'dateMode', names: ['Dates', '"Date"'], valid: fc.constantFrom('single', 'range'), structural: true },
-		{ path: 'date', names: ['"Date"'], valid: fc.integer({ min: 0, max: 6 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
-		{ path: 'dateFrom', names: ['"From"'], valid: fc.constant(pickerDay(facts, 6)), hostile: invalidDates },
-		{ path: 'dateTo', names: ['"To"'], valid: fc.integer({ min: 0, max: 3 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
+		{ path: 'dateMode', names: ['Dates', "'Date'"], valid: fc.constantFrom('single', 'range'), structural: true },
+		{ path: 'date', names: ["'Date'"], valid: fc.integer({ min: 0, max: 6 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
+		{ path: 'dateFrom', names: ["'From'"], valid: fc.constant(pickerDay(facts, 6)), hostile: invalidDates },
+		{ path: 'dateTo', names: ["'To'"], valid: fc.integer({ min: 0, max: 3 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
 	];
 	const chatOutput: FuzzField = { path: 'output', names: ['Output'], valid: fc.constantFrom(...OUTPUTS) };
 
@@ -140,7 +140,7 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'operator', operation: 'setStatus' },
 			maxItems: 2,
 			fields: [
-				{ path: 'email', names: ['E-Mail'], valid: fc.constantFrom(...facts.changeableEmails), hostile: hostileText },
+				{ path: 'email', names: ['Operator'], valid: fc.constantFrom(...facts.changeableEmails), hostile: hostileText },
 				{ path: 'status', names: ['Status'], valid: fc.constantFrom(...STATUSES), hostile: fc.oneof(hostileText, unicodeStrings) },
 				{
 					path: 'options',
@@ -238,7 +238,7 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'chat', operation: 'get' },
 			maxItems: 2,
 			fields: [
-				{ path: 'chatId', names: ['Chat ID', 'Chat '], valid: fc.constantFrom(...facts.chatIds), hostile: fc.oneof(hostileText, unicodeStrings, weirdCursors) },
+				{ path: 'chatId', names: ["'Chat'", 'Chat '], valid: fc.constantFrom(...facts.chatIds), hostile: fc.oneof(hostileText, unicodeStrings, weirdCursors) },
 				chatOutput,
 			],
 		},
@@ -291,7 +291,7 @@ export function triggerOperation(facts: SandboxFacts): FuzzOperation {
 		fields: [
 			{ path: 'startFrom', names: ['Start From'], valid: fc.constantFrom('now', 'beginning', 'date'), structural: true, hostile: fc.oneof(fc.constantFrom('Now', 'toString', '__proto__'), anyHostileValue) },
 			{ path: 'startDate', names: ['Start Date'], valid: isoWithin(facts, 40), hostile: invalidDates },
-			{ path: 'emit', names: ['Emit'], valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'), hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue) },
+			{ path: 'emit', names: ['Trigger On'], valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'), hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue) },
 			{ path: 'output', names: ['Output'], valid: fc.constantFrom(...OUTPUTS), hostile: fc.oneof(fc.constantFrom('Raw', 'toString'), anyHostileValue) },
 			{
 				path: 'options',

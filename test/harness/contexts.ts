@@ -26,12 +26,12 @@ export function testCredentials(host: string, overrides: Partial<SvcCredentials>
 	return { host, email: 'admin@svc.test', password: TEST_PASSWORD, ignoreSslIssues: false, ...overrides };
 }
 
-function makeNode(description: INodeTypeDescription, parameters: INodeParameters): INode {
+function makeNode(description: INodeTypeDescription, parameters: INodeParameters, typeVersion = 1): INode {
 	return {
 		id: 'node-under-test',
 		name: description.defaults.name ?? description.displayName,
 		type: `n8n-nodes-svc.${description.name}`,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters,
 	};
@@ -64,6 +64,8 @@ export interface ExecuteContextOptions {
 	credentials: SvcCredentials;
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	/** The node's version in the workflow (default 1, as the saved workflows have). */
+	typeVersion?: number;
 }
 
 export function createExecuteContext(options: ExecuteContextOptions) {
@@ -73,7 +75,7 @@ export function createExecuteContext(options: ExecuteContextOptions) {
 			options.description,
 			typeof options.parameters === 'function' ? options.parameters(itemIndex) : options.parameters,
 		);
-	const node = makeNode(options.description, parametersFor(0));
+	const node = makeNode(options.description, parametersFor(0), options.typeVersion);
 	const helpers = mock<IExecuteFunctions['helpers']>({
 		httpRequestWithAuthentication: jest.fn(async (_type: string, request: IHttpRequestOptions) =>
 			await n8nHttpRequestWithAuthentication(node, options.credentials, request),

@@ -66,7 +66,7 @@ describe('Operator', () => {
 			status: 'invisible',
 			options: { initialStatuses: ['online'] },
 		});
-		await expect(refused).rejects.toThrow(/condition-not-satisfied/);
+		await expect(refused).rejects.toMatchObject({ description: expect.stringContaining('(Svc code: condition-not-satisfied)') });
 		expect(statusOf('anna@svc.test')).toBe('dinner');
 
 		await run({ resource: 'operator', operation: 'setStatus', email: 'anna@svc.test', status: 'pre-dinner', options: { initialStatuses: ['dinner'] } });
@@ -79,7 +79,7 @@ describe('Operator', () => {
 			items: items(2),
 			continueOnFail: true,
 		});
-		expect(output[0].json.error).toContain('invalid-agent-email');
+		expect(output[0].json.description).toContain('(Svc code: invalid-agent-email)');
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		expect(output[1].json).toEqual({ result: 'ok', email: 'dmitri@svc.test', status: 'online' });
 		expect(statusOf('dmitri@svc.test')).toBe('online');

@@ -9,8 +9,15 @@ export function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	return { json, pairedItem: { item: itemIndex } };
 }
 
-/** Wraps anything that is not already an n8n error, so every failure names its item. */
+/** n8n's convention (node UX guidelines): a message about one item ends with "[item N]". */
+export function withItemNumber(error: Error, itemIndex: number): Error {
+	const suffix = ` [item ${itemIndex}]`;
+	if (!error.message.endsWith(suffix)) error.message = `${error.message}${suffix}`;
+	return error;
+}
+
+/** Wraps anything that is not already an n8n error, so every failure names its item, in its message too. */
 export function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
-	if (error instanceof Error && 'node' in error) return error;
-	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+	const nodeError = error instanceof Error && 'node' in error ? error : new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+	return withItemNumber(nodeError, itemIndex);
 }

@@ -7,13 +7,21 @@ export function parameterError(context: IExecuteFunctions, itemIndex: number, me
 	return new NodeOperationError(context.getNode(), message, { itemIndex, description: fix });
 }
 
+/**
+ * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
+ * expressions give, is returned as it is.
+ */
+export function locatorValue(value: unknown): unknown {
+	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
+}
+
 /** Text, trimmed, or undefined when empty; numbers from expressions count as text. */
 export function readOptionalText(context: IExecuteFunctions, name: string, itemIndex: number, label: string): string | undefined {
-	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
+	const value = locatorValue(context.getNodeParameter(name, itemIndex, ''));
 	if (value === undefined || value === null || value === '') return undefined;
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
 	if (typeof value !== 'string') {
-		throw parameterError(context, itemIndex, `"${label}" must be text, but it is ${describeValueType(value)}`, 'Check the expression of this field.');
+		throw parameterError(context, itemIndex, `'${label}' must be text, but it is ${describeValueType(value)}`, 'Check the expression of this field.');
 	}
 	return value.trim() || undefined;
 }
@@ -21,17 +29,18 @@ export function readOptionalText(context: IExecuteFunctions, name: string, itemI
 /** Text that must not be empty. */
 export function readRequiredText(context: IExecuteFunctions, name: string, itemIndex: number, label: string, fix: string): string {
 	const text = readOptionalText(context, name, itemIndex, label);
-	if (text === undefined) throw parameterError(context, itemIndex, `"${label}" is empty`, fix);
+	if (text === undefined) throw parameterError(context, itemIndex, `'${label}' is empty`, fix);
 	return text;
 }
 
 /** A whole number above zero; digits typed as text are accepted too. */
 export function readPositiveInteger(context: IExecuteFunctions, name: string, itemIndex: number, label: string, fix: string): number {
-	const value = context.getNodeParameter(name, itemIndex, 0) as unknown;
+	const value = locatorValue(context.getNodeParameter(name, itemIndex, 0));
+	if (value === '' || value === undefined || value === null) throw parameterError(context, itemIndex, `'${label}' is empty`, fix);
 	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
 		const shown = typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';
-		throw parameterError(context, itemIndex, `"${label}" must be a whole number above 0${shown}`, fix);
+		throw parameterError(context, itemIndex, `'${label}' must be a whole number above 0${shown}`, fix);
 	}
 	return number;
 }
@@ -43,11 +52,11 @@ export function readJsonObject(context: IExecuteFunctions, name: string, itemInd
 		try {
 			value = JSON.parse(value.trim() || '{}');
 		} catch (error) {
-			throw parameterError(context, itemIndex, `"${label}" is not valid JSON: ${(error as Error).message}`, fix);
+			throw parameterError(context, itemIndex, `'${label}' is not valid JSON: ${(error as Error).message}`, fix);
 		}
 	}
 	if (!isPlainObject(value)) {
-		throw parameterError(context, itemIndex, `"${label}" must be a JSON object ({ … }), but it is ${describeValueType(value)}`, fix);
+		throw parameterError(context, itemIndex, `'${label}' must be a JSON object ({ … }), but it is ${describeValueType(value)}`, fix);
 	}
 	return value as IDataObject;
 }
@@ -57,7 +66,7 @@ export function readCollection(context: IExecuteFunctions, name: string, itemInd
 	const value = context.getNodeParameter(name, itemIndex, {}) as unknown;
 	if (value === undefined || value === null) return {};
 	if (!isPlainObject(value)) {
-		throw parameterError(context, itemIndex, `"${label}" must be a set of fields, but it is ${describeValueType(value)}`, 'Set this field in the editor again, or fix its expression.');
+		throw parameterError(context, itemIndex, `'${label}' must be a set of fields, but it is ${describeValueType(value)}`, 'Set this field in the editor again, or fix its expression.');
 	}
 	return value as IDataObject;
 }
@@ -67,8 +76,8 @@ export function readRows(context: IExecuteFunctions, name: string, itemIndex: nu
 	const value = context.getNodeParameter(name, itemIndex, []) as unknown;
 	if (value === undefined || value === null) return [];
 	const fix = 'Set this field in the editor again, or fix its expression.';
-	if (!Array.isArray(value)) throw parameterError(context, itemIndex, `"${label}" must be a list, but it is ${describeValueType(value)}`, fix);
+	if (!Array.isArray(value)) throw parameterError(context, itemIndex, `'${label}' must be a list, but it is ${describeValueType(value)}`, fix);
 	const bad = value.findIndex((row) => !isPlainObject(row));
-	if (bad >= 0) throw parameterError(context, itemIndex, `"${label}", entry ${bad + 1} is ${describeValueType(value[bad])}`, fix);
+	if (bad >= 0) throw parameterError(context, itemIndex, `'${label}', entry ${bad + 1} is ${describeValueType(value[bad])}`, fix);
 	return value as IDataObject[];
 }

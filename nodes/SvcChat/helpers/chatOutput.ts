@@ -1,9 +1,31 @@
-// Chat output shapes shared by the action node and the trigger: raw, simplified, or one item per message.
+// Chat output shapes shared by the action node and the trigger: raw, simplified, one item per message, or chosen fields.
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../types';
 
 export type ChatOutputMode = 'raw' | 'simplified' | 'messages';
+
+/** Selected Fields (action node only): the chat's id and these of its top-level fields, as the API gives them. */
+export interface SelectedChatFields {
+	fields: string[];
+}
+
+export type ChatOutput = ChatOutputMode | SelectedChatFields;
+
+/** The top-level fields of a chat (spec 2.4) that Selected Fields offers; the id always comes along. */
+export const SELECTABLE_CHAT_FIELDS = [
+	{ name: 'Category', value: 'category' },
+	{ name: 'Created At', value: 'created_at' },
+	{ name: 'Messages', value: 'messages' },
+	{ name: 'Operator Comment', value: 'operator_comment' },
+	{ name: 'Operator ID', value: 'operator_id' },
+	{ name: 'Rates', value: 'rates' },
+	{ name: 'Start Page', value: 'start_page' },
+	{ name: 'State History', value: 'state_history' },
+	{ name: 'Subcategory', value: 'subcategory' },
+	{ name: 'Visit Session', value: 'visit_session' },
+	{ name: 'Visitor', value: 'visitor' },
+];
 
 export const CHAT_OUTPUT_OPTIONS = [
 	{ name: 'Raw', value: 'raw', description: 'The chat exactly as the API returns it' },
@@ -78,8 +100,16 @@ export function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
+/** The chat's id and the chosen fields it has (a chat from a list may lack some). */
+function pickChatFields(chat: Chat, fields: string[]): IDataObject {
+	const picked: IDataObject = { id: chat.id };
+	for (const field of fields) if (field in chat) picked[field] = chat[field];
+	return picked;
+}
+
 /** The records to emit for some chats in the chosen output mode. */
-export function formatChats(chats: Chat[], mode: ChatOutputMode): IDataObject[] {
+export function formatChats(chats: Chat[], mode: ChatOutput): IDataObject[] {
+	if (typeof mode === 'object') return chats.map((chat) => pickChatFields(chat, mode.fields));
 	if (mode === 'simplified') return chats.map(simplifyChat);
 	if (mode === 'messages') return chats.flatMap(chatMessageRows);
 	return chats;

@@ -28,7 +28,7 @@ export function buildVisitorFields(visitorId: string, extra: Array<[string, unkn
 		const key = rawKey.trim();
 		if (!key) return { problem: 'A visitor field has an empty name. Give every field a name, or remove it.' };
 		if (key === 'id') {
-			return { problem: 'The visitor field "id" is set by "Visitor ID". Remove "id" from the other fields.' };
+			return { problem: "The visitor field 'id' is set by 'Visitor ID'. Remove 'id' from the other fields." };
 		}
 		if (fields.has(key)) return { problem: `The visitor field ${showValue(key)} is set twice. Keep only one of them.` };
 		const coerced = visitorFieldText(key, value);

@@ -17,7 +17,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	// 7.1 provide_visitor_fields (and the shared request-body codes of 7.2, 7.3)
 	'auth-token-is-not-string': {
 		message: 'The auth token must be a string',
-		fix: 'Set "Auth Token" to text. If it comes from an expression, wrap it in String(...).',
+		fix: "Set 'Auth Token' to text. If it comes from an expression, wrap it in String(...).",
 	},
 	'request-body-is-not-object': {
 		message: 'The server did not receive a JSON object as the request body',
@@ -33,7 +33,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'id-field-required': {
 		message: 'Visitor fields were sent without a visitor ID',
-		fix: 'Set "Visitor ID" to the visitor\'s identifier in your own system (not empty).',
+		fix: "Set 'Visitor ID' to the visitor's ID in your own system (not empty).",
 	},
 	'field-name-is-not-string': {
 		message: 'A visitor field name is not text',
@@ -49,24 +49,24 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 		fix: 'Fill in the parameter named above.',
 	},
 	unknown: {
-		message: 'The server reported an unknown error',
+		message: 'The server could not carry out the request and gave no reason',
 		fix: 'Try again later. If it persists, contact Svc support with the time of the request.',
 	},
 	'condition-not-satisfied': {
-		message: 'The operator\'s current status is not one of "Only if Current Status Is"',
-		fix: 'Nothing was changed. Widen "Only if Current Status Is", or remove that option to change the status regardless.',
+		message: "The operator's current status is not one of 'Only if Current Status Is'",
+		fix: "Nothing was changed. Widen 'Only if Current Status Is', or remove that option to change the status regardless.",
 	},
 	'agent-status-not-allowed': {
 		message: "This status is not available on the account's tariff",
 		fix: 'Choose another status, or upgrade the tariff in Svc.',
 	},
 	'invalid-agent-email': {
-		message: 'No operator has this e-mail, or the e-mail is malformed',
-		fix: 'Check "Operator E-Mail". Use Operator > Get Many to list the operators and their e-mails.',
+		message: 'No operator has this email, or the email is malformed',
+		fix: "Check 'Operator': pick the operator from the list, or check the email. Operator > Get Many lists the operators and their emails.",
 	},
 	'not-in-allowed-online-time': {
 		message: 'Operators may not go online at this time (allowed online time setting)',
-		fix: 'Try within the allowed online time, change the setting in Svc, or turn on the "Force" option to ignore it.',
+		fix: "Try within the allowed online time, change the setting in Svc, or turn on the 'Force' option to ignore it.",
 	},
 	// 7.3 send_broadcast
 	'parsing-error': {
@@ -88,7 +88,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'unknown-mode': {
 		message: 'The statistics mode is not valid',
-		fix: 'Use the Get Usage or Get Operator Stats operation.',
+		fix: 'Use the Get Usage or Get Operator Statistics operation.',
 	},
 	'argument-missing': {
 		message: 'A required query argument is missing',
@@ -96,20 +96,20 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	// Section 5.4: the real-time 401 body
 	unauthorized: {
-		message: 'Wrong e-mail or password',
-		fix: 'Check the admin e-mail and password in the Svc API credentials.',
+		message: 'Wrong email or password',
+		fix: 'Check the admin email and password in the Svc API credentials.',
 	},
 };
 
 /** HTTP statuses with a meaning of their own (sections 5 and 7). */
 export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	401: {
-		message: 'Wrong e-mail or password',
-		fix: 'Check the admin e-mail and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+		message: 'Wrong email or password',
+		fix: 'Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
 	},
 	403: {
 		message: 'Access denied: the user is not an administrator, or there were too many login attempts',
-		fix: 'Use the e-mail and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many failures.',
+		fix: 'Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	},
 	404: {
 		message: 'The server has no such API endpoint',
@@ -140,6 +140,11 @@ function shorten(text: string): string {
 	return text.length > MAX_SHOWN_LENGTH ? `${text.slice(0, MAX_SHOWN_LENGTH)}…` : text;
 }
 
+/** How a description names the API's code, so it can be looked up or reported to Svc support. */
+export function svcCodeNote(code: string): string {
+	return `(Svc code: ${shorten(code)})`;
+}
+
 /** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
 export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
 	const known = SVC_ERROR_CODES[code];
@@ -147,9 +152,10 @@ export function describeErrorCode(code: string, reply: IDataObject): SvcErrorTex
 		.map((member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`)
 		.join(', ');
 	const suffix = details ? ` (${details})` : '';
-	if (known) return { message: `${known.message}${suffix} [${code}]`, fix: known.fix };
+	// The code goes in the description, where n8n keeps the details; the message says what happened.
+	if (known) return { message: `${known.message}${suffix}`, fix: `${known.fix} ${svcCodeNote(code)}` };
 	return {
-		message: `The server reported the error "${shorten(code)}"${suffix}`,
+		message: `The server refused the request with the code '${shorten(code)}'${suffix}`,
 		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
 	};
 }
@@ -191,7 +197,7 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 	if (code !== undefined && isCertificateErrorCode(code)) {
 		return {
 			message: `The TLS certificate of "${host}" is not trusted (${code})`,
-			fix: 'Fix the certificate on the server, or turn on "Ignore SSL Issues" in the credentials if you trust this host.',
+			fix: "Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.",
 		};
 	}
 	return {

@@ -1,4 +1,4 @@
-// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract).
+// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and the notice about test events.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { CHAT_OUTPUT_OPTIONS } from '../helpers/chatOutput';
@@ -7,6 +7,13 @@ import { optionsCollection } from '../actions/common.descriptions';
 export const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
 export const triggerProperties: INodeProperties[] = [
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 recent chats, whatever 'Start From' says, so you can map their fields; it does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
+		name: 'testEventNotice',
+		type: 'notice',
+		default: '',
+	},
 	{
 		displayName: 'Start From',
 		name: 'startFrom',
@@ -22,7 +29,7 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'Now',
 				value: 'now',
 				description:
-					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own change cursor (last_ts), looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
+					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own position in its list of changes, looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
 			},
 			{
 				name: 'Specific Date',
@@ -44,7 +51,8 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: { show: { startFrom: ['date'] } },
 	},
 	{
-		displayName: 'Emit',
+		// "Trigger On" is one of the labels n8n's node creator reads a polling trigger's events from; the name stays "emit".
+		displayName: 'Trigger On',
 		name: 'emit',
 		type: 'options',
 		noDataExpression: true,
@@ -52,17 +60,20 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Every Change',
 				value: 'everyChange',
+				action: 'On every change',
 				description: 'A chat each time it is new or has changed (a message, a rating, a state change…)',
 			},
 			{
 				name: 'Finished Chats Only',
 				value: 'finishedChats',
+				action: 'On finished chats only',
 				description:
 					'Chats whose latest state is "closed". A finished chat that changes again (for example a late rating) is emitted again.',
 			},
 			{
 				name: 'New Chats Only',
 				value: 'newChats',
+				action: 'On new chats only',
 				description: 'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
 			},
 		],
@@ -84,7 +95,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'includeCursor',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to add the cursor the poll stopped at (last_ts) to each item',
+			description: "Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
 		},
 		{
 			displayName: 'Max Chats per Poll',

@@ -31,8 +31,8 @@ const OUTPUT_MODES = CHAT_OUTPUT_OPTIONS.map((option) => option.value as ChatOut
 function readChoice<T extends string>(context: IPollFunctions, name: string, label: string, choices: readonly T[]): T {
 	const value = context.getNodeParameter(name) as unknown;
 	if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
-	throw new NodeOperationError(context.getNode(), `"${label}" has the unknown value ${showValue(value)}`, {
-		description: `Choose "${label}" in the editor again.`,
+	throw new NodeOperationError(context.getNode(), `'${label}' has the unknown value ${showValue(value)}`, {
+		description: `Choose '${label}' in the editor again.`,
 	});
 }
 
@@ -40,7 +40,7 @@ function readOptions(context: IPollFunctions): IDataObject {
 	const options = context.getNodeParameter('options', {}) as unknown;
 	if (options === undefined || options === null) return {};
 	if (!isPlainObject(options)) {
-		throw new NodeOperationError(context.getNode(), `"Options" must be a set of fields, but it is ${describeValueType(options)}`, {
+		throw new NodeOperationError(context.getNode(), `'Options' must be a set of fields, but it is ${describeValueType(options)}`, {
 			description: 'Set the options in the editor again.',
 		});
 	}
@@ -55,7 +55,7 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const requestedMax = typeof rawMax === 'number' || typeof rawMax === 'string' ? Number(rawMax) : Number.NaN;
 	const common = {
 		startFrom,
-		emit: readChoice(context, 'emit', 'Emit', EMIT_MODES),
+		emit: readChoice(context, 'emit', 'Trigger On', EMIT_MODES),
 		output: readChoice(context, 'output', 'Output', OUTPUT_MODES),
 		maxChatsPerPoll: Number.isFinite(requestedMax) ? Math.max(1, Math.floor(requestedMax)) : DEFAULT_MAX_CHATS_PER_POLL,
 		includeCursor: options.includeCursor === true,
@@ -69,8 +69,8 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const startCursor = dateToCursor(startDate);
 	const startMs = toEpochMs(startDate);
 	if (startCursor === undefined || startMs === undefined) {
-		throw new NodeOperationError(context.getNode(), `Start Date is not a valid date: ${showValue(startDate)}`, {
-			description: 'Pick a date in the Start Date field, or choose another Start From.',
+		throw new NodeOperationError(context.getNode(), `'Start Date' is not a valid date: ${showValue(startDate)}`, {
+			description: "Pick a date in 'Start Date', or choose another 'Start From'.",
 		});
 	}
 	return {

@@ -155,7 +155,7 @@ describe('Broadcast > Send Template', () => {
 	test('a bad recipient fails the whole run before anything is sent', async () => {
 		const error = await runNodeError((i) => recipient({ phoneNumber: i === 1 ? ' ' : phone(i) })(i), { items: items(3) });
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toBe('"Phone Number" is empty');
+		expect(error.message).toBe("'Phone Number' is empty [item 1]");
 		expect(error.context?.itemIndex).toBe(1);
 	});
 
@@ -164,7 +164,7 @@ describe('Broadcast > Send Template', () => {
 		const output = await runNode((i) => recipient({ phoneNumber: i === 1 ? '' : phone(i) })(i), { items: items(3), continueOnFail: true });
 		expect(bodies[0].data.data.entries.map((entry) => entry.phone_number)).toEqual([phone(0), phone(2)]);
 		expect(output[1]).toEqual({
-			json: { error: '"Phone Number" is empty', description: expect.stringContaining('phone number') },
+			json: { error: "'Phone Number' is empty", description: expect.stringContaining('phone number') },
 			pairedItem: { item: 1 },
 		});
 		expect(output[0].json.recipients_in_request).toBe(2);
@@ -172,14 +172,14 @@ describe('Broadcast > Send Template', () => {
 	});
 
 	test.each([
-		['an empty template ID', { templateId: '' }, '"Template ID" is empty'],
-		['an operator ID of 0', { operatorId: 0 }, '"Operator ID" must be a whole number above 0'],
-		['an empty channel', { channelId: '' }, '"Channel ID" is empty'],
-		['an empty language', { languageCode: '' }, '"Language Code" is empty'],
-		['an empty body parameter', { bodyParameters: { parameter: [{ text: 'a' }, { text: '' }] } }, '"Body Parameters, parameter 2" is empty'],
-		['an object as parameter', { footerParameters: { parameter: [{ text: { a: 1 } }] } }, '"Footer Parameters, parameter 1" must be text'],
-		['an unknown header type', { headerParameters: { parameter: [{ type: 'sticker', text: 'x' }] } }, '"Header Parameters, parameter 1" has the type "sticker"'],
-		['a negative batch size', { options: { recipientsPerRequest: -1 } }, '"Recipients per Request" must be a whole number of 0 or more'],
+		['an empty template ID', { templateId: '' }, "'Template ID' is empty"],
+		['an operator ID of 0', { operatorId: 0 }, "'Operator' must be a whole number above 0"],
+		['an empty channel', { channelId: '' }, "'Channel ID' is empty"],
+		['an empty language', { languageCode: '' }, "'Language Code' is empty"],
+		['an empty body parameter', { bodyParameters: { parameter: [{ text: 'a' }, { text: '' }] } }, "'Body Parameters, parameter 2' is empty"],
+		['an object as parameter', { footerParameters: { parameter: [{ text: { a: 1 } }] } }, "'Footer Parameters, parameter 1' must be text"],
+		['an unknown header type', { headerParameters: { parameter: [{ type: 'sticker', text: 'x' }] } }, `'Header Parameters, parameter 1' has the type "sticker"`],
+		['a negative batch size', { options: { recipientsPerRequest: -1 } }, "'Recipients per Request' must be a whole number of 0 or more"],
 	])('%s is a parameter error naming the field', async (_case, extra, message) => {
 		const error = await runNodeError(recipient(extra as INodeParameters));
 		expect(error).toBeInstanceOf(NodeOperationError);
@@ -212,9 +212,9 @@ describe('Broadcast > Send Over Chat History', () => {
 	});
 
 	test.each([
-		['a list', '[1, 2]', '"Payload (JSON)" must be a JSON object'],
-		['null', 'null', '"Payload (JSON)" must be a JSON object'],
-		['broken JSON', '{"text": ', '"Payload (JSON)" is not valid JSON'],
+		['a list', '[1, 2]', "'Payload (JSON)' must be a JSON object"],
+		['null', 'null', "'Payload (JSON)' must be a JSON object"],
+		['broken JSON', '{"text": ', "'Payload (JSON)' is not valid JSON"],
 	])('a payload that is %s is refused before sending', async (_case, payload, message) => {
 		const error = await runNodeError({ ...history, payload });
 		expect(error).toBeInstanceOf(NodeOperationError);

@@ -92,7 +92,7 @@ describe('Chat > Get', () => {
 		svc().get('/api/v2/chat').query({ id: '999' }).reply(status, body);
 		const error = await runNodeError({ ...get, chatId: '999' });
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toBe('Chat "999" not found');
+		expect(error.message).toBe('Chat "999" not found [item 0]');
 	});
 
 	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
@@ -107,7 +107,7 @@ describe('Chat > Get', () => {
 	test('an empty id is a parameter error', async () => {
 		const error = await runNodeError({ ...get, chatId: '' });
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toBe('"Chat ID" is empty');
+		expect(error.message).toBe("'Chat' is empty [item 0]");
 	});
 });
 
@@ -171,9 +171,9 @@ describe('Chat > Get Many', () => {
 	});
 
 	test.each([
-		['a cursor that is not digits', { since: 'cursor', sinceCursor: '17e14' }, '"Since Cursor" must be digits only'],
-		['an empty date', { sinceDate: '' }, '"Since Date" is empty'],
-		['a date that is not a date', { sinceDate: 'yesterday' }, '"Since Date" is not a date'],
+		['a cursor that is not digits', { since: 'cursor', sinceCursor: '17e14' }, "'Since Cursor' must be digits only"],
+		['an empty date', { sinceDate: '' }, "'Since Date' is empty"],
+		['a date that is not a date', { sinceDate: 'yesterday' }, "'Since Date' is not a date"],
 	])('%s is a parameter error', async (_case, parameters, message) => {
 		const error = await runNodeError({ ...getMany, ...parameters });
 		expect(error).toBeInstanceOf(NodeOperationError);

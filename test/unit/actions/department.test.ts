@@ -31,5 +31,5 @@ test('403 is a NodeApiError; continue-on-fail makes it an error item', async () 
 
 	svc().get('/api/v2/departments').reply(200, { error: 'unknown' });
 	const output = await runNode(getMany, { continueOnFail: true });
-	expect(output).toEqual([{ json: { error: expect.stringContaining('unknown error'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([{ json: { error: expect.stringContaining('gave no reason'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
 });

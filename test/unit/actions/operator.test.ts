@@ -65,7 +65,7 @@ describe('Operator > Set Status', () => {
 		await runNode({ ...setStatus, email: 'anna@svc.test' });
 	});
 
-	test('Force and "Only if Current Status Is" become force and condition.initial_statuses', async () => {
+	test("Force and 'Only if Current Status Is' become force and condition.initial_statuses", async () => {
 		const body = { email: 'anna@svc.test', status: 'online', force: true, condition: { initial_statuses: ['dinner', 'pre-dinner'] } };
 		svc().post('/api/v2/rt/agent_status', body).reply(200, { result: 'ok' });
 		await runNode({
@@ -88,16 +88,19 @@ describe('Operator > Set Status', () => {
 	});
 
 	test.each([
-		['condition-not-satisfied', 'current status is not one of "Only if Current Status Is"'],
+		['condition-not-satisfied', "current status is not one of 'Only if Current Status Is'"],
 		['agent-status-not-allowed', "not available on the account's tariff"],
 		['not-in-allowed-online-time', 'allowed online time'],
-		['invalid-agent-email', 'No operator has this e-mail'],
+		['invalid-agent-email', 'No operator has this email'],
 	])('a refused change (%s) is an error that says why', async (code, why) => {
 		svc().post('/api/v2/rt/agent_status').reply(200, { error: code });
 		const error = await runNodeError({ ...setStatus, email: 'anna@svc.test', status: 'online' });
 		expect(error).toBeInstanceOf(NodeApiError);
+		// What happened, then the item, as n8n titles errors; the API's code is in the description.
 		expect(error.message).toContain(why);
-		expect(error.message).toContain(code);
+		expect(error.message).toMatch(/ \[item 0\]$/);
+		expect(error.message).not.toContain(`[${code}]`);
+		expect(error.description).toContain(`(Svc code: ${code})`);
 		expect(error.context?.itemIndex).toBe(0);
 	});
 
@@ -117,7 +120,7 @@ describe('Operator > Set Status', () => {
 		});
 		expect(output).toHaveLength(2);
 		expect(output[0].pairedItem).toEqual({ item: 0 });
-		expect(output[0].json.error).toContain('No operator has this e-mail');
+		expect(output[0].json.error).toContain('No operator has this email');
 		expect(output[0].json.description).toContain('Operator > Get Many');
 		expect(output[1]).toEqual({ json: { result: 'ok', email: 'anna@svc.test', status: 'online' }, pairedItem: { item: 1 } });
 	});
@@ -127,8 +130,8 @@ describe('Operator > Set Status', () => {
 		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' }).reply(200, { result: 'ok' });
 		const error = await runNodeError((itemIndex) => ({ ...setStatus, email: emails[itemIndex] }), { items: items(2) });
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toBe('"Operator E-Mail" is empty');
-		expect(error.description).toContain('Enter the e-mail');
+		expect(error.message).toBe("'Operator' is empty [item 1]");
+		expect(error.description).toContain('enter their email');
 		expect(error.context?.itemIndex).toBe(1);
 	});
 });

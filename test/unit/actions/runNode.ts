@@ -11,6 +11,7 @@ export const BASE_URL = `https://${HOST}`;
 export interface RunOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	typeVersion?: number;
 }
 
 /** The node's first output, after one execution with these parameters (or per-item parameters). */
@@ -25,6 +26,7 @@ export async function runNode(
 		credentials: testCredentials(HOST),
 		items: options.items,
 		continueOnFail: options.continueOnFail,
+		typeVersion: options.typeVersion,
 	});
 	const [output] = await node.execute.call(context);
 	return output;

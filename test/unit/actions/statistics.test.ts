@@ -43,12 +43,12 @@ describe('Statistics > Get Usage', () => {
 	});
 
 	test.each([
-		['a reversed range', { dateMode: 'range', dateFrom: '2024-05-02', dateTo: '2024-05-01' }, '"From" (2024-05-02) is after "To" (2024-05-01)'],
+		['a reversed range', { dateMode: 'range', dateFrom: '2024-05-02', dateTo: '2024-05-01' }, "'From' (2024-05-02) is after 'To' (2024-05-01)"],
 		['a range over 366 days', { dateMode: 'range', dateFrom: '2023-01-01', dateTo: '2024-12-31' }, 'longer than 366 days'],
-		['an empty date', { date: '' }, '"Date" is empty'],
-		['a date that is not a date', { date: '2024-13-45' }, '"Date" is not a date'],
-		['a day that does not exist', { date: '2024-02-30' }, '"Date" is not a date'],
-		['an empty "To"', { dateMode: 'range', dateFrom: '2024-05-01', dateTo: '' }, '"To" is empty'],
+		['an empty date', { date: '' }, "'Date' is empty"],
+		['a date that is not a date', { date: '2024-13-45' }, "'Date' is not a date"],
+		['a day that does not exist', { date: '2024-02-30' }, "'Date' is not a date"],
+		["an empty 'To'", { dateMode: 'range', dateFrom: '2024-05-01', dateTo: '' }, "'To' is empty"],
 	])('%s is a parameter error', async (_case, parameters, message) => {
 		const error = await runNodeError({ ...usage, ...parameters });
 		expect(error).toBeInstanceOf(NodeOperationError);

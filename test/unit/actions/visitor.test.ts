@@ -103,13 +103,13 @@ describe('Visitor > Pair Token', () => {
 	});
 
 	test.each([
-		['an empty visitor ID', { visitorId: '   ' }, '"Visitor ID" is empty'],
-		['invalid JSON', { fieldsInputMode: 'json', fieldsJson: '{"name": ' }, '"Fields (JSON)" is not valid JSON'],
-		['a JSON list', { fieldsInputMode: 'json', fieldsJson: '["a"]' }, '"Fields (JSON)" must be a JSON object'],
-		['an id among the fields', { fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' }, 'The visitor field "id" is set by "Visitor ID"'],
+		['an empty visitor ID', { visitorId: '   ' }, "'Visitor ID' is empty"],
+		['invalid JSON', { fieldsInputMode: 'json', fieldsJson: '{"name": ' }, "'Fields (JSON)' is not valid JSON"],
+		['a JSON list', { fieldsInputMode: 'json', fieldsJson: '["a"]' }, "'Fields (JSON)' must be a JSON object"],
+		['an id among the fields', { fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' }, "The visitor field 'id' is set by 'Visitor ID'"],
 		['a custom field without a name', { customFields: { field: [{ name: ' ', value: 'x' }] } }, 'A visitor field has an empty name'],
 		['a field set twice', { knownFields: { name: 'A' }, customFields: { field: [{ name: 'name', value: 'B' }] } }, 'The visitor field "name" is set twice'],
-		['a token that is an object', { authToken: { t: 1 } }, '"Auth Token" must be text'],
+		['a token that is an object', { authToken: { t: 1 } }, "'Auth Token' must be text"],
 	])('%s is a parameter error', async (_case, parameters, message) => {
 		const error = await runNodeError({ ...pair, visitorId: 'v1', ...parameters } as never);
 		expect(error).toBeInstanceOf(NodeOperationError);
@@ -149,7 +149,13 @@ describe('the page snippet', () => {
 });
 
 describe('Visitor > Remove Token', () => {
-	test('sends only the token (no visitor_fields) and reports the removal', async () => {
+	test('sends only the token (no visitor_fields) and reports the removal as n8n does: { deleted: true }', async () => {
+		svc().post(PATH, { auth_token: 'tok-123' }).reply(200, { result: 'ok' });
+		const output = await runNode({ ...remove, authToken: 'tok-123' }, { typeVersion: 2 });
+		expect(output).toEqual([{ json: { deleted: true, auth_token: 'tok-123' }, pairedItem: { item: 0 } }]);
+	});
+
+	test('version 1 of the node keeps its { removed: true }, so saved workflows read the same field', async () => {
 		svc().post(PATH, { auth_token: 'tok-123' }).reply(200, { result: 'ok' });
 		const output = await runNode({ ...remove, authToken: 'tok-123' });
 		expect(output).toEqual([{ json: { auth_token: 'tok-123', removed: true }, pairedItem: { item: 0 } }]);
@@ -158,7 +164,7 @@ describe('Visitor > Remove Token', () => {
 	test('an empty token is a parameter error, never a generated one', async () => {
 		const error = await runNodeError({ ...remove, authToken: '' });
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toBe('"Auth Token" is empty');
+		expect(error.message).toBe("'Auth Token' is empty [item 0]");
 	});
 
 	test('a server refusal with continue-on-fail becomes an error item', async () => {

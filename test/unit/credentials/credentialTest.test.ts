@@ -13,17 +13,17 @@ import { closedPort, EMAIL, HOST, listenLocally, ORIGIN, type LocalServer } from
 const MESSAGES = {
 	ok: 'Connection successful',
 	wrongLogin:
-		'Wrong e-mail or password. Check the admin e-mail and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+		'Wrong email or password. Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
 	forbidden:
-		'Access denied: the user is not an administrator, or there were too many login attempts. Use the e-mail and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many failures.',
+		'Access denied: the user is not an administrator, or there were too many login attempts. Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	noApiAccess:
-		'API access is not enabled for this account [no-tariff-option]. Ask Svc technical support to enable Integration API access for your account, then test the credentials again.',
+		'API access is not enabled for this account. Ask Svc technical support to enable Integration API access for your account, then test the credentials again. (Svc code: no-tariff-option)',
 	unreachable: (hostPort: string) =>
 		`Host "${hostPort}" refused the connection. Check the host and port in the Svc API credentials, and that the chat server is running.`,
 	plainHttp:
 		'Plain http:// is refused for "acme.svc.example": the password would cross the network unencrypted. Use https:// (or just the host name). Correct the host in the Svc API credentials.',
 	untrustedCertificate: (hostPort: string) =>
-		`The TLS certificate of "${hostPort}" is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT). Fix the certificate on the server, or turn on "Ignore SSL Issues" in the credentials if you trust this host.`,
+		`The TLS certificate of "${hostPort}" is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT). Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.`,
 };
 
 function runCredentialTest(credentials: SvcCredentials) {

@@ -103,8 +103,10 @@ describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))('sp
 		const error = await failureOf(method, apiPath, { body });
 
 		const generic = describeErrorCode('a-code-nobody-knows', {});
-		expect(error.message).toMatch(new RegExp(`\\[${code}\\]$`));
-		expect(error.message).not.toContain(generic.message.split('"')[0]);
+		// The message says what happened; the code sits in the description (n8n's UX guidelines).
+		expect(error.message).not.toContain(code);
+		expect(error.description).toContain(`(Svc code: ${code})`);
+		expect(error.message).not.toContain(generic.message.split("'")[0]);
 		expect(error.description).toBeTruthy();
 		expect(error.description).not.toBe(generic.fix);
 		expect(error.description).not.toBe(error.message);
@@ -121,7 +123,7 @@ describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))('sp
 
 test('each documented code has a message of its own', () => {
 	const codes = [...new Set(SPEC_CASES.map((c) => c.code))];
-	const messages = codes.map((code) => describeErrorCode(code, {}).message.replace(` [${code}]`, ''));
+	const messages = codes.map((code) => describeErrorCode(code, {}).message);
 	expect(new Set(messages).size).toBe(codes.length);
 });
 
@@ -129,14 +131,14 @@ test('every extra member is shown when a reply carries several', async () => {
 	answer('POST', 'rt/agent_status', 200, { error: 'missing-argument', argument: 'status', field: 'x', field_name: 'n', field_value: true });
 	const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test' } });
 	expect(error.message).toBe(
-		'A required argument is missing (field: "x", argument: "status", field_name: "n", field_value: true) [missing-argument]',
+		'A required argument is missing (field: "x", argument: "status", field_name: "n", field_value: true)',
 	);
 });
 
 test('an unknown code still gives a clear error that shows the code and its members', async () => {
 	answer('POST', 'rt/agent_status', 200, { error: 'brand-new-code', argument: 'status' });
 	const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test' } });
-	expect(error.message).toBe('The server reported the error "brand-new-code" (argument: "status")');
+	expect(error.message).toBe(`The server refused the request with the code 'brand-new-code' (argument: "status")`);
 	expect(error.description).toBe(
 		'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
 	);
@@ -153,8 +155,8 @@ describe('HTTP statuses', () => {
 	test('401 with the real-time body {"error":"unauthorized"}', async () => {
 		const seen = answer('POST', 'rt/agent_status', 401, { error: 'unauthorized' });
 		const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test', status: 'online' } });
-		expect(error.message).toBe('Wrong e-mail or password');
-		expect(error.description).toMatch(/^Check the admin e-mail and password in the Svc API credentials\./);
+		expect(error.message).toBe('Wrong email or password');
+		expect(error.description).toMatch(/^Check the admin email and password in the Svc API credentials\./);
 		expect(error.httpCode).toBe('401');
 		expect(error.context.svcError).toBe('unauthorized');
 		expect(seen.requests).toBe(1);
@@ -163,8 +165,8 @@ describe('HTTP statuses', () => {
 	test('401 without a body', async () => {
 		answer('GET', 'departments', 401, '');
 		const error = await failureOf('GET', 'departments');
-		expect(error.message).toBe('Wrong e-mail or password');
-		expect(error.description).toMatch(/^Check the admin e-mail and password/);
+		expect(error.message).toBe('Wrong email or password');
+		expect(error.description).toMatch(/^Check the admin email and password/);
 		expect(error.httpCode).toBe('401');
 		expect(error.context.svcError).toBeUndefined();
 	});
@@ -173,7 +175,7 @@ describe('HTTP statuses', () => {
 		answer('GET', 'operators', 403, '<html>Forbidden</html>');
 		const error = await failureOf('GET', 'operators');
 		expect(error.message).toBe('Access denied: the user is not an administrator, or there were too many login attempts');
-		expect(error.description).toMatch(/^Use the e-mail and password of an administrator operator\./);
+		expect(error.description).toMatch(/^Use the email and password of an administrator operator\./);
 		expect(error.httpCode).toBe('403');
 	});
 
@@ -290,7 +292,7 @@ describe('a 200 reply of unexpected shape', () => {
 	test('a refused chat request is not mistaken for an unknown chat', async () => {
 		answer('GET', 'chat', 200, { error: 'no-tariff-option' });
 		const error = await failureOf('GET', 'chat', { qs: { id: 5 } });
-		expect(error.message).toBe('API access is not enabled for this account [no-tariff-option]');
+		expect(error.message).toBe('API access is not enabled for this account');
 	});
 
 	test('an HTML page instead of a chat says it is not JSON', async () => {

@@ -198,7 +198,7 @@ test('a failing later page throws after the earlier pages were yielded', async (
 		})(),
 	);
 
-	expect(error.message).toBe('Wrong e-mail or password');
+	expect(error.message).toBe('Wrong email or password');
 	expect(seen.map((page) => page.lastTs)).toEqual([9]);
 	expect(scope.isDone()).toBe(true);
 });

@@ -13,7 +13,8 @@ test('is a polling trigger without inputs, on the svcApi credentials', () => {
 });
 
 test('declares exactly the parameters of the shared contract, with their values and defaults', () => {
-	expect(description.properties.map((p) => p.name)).toEqual(['startFrom', 'startDate', 'emit', 'output', 'options']);
+	// The notice is display-only: n8n stores no value for it.
+	expect(description.properties.map((p) => p.name)).toEqual(['testEventNotice', 'startFrom', 'startDate', 'emit', 'output', 'options']);
 	expect(values('startFrom').sort()).toEqual(['beginning', 'date', 'now']);
 	expect(property('startFrom').default).toBe('now');
 	expect(property('startDate').displayOptions).toEqual({ show: { startFrom: ['date'] } });

@@ -201,7 +201,7 @@ test('an invalid Start Date is a clear parameter error, before any request', asy
 	const staticData: IDataObject = {};
 	await expect(
 		triggerHarness({ startFrom: 'date', startDate: 'not a date', emit: 'everyChange', output: 'raw' }, staticData).poll(),
-	).rejects.toThrow('Start Date is not a valid date');
+	).rejects.toThrow("'Start Date' is not a valid date");
 	expect(staticData).toEqual({});
 });
 

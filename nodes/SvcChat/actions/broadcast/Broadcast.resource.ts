@@ -15,15 +15,15 @@ const operationSelector: INodeProperties = {
 		{
 			name: 'Send Over Chat History',
 			value: 'sendOverChatHistory',
-			description: 'Send a broadcast to visitors of past chats (kind history-chats), with a payload you give as JSON',
-			action: 'Send a broadcast over chat history',
+			description: 'Send a broadcast to visitors of past chats, with content you give as JSON',
+			action: 'Send broadcast over chat history',
 		},
 		{
 			name: 'Send Template',
 			value: 'sendTemplate',
 			description:
 				'Send a registered message template (e.g. WhatsApp) to phone numbers; each input item is one recipient',
-			action: 'Send a template broadcast',
+			action: 'Send template broadcast',
 		},
 	],
 	default: 'sendTemplate',

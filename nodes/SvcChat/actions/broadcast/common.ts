@@ -5,13 +5,27 @@ import { readPositiveInteger, readRequiredText } from '../parameters';
 
 export const senderProperties: INodeProperties[] = [
 	{
-		displayName: 'Operator ID',
+		displayName: 'Operator',
 		name: 'operatorId',
-		type: 'number',
-		typeOptions: { numberPrecision: 0 },
-		default: 0,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
 		required: true,
-		description: 'ID of the operator on whose behalf the broadcast is sent (Operator > Get Many lists the IDs)',
+		description: 'The operator on whose behalf the broadcast is sent',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchOperators', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 12',
+				validation: [{ type: 'regex', properties: { regex: '^\\s*\\d+\\s*$', errorMessage: 'An operator ID is a whole number' } }],
+			},
+		],
 	},
 	{
 		displayName: 'Channel ID',
@@ -31,7 +45,7 @@ export interface Sender {
 
 export function readSender(context: IExecuteFunctions, itemIndex: number): Sender {
 	return {
-		operatorId: readPositiveInteger(context, 'operatorId', itemIndex, 'Operator ID', 'Enter the numeric ID of an operator; Operator > Get Many lists them.'),
+		operatorId: readPositiveInteger(context, 'operatorId', itemIndex, 'Operator', 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.'),
 		channelId: readRequiredText(context, 'channelId', itemIndex, 'Channel ID', 'Enter the ID of the messaging-app channel, as shown in Svc.'),
 	};
 }

@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
 		default: '{}',
 		required: true,
 		description:
-			'The broadcast data (sent as data.data). The API documentation does not show its fields, so give the object your Svc account expects. It is sent once per input item and never retried.',
+			'The content of the broadcast, as a JSON object. The API documentation does not show its fields, so give the object your Svc account expects. It is sent once per input item and never retried.',
 	},
 ];
 

@@ -29,7 +29,7 @@ const textParameter: INodeProperties = {
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Each input item is one recipient. All recipients go out in one request unless you set "Recipients per Request". The request is never retried, so nobody gets the message twice.',
+			"Each input item is one recipient. All recipients go out in one request unless you set 'Recipients per Request'. The request is never retried, so nobody gets the message twice.",
 		name: 'batchingNotice',
 		type: 'notice',
 		default: '',
@@ -50,7 +50,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: '+15550000001',
+		placeholder: 'e.g. +15550000001',
 		description: "The recipient's phone number, usually mapped from the input item. Numbers not registered with the messaging app receive nothing.",
 	},
 	{
@@ -147,14 +147,14 @@ function readPart(
 		const where = `${label}, parameter ${position + 1}`;
 		const text = typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
 		if (typeof text !== 'string') {
-			throw parameterError(context, itemIndex, `"${where}" must be text, but it is ${describeValueType(row.text)}`, 'Give the parameter a text value.');
+			throw parameterError(context, itemIndex, `'${where}' must be text, but it is ${describeValueType(row.text)}`, 'Give the parameter a text value.');
 		}
 		if (!text.trim()) {
-			throw parameterError(context, itemIndex, `"${where}" is empty`, 'Fill in every template parameter, or remove the empty one.');
+			throw parameterError(context, itemIndex, `'${where}' is empty`, 'Fill in every template parameter, or remove the empty one.');
 		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-			throw parameterError(context, itemIndex, `"${where}" has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
+			throw parameterError(context, itemIndex, `'${where}' has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
 		}
 		return { type, text };
 	});
@@ -179,7 +179,7 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient
 function readRecipientsPerRequest(context: IExecuteFunctions): number {
 	const value = context.getNodeParameter('options.recipientsPerRequest', 0, 0) as unknown;
 	if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-		throw parameterError(context, 0, `"Recipients per Request" must be a whole number of 0 or more (${showValue(value)})`, 'Use 0 to send all items in one request.');
+		throw parameterError(context, 0, `'Recipients per Request' must be a whole number of 0 or more (${showValue(value)})`, 'Use 0 to send all items in one request.');
 	}
 	return value;
 }

@@ -15,13 +15,13 @@ const operationSelector: INodeProperties = {
 		{
 			name: 'Get',
 			value: 'get',
-			description: 'Get one chat with its messages, ratings and visitor by its ID',
-			action: 'Get a chat',
+			description: 'Retrieve one chat with its messages, ratings and visitor',
+			action: 'Get chat',
 		},
 		{
 			name: 'Get Many',
 			value: 'getMany',
-			description: 'Get the chats that are new or changed since a date (or a saved cursor)',
+			description: 'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at',
 			action: 'Get many chats',
 		},
 	],

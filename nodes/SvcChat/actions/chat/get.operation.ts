@@ -1,34 +1,42 @@
-// Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is a "chat not found" error.
+// Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
 import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import type { Chat } from '../../types';
 import { formatChats } from '../../helpers/chatOutput';
 import { parameterError, readRequiredText } from '../parameters';
-import { chatOutputProperty, readChatOutputMode } from './output';
+import { chatOutputProperties, readChatOutputMode } from './output';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Chat ID',
+		displayName: 'Chat',
 		name: 'chatId',
-		type: 'string',
-		default: '',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
 		required: true,
-		placeholder: 'e.g. 1042 or 2f1c…',
-		description: 'ID of the chat: a number or a GUID. Chat > Get Many lists the IDs of recent chats.',
+		description: 'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchChats', searchable: true },
+			},
+			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 1042' },
+		],
 	},
-	chatOutputProperty,
+	...chatOutputProperties,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['get'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const chatId = readRequiredText(this, 'chatId', itemIndex, 'Chat ID', 'Enter the ID of a chat, e.g. from Chat > Get Many.');
+	const chatId = readRequiredText(this, 'chatId', itemIndex, 'Chat', 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.');
 	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
 	if (chatId.length > MAX_CHAT_ID_LENGTH) {
-		throw parameterError(this, itemIndex, `"Chat ID" is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
+		throw parameterError(this, itemIndex, `'Chat' is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
 	}
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = (await svcApiRequest.call(this, 'GET', 'chat', { qs: { id: chatId }, itemIndex })) as { chat: Chat };

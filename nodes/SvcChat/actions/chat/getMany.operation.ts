@@ -5,10 +5,10 @@ import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { readLimit } from '../../helpers/limit';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
-import { returnAllOrLimit, optionsCollection } from '../common.descriptions';
+import { returnAllOrLimitWithHint, optionsCollection } from '../common.descriptions';
 import { showValue } from '../../helpers/values';
 import { parameterError, readOptionalText } from '../parameters';
-import { chatOutputProperty, readChatOutputMode } from './output';
+import { chatOutputProperties, readChatOutputMode } from './output';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,7 +20,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Cursor',
 				value: 'cursor',
-				description: 'Continue from a cursor (last_ts) saved from an earlier run; 0 means the beginning of history',
+				description: 'Continue where an earlier run stopped, from the position it returned (its last_ts field); 0 means the beginning of history',
 			},
 		],
 		default: 'date',
@@ -30,10 +30,10 @@ const properties: INodeProperties[] = [
 		displayName: 'Since Date',
 		name: 'sinceDate',
 		type: 'dateTime',
-		default: '',
+		default: '={{ $now.minus({ hours: 24 }).toISO() }}',
 		required: true,
 		displayOptions: { show: { since: ['date'] } },
-		description: 'Chats created or changed after this time. A time without a time zone is read as UTC.',
+		description: 'Chats created or changed after this time (24 hours ago by default). A time without a time zone is read as UTC.',
 	},
 	{
 		displayName: 'Since Cursor',
@@ -43,10 +43,10 @@ const properties: INodeProperties[] = [
 		required: true,
 		displayOptions: { show: { since: ['cursor'] } },
 		placeholder: 'e.g. 1714557600000000',
-		description: 'A last_ts value (microseconds, digits only) saved from an earlier run, or 0 for the whole history',
+		description: "The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
 	},
-	...returnAllOrLimit,
-	chatOutputProperty,
+	...returnAllOrLimitWithHint('Counts chats, not items: with One Item per Message, each chat gives one item per message.'),
+	...chatOutputProperties,
 	optionsCollection([
 		{
 			displayName: 'Include Cursor',
@@ -54,7 +54,7 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to add last_ts to each item: the cursor to pass as "Since Cursor" next time, so that nothing is missed or read twice',
+				"Whether to add last_ts to each item: the position to give as 'Since Cursor' next time, so that nothing is missed or read twice",
 		},
 	]),
 ];
@@ -69,8 +69,8 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 			throw parameterError(
 				context,
 				itemIndex,
-				`"Since Cursor" must be digits only (a last_ts in microseconds), not ${showValue(cursor)}`,
-				'Use the last_ts of an earlier run (turn on the "Include Cursor" option to get it), or 0 for the beginning.',
+				`'Since Cursor' must be digits only (a last_ts value from an earlier run), not ${showValue(cursor)}`,
+				"Use the last_ts of an earlier run (turn on the 'Include Cursor' option to get it), or 0 for the beginning.",
 			);
 		}
 		return cursor;
@@ -81,7 +81,7 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 		throw parameterError(
 			context,
 			itemIndex,
-			`"Since Date" is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
+			`'Since Date' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
 			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
 		);
 	}

@@ -1,4 +1,4 @@
-// Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and e-mail.
+// Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
@@ -20,12 +20,12 @@ const properties: INodeProperties[] = [
 		description: 'The API always returns every operator; these filters are applied by the node',
 		options: [
 			{
-				displayName: 'E-Mail',
+				displayName: 'Email',
 				name: 'email',
 				type: 'string',
 				placeholder: 'name@email.com',
 				default: '',
-				description: 'Only the operator with this e-mail (upper and lower case are treated alike)',
+				description: 'Only the operator with this email (upper and lower case are treated alike)',
 			},
 			{
 				displayName: 'Role',
@@ -58,7 +58,7 @@ function readChoices(context: IExecuteFunctions, itemIndex: number, value: unkno
 	if (value === undefined || value === null) return [];
 	if (typeof value === 'string') return [value];
 	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
-	throw parameterError(context, itemIndex, `The "${label}" filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
+	throw parameterError(context, itemIndex, `The '${label}' filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {

@@ -8,13 +8,27 @@ import { optionsCollection } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Operator E-Mail',
+		displayName: 'Operator',
 		name: 'email',
-		type: 'string',
-		placeholder: 'name@email.com',
-		default: '',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
 		required: true,
-		description: 'E-mail of the operator whose status to set',
+		description: 'The operator whose status to set',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchOperatorEmails', searchable: true },
+			},
+			{
+				displayName: 'By Email',
+				name: 'email',
+				type: 'string',
+				placeholder: 'name@email.com',
+				validation: [{ type: 'regex', properties: { regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', errorMessage: 'Enter an email such as name@email.com' } }],
+			},
+		],
 	},
 	{
 		displayName: 'Status',
@@ -40,7 +54,7 @@ const properties: INodeProperties[] = [
 			type: 'multiOptions',
 			options: OPERATOR_STATUS_OPTIONS,
 			default: [],
-			description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node reports it',
+			description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node says so',
 		},
 	]),
 ];
@@ -48,7 +62,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['setStatus'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const email = readRequiredText(this, 'email', itemIndex, 'Operator E-Mail', 'Enter the e-mail of the operator whose status to set.');
+	const email = readRequiredText(this, 'email', itemIndex, 'Operator', 'Pick the operator from the list, or enter their email.');
 	const status = readRequiredText(this, 'status', itemIndex, 'Status', 'Choose a status, e.g. online.');
 	const options = readCollection(this, 'options', itemIndex, 'Options');
 	const body: IDataObject = { email, status };
@@ -56,7 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (options.initialStatuses !== undefined) {
 		const initial = options.initialStatuses;
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
-			throw parameterError(this, itemIndex, '"Only if Current Status Is" must be a list of statuses', 'Choose one or more statuses, or remove the option.');
+			throw parameterError(this, itemIndex, "'Only if Current Status Is' must be a list of statuses", 'Choose one or more statuses, or remove the option.');
 		}
 		if (initial.length) body.condition = { initial_statuses: initial };
 	}

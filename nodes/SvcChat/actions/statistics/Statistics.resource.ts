@@ -13,15 +13,15 @@ const operationSelector: INodeProperties = {
 	displayOptions: { show: { resource: ['statistics'] } },
 	options: [
 		{
-			name: 'Get Operator Stats',
+			name: 'Get Operator Statistics',
 			value: 'getOperatorStats',
-			description: 'Per operator and day: online time, chatting time, handled chats, busy notices',
+			description: 'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices',
 			action: 'Get operator statistics',
 		},
 		{
 			name: 'Get Usage',
 			value: 'getUsage',
-			description: 'Per day: contacts, missed contacts, chats, offline messages and average waiting time',
+			description: 'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time',
 			action: 'Get usage statistics',
 		},
 	],

@@ -54,7 +54,7 @@ function readDay(context: IExecuteFunctions, itemIndex: number, name: string, la
 	const day = calendarDay(value);
 	if (day === undefined) {
 		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
-		throw parameterError(context, itemIndex, `"${label}" is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
+		throw parameterError(context, itemIndex, `'${label}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 	}
 	return day;
 }
@@ -68,8 +68,8 @@ export function readDays(context: IExecuteFunctions, itemIndex: number): string[
 	const to = readDay(context, itemIndex, 'dateTo', 'To');
 	const days = utcDaysBetween(from, to, MAX_DAYS);
 	if (!days) {
-		const problem = from > to ? `"From" (${from}) is after "To" (${to})` : `The range "From" (${from}) to "To" (${to}) is longer than ${MAX_DAYS} days`;
-		throw parameterError(context, itemIndex, problem, `Choose a range of at most ${MAX_DAYS} days, "From" first.`);
+		const problem = from > to ? `'From' (${from}) is after 'To' (${to})` : `The range 'From' (${from}) to 'To' (${to}) is longer than ${MAX_DAYS} days`;
+		throw parameterError(context, itemIndex, problem, `Choose a range of at most ${MAX_DAYS} days, 'From' first.`);
 	}
 	return days;
 }

@@ -17,13 +17,13 @@ const operationSelector: INodeProperties = {
 			value: 'pairToken',
 			description:
 				'Link an auth token to a logged-in visitor of your website, so the chat widget knows who they are',
-			action: 'Pair a visitor token',
+			action: 'Pair visitor token',
 		},
 		{
 			name: 'Remove Token',
 			value: 'removeToken',
 			description: 'Remove the pairing of an auth token, e.g. when the visitor logs out',
-			action: 'Remove a visitor token',
+			action: 'Remove visitor token',
 		},
 	],
 	default: 'pairToken',

@@ -13,7 +13,7 @@ export function readAuthToken(context: IExecuteFunctions, itemIndex: number): st
 		throw parameterError(
 			context,
 			itemIndex,
-			`"Auth Token" must be text, but it is ${describeValueType(value)}`,
+			`'Auth Token' must be text, but it is ${describeValueType(value)}`,
 			'Give the token as text, e.g. the value your website stores in window.svc_auth_token.',
 		);
 	}

@@ -8,14 +8,18 @@ import { describeValueType } from '../../helpers/values';
 import { parameterError, readCollection, readJsonObject, readRequiredText, readRows } from '../parameters';
 import { readAuthToken } from './authToken';
 
-const KNOWN_FIELD_LABELS: Record<(typeof KNOWN_VISITOR_FIELDS)[number], { displayName: string; placeholder?: string }> = {
-	email: { displayName: 'E-Mail', placeholder: 'name@email.com' },
-	icq: { displayName: 'ICQ' },
-	login: { displayName: 'Login' },
-	name: { displayName: 'Name' },
-	phone: { displayName: 'Phone' },
-	profile_url: { displayName: 'Profile URL', placeholder: 'https://example.com/users/42' },
-	site: { displayName: 'Site', placeholder: 'https://example.com' },
+const KNOWN_FIELD_LABELS: Record<(typeof KNOWN_VISITOR_FIELDS)[number], { displayName: string; placeholder: string; description: string }> = {
+	email: { displayName: 'Email', placeholder: 'name@email.com', description: "The visitor's email, shown to operators" },
+	icq: { displayName: 'ICQ', placeholder: 'e.g. 123456789', description: "The visitor's ICQ number" },
+	login: { displayName: 'Login', placeholder: 'e.g. jsmith', description: "The visitor's login name on your website" },
+	name: { displayName: 'Name', placeholder: 'e.g. Jane Smith', description: 'The name operators see for this visitor' },
+	phone: { displayName: 'Phone', placeholder: 'e.g. +15550000001', description: "The visitor's phone number" },
+	profile_url: {
+		displayName: 'Profile URL',
+		placeholder: 'e.g. https://example.com/users/42',
+		description: "Link to the visitor's profile in your system, so operators can open it",
+	},
+	site: { displayName: 'Site', placeholder: 'e.g. https://example.com', description: 'The website the visitor is logged in to' },
 };
 
 const properties: INodeProperties[] = [
@@ -25,6 +29,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		typeOptions: { password: true },
 		default: '',
+		placeholder: 'e.g. 9f1c2b7e-4d3a-4c8e-a1f0-3b5d7e9c2a64',
 		description:
 			'A unique, hard-to-guess token that your website puts in window.svc_auth_token for this visitor. Leave empty to let the node generate a random one; it is returned in the output, with a ready-made snippet for the page.',
 	},
@@ -55,12 +60,14 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: { show: { fieldsInputMode: ['fields'] } },
-		options: Object.entries(KNOWN_FIELD_LABELS).map(([name, { displayName, placeholder }]) => ({
+		description: 'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
+		options: Object.entries(KNOWN_FIELD_LABELS).map(([name, { displayName, placeholder, description }]) => ({
 			displayName,
 			name,
 			type: 'string' as const,
 			default: '',
-			...(placeholder ? { placeholder } : {}),
+			placeholder,
+			description,
 		})),
 	},
 	{
@@ -111,7 +118,7 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 		...custom.map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name))) return [String(name), value];
-			throw parameterError(context, itemIndex, `"Custom Fields", field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
+			throw parameterError(context, itemIndex, `'Custom Fields', field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
 		}),
 	];
 }

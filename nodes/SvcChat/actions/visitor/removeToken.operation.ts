@@ -13,6 +13,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { password: true },
 		default: '',
 		required: true,
+		placeholder: 'e.g. 9f1c2b7e-4d3a-4c8e-a1f0-3b5d7e9c2a64',
 		description: 'The token whose pairing to remove, e.g. when the visitor logs out of your website',
 	},
 ];
@@ -22,8 +23,10 @@ export const description = updateDisplayOptions({ show: { resource: ['visitor'],
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const authToken = readAuthToken(this, itemIndex);
 	if (authToken === undefined) {
-		throw parameterError(this, itemIndex, '"Auth Token" is empty', 'Enter the token that Pair Token returned for this visitor.');
+		throw parameterError(this, itemIndex, "'Auth Token' is empty", 'Enter the token that Pair Token returned for this visitor.');
 	}
 	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', { body: { auth_token: authToken }, itemIndex });
-	return [{ auth_token: authToken, removed: true }];
+	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
+	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
+	return [{ deleted: true, auth_token: authToken }];
 }

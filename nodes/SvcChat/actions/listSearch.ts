@@ -1,0 +1,94 @@
+// The "From List" choices of the resource locators: recent chats and the operators, searchable and paged.
+import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+
+import { svcApiRequest, svcChatPages, type ChatPage } from '../transport';
+import { recentChatPages } from '../trigger/pages';
+import type { Chat, Operator } from '../types';
+
+/** Operators per page of the list; the API returns them all at once, so the list is paged here. */
+export const OPERATORS_PER_PAGE = 100;
+/** With a search term, pages of changes are read until this many chats match, or MAX_CHAT_PAGES_PER_SEARCH pages. */
+const CHAT_MATCHES_PER_SEARCH = 50;
+const MAX_CHAT_PAGES_PER_SEARCH = 5;
+
+const matches = (filter: string | undefined, ...texts: unknown[]) =>
+	!filter || texts.some((text) => (typeof text === 'string' || typeof text === 'number') && String(text).toLowerCase().includes(filter.toLowerCase()));
+
+/** "2024-05-01 10:42" of an ISO time, or the text as given. */
+function shortTime(iso: unknown): string {
+	return typeof iso === 'string' ? iso.replace('T', ' ').slice(0, 16) : '';
+}
+
+function chatItem(chat: Chat): INodeListSearchItems {
+	const fields = chat.visitor?.fields ?? {};
+	const who = fields.name || fields.email || fields.phone;
+	return { name: [`#${chat.id}`, who, shortTime(chat.created_at)].filter(Boolean).join(' · '), value: String(chat.id) };
+}
+
+/** A page of the operators, by position; the token is the position of the next page. */
+export function operatorPage(
+	operators: Operator[],
+	filter: string | undefined,
+	paginationToken: string | undefined,
+	toItem: (operator: Operator) => INodeListSearchItems,
+	perPage = OPERATORS_PER_PAGE,
+): INodeListSearchResult {
+	const matching = operators
+		.filter((operator) => matches(filter, operator.full_name, operator.email, operator.id))
+		.sort((a, b) => String(a.full_name ?? a.email).localeCompare(String(b.full_name ?? b.email)));
+	const start = Math.max(0, Number.parseInt(paginationToken ?? '0', 10) || 0);
+	const next = start + perPage;
+	return {
+		results: matching.slice(start, next).map(toItem),
+		paginationToken: next < matching.length ? String(next) : undefined,
+	};
+}
+
+async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]> {
+	return (await svcApiRequest.call(context, 'GET', 'operators')) as Operator[];
+}
+
+const operatorLabel = (operator: Operator) => `${operator.full_name || operator.email} (${operator.email}, ${operator.status})`;
+
+/** Operators for Set Status: the value is the email, as the API expects it. */
+export async function searchOperatorEmails(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
+		name: operatorLabel(operator),
+		value: operator.email,
+	}));
+}
+
+/** Operators for broadcasts: the value is the numeric ID. */
+export async function searchOperators(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
+		name: operatorLabel(operator),
+		value: String(operator.id),
+	}));
+}
+
+/**
+ * Chats changed recently (the most recent of: the last hour, day, week, month, year that has changes), oldest first,
+ * one page of the API at a time; the token is the server's cursor to continue from. A search term matches the chat
+ * ID, the visitor's name, email or phone, and the category.
+ */
+export async function searchChats(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+	const pages: AsyncGenerator<ChatPage> = paginationToken
+		? svcChatPages.call(this, paginationToken)
+		: recentChatPages.call(this, Date.now());
+	// A chat that changed again between two pages comes twice; it is listed once.
+	const results = new Map<string, INodeListSearchItems>();
+	let next: string | undefined;
+	for (let pagesRead = 1; ; pagesRead++) {
+		const { value: page, done } = await pages.next();
+		if (done) break;
+		for (const chat of page.chats) {
+			const fields = chat.visitor?.fields ?? {};
+			if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category)) results.set(String(chat.id), chatItem(chat));
+		}
+		next = page.moreChatsAvailable ? String(page.lastTs) : undefined;
+		const enough = !filter || results.size >= CHAT_MATCHES_PER_SEARCH || pagesRead >= MAX_CHAT_PAGES_PER_SEARCH;
+		if (!next || enough) break;
+	}
+	await pages.return(undefined);
+	return { results: [...results.values()], paginationToken: next };
+}
