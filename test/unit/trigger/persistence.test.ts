@@ -25,8 +25,9 @@ afterEach(() => {
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
 	const trigger = new SvcChatTrigger();
 	const context = createPollContext({ description: trigger.description, parameters, credentials: testCredentials(host, { email }), staticData });
-	context.logger = mock<IPollFunctions['logger']>();
-	return { context, poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null };
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	return { context, logger, poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null };
 }
 
 describe('the state is bound to the server and account it was read from (issue 14, point 3)', () => {
@@ -41,7 +42,7 @@ describe('the state is bound to the server and account it was read from (issue 1
 		expect(ids(await moved.poll())).toEqual([1, 2]);
 		expect(production.isDone()).toBe(true);
 		expect(staticData).toEqual({ host: `https://${PRODUCTION}`, account: 'admin@svc.test', startedFrom: 'beginning', cursor: '20', catchingUp: false });
-		expect(moved.context.logger.warn).toHaveBeenCalledWith(
+		expect(moved.logger.warn).toHaveBeenCalledWith(
 			`Svc Chat Trigger: the credential now points at https://${PRODUCTION}, but the saved position belongs to ${BASE_URL}; starting again from the Beginning of History`,
 		);
 	});
@@ -52,7 +53,7 @@ describe('the state is bound to the server and account it was read from (issue 1
 		const other = pollAs(BASE_URL, 'Ops@Svc.Test', fromBeginning, staticData);
 		expect(ids(await other.poll())).toEqual([3]);
 		expect(staticData).toMatchObject({ account: 'ops@svc.test', cursor: '30' });
-		const logged = JSON.stringify(other.context.logger.warn.mock.calls);
+		const logged = JSON.stringify(other.logger.warn.mock.calls);
 		expect(logged).toContain('signs in as ops@svc.test, but the saved position was read as admin@svc.test');
 		expect(logged).not.toContain('Pw-');
 	});
@@ -64,17 +65,17 @@ describe('the state is bound to the server and account it was read from (issue 1
 		expect(ids(await same.poll())).toEqual([4]);
 		expect(kept.isDone()).toBe(true);
 		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '950', catchingUp: false });
-		expect(same.context.logger.warn).not.toHaveBeenCalled();
+		expect(same.logger.warn).not.toHaveBeenCalled();
 	});
 
 	test('a state saved before the binding existed is adopted: the cursor is kept and the binding recorded', async () => {
 		const staticData: IDataObject = { startedFrom: 'beginning', cursor: '700', catchingUp: false };
 		const kept = replyPage(700, [makeChat(5)], 750);
-		const { context, poll } = pollAs(BASE_URL, 'admin@svc.test', fromBeginning, staticData);
+		const { logger, poll } = pollAs(BASE_URL, 'admin@svc.test', fromBeginning, staticData);
 		expect(ids(await poll())).toEqual([5]);
 		expect(kept.isDone()).toBe(true);
 		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '750', catchingUp: false });
-		expect(context.logger.warn).not.toHaveBeenCalled();
+		expect(logger.warn).not.toHaveBeenCalled();
 	});
 
 	test('Start From "Now" on the new server anchors on its present and emits nothing old', async () => {
