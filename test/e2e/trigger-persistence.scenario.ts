@@ -160,11 +160,12 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 				? stored.executions[0]
 				: undefined;
 		});
-		// Let the "Now" poll finish (its pages are small) and any save n8n makes settle, then crash.
-		await delay(2_000);
+		// Give n8n up to 8 s to store the "Now" position of that first poll (it emitted nothing), then crash.
+		const nowPositionAfterFirstPoll = await waitFor('the "Now" position to be stored', n8n, 8_000, async () =>
+			storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
+		).catch(() => undefined);
 		await n8n.kill();
 		log(`killed with execution ${killed.id} (${killed.status}) running`);
-		const nowPositionAfterFirstPoll = storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now);
 
 		// 2. While n8n is down.
 		const seededIds = (await sandboxAllChats(allServer)).chats.map((chat) => String(chat.id));
