@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { runTracked, spawnTracked, stopProcess, type RunResult } from './processes';
+import { killProcess, runTracked, spawnTracked, stopProcess, type RunResult } from './processes';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 export const PACKAGE_NAME = 'n8n-nodes-svc';
@@ -450,6 +450,13 @@ export class N8n {
 		const server = this.server;
 		this.server = undefined;
 		if (server) await stopProcess(server);
+	}
+
+	/** Kills `n8n start` and its task runner with SIGKILL (a crash): n8n gets no chance to save anything. */
+	async kill(): Promise<void> {
+		const server = this.server;
+		this.server = undefined;
+		if (server) await killProcess(server);
 	}
 
 	/** Finished executions of a workflow, oldest first, read from n8n's database with Node 24 (sqlite3 is built for it). */

@@ -44,6 +44,15 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
 	return child;
 }
 
+/** Kills a child's whole group at once with SIGKILL, as a crash or an OOM kill would: nothing in it gets to save. */
+export async function killProcess(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	signalGroup(child, 'SIGKILL');
+	await exited;
+	running.delete(child);
+}
+
 /** Asks a child's group to stop with SIGTERM, then kills it if it is still there after `graceMs`. */
 export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null) return;

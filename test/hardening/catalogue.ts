@@ -320,6 +320,9 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 				catchingUp: fc.oneof(fc.boolean(), anyHostileValue),
 				newChatsFrom: fc.oneof(invalidDates, anyHostileValue),
 				seenIds: fc.oneof(fc.array(fc.oneof(fc.string(), anyHostileValue), { maxLength: 4 }), anyHostileValue),
+				// The server binding: another server, or anything a hand edit left there.
+				host: fc.oneof(fc.constant('https://elsewhere.example'), anyHostileValue),
+				account: fc.oneof(fc.constant('someone@elsewhere.example'), anyHostileValue),
 			},
 			{ requiredKeys: [] },
 		) as fc.Arbitrary<IDataObject>,

@@ -6,12 +6,12 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { addLatestVersions, svcChatPages, type ChatPage } from '../transport';
+import { addLatestVersions, CREDENTIALS_TYPE, svcChatPages, type ChatPage } from '../transport';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
+import { bindingChange, loadState, rememberSeen, saveState, serverBinding, takeNewChats, type TriggerState } from './state';
 import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -27,7 +27,7 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
 
 	const staticData = this.getWorkflowStaticData('node');
-	const state = loadState(staticData, settings);
+	const state = await loadBoundState(this, staticData, settings);
 	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
 
 	if (state.catchingUp) {
@@ -46,6 +46,23 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	state.cursor = walk.cursor;
 	saveState(staticData, state);
 	return toOutput(this, chats, settings, walk.cursor);
+}
+
+/**
+ * The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
+ * and the log says why, so a user who points a credential from a test server at production sees what happened.
+ */
+async function loadBoundState(context: IPollFunctions, staticData: IDataObject, settings: TriggerSettings): Promise<TriggerState> {
+	const binding = serverBinding(await context.getCredentials(CREDENTIALS_TYPE));
+	const restart = typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	if (restart) context.logger.warn(`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`);
+	return loadState(staticData, settings, binding);
+}
+
+function describeStart(settings: TriggerSettings): string {
+	if (settings.startFrom === 'now') return 'Now (the server\'s present; nothing older is emitted)';
+	if (settings.startFrom === 'beginning') return 'the Beginning of History';
+	return `the Start Date ${settings.startCreatedAt ?? ''}`.trim();
 }
 
 /**

@@ -1,7 +1,7 @@
 // The trigger's memory in the workflow's static data: the cursor, where it started from, and the ids New Chats Only has seen.
 import type { IDataObject } from 'n8n-workflow';
 
-import { isCursor } from '../transport';
+import { isCursor, normalizeBaseUrl } from '../transport';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import type { TriggerSettings } from './settings';
@@ -27,6 +27,10 @@ export interface TriggerState {
 	newChatsFrom?: string;
 	/** New Chats Only: ids seen, least recently delivered first, at most SEEN_IDS_CAP. */
 	seenIds?: string[];
+	/** The server origin this cursor belongs to (absent in states saved before it was recorded). */
+	host?: string;
+	/** The account e-mail, lower case, this cursor was read with. */
+	account?: string;
 }
 
 function freshState(settings: TriggerSettings): TriggerState {
@@ -45,7 +49,9 @@ function isStoredState(value: IDataObject): boolean {
 		typeof value.catchingUp === 'boolean' &&
 		(value.cursor === undefined ? value.catchingUp === true : typeof value.cursor === 'string' && isCursor(value.cursor)) &&
 		(value.newChatsFrom === undefined || toEpochMs(value.newChatsFrom) !== undefined) &&
-		(value.seenIds === undefined || (Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string')))
+		(value.seenIds === undefined || (Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string'))) &&
+		(value.host === undefined || typeof value.host === 'string') &&
+		(value.account === undefined || typeof value.account === 'string')
 	);
 }
 
@@ -53,10 +59,13 @@ function isStoredState(value: IDataObject): boolean {
  * A working copy of the stored state, or a fresh one when nothing valid is stored or Start From changed (rule 7).
  * The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
  */
-export function loadState(staticData: IDataObject, settings: TriggerSettings): TriggerState {
-	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData)) return freshState(settings);
+export function loadState(staticData: IDataObject, settings: TriggerSettings, binding?: ServerBinding): TriggerState {
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || bindingChange(staticData, binding)) {
+		return { ...freshState(settings), ...binding };
+	}
 	const stored = staticData as unknown as TriggerState;
 	return {
+		...binding,
 		startedFrom: stored.startedFrom,
 		catchingUp: stored.catchingUp,
 		...(stored.cursor !== undefined ? { cursor: stored.cursor } : {}),
@@ -98,4 +107,36 @@ export function takeNewChats(state: TriggerState, chats: Chat[]): Chat[] {
 	}
 	state.seenIds = rememberSeen(state.seenIds, delivered);
 	return unseen;
+}
+
+/**
+ * The server and account a cursor was read from (issue 14, point 3). A cursor is a moment on one server's clock:
+ * carried to another server it would skip that server's history before the moment, even with Beginning of History.
+ */
+export interface ServerBinding {
+	host: string;
+	account: string;
+}
+
+/** The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept. */
+export function serverBinding(credentials: { host?: unknown; email?: unknown }): ServerBinding {
+	const typedHost = typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
+	return {
+		host: normalizeBaseUrl(credentials.host).baseUrl ?? typedHost,
+		account: typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '',
+	};
+}
+
+/**
+ * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
+ * was recorded is adopted, not reset: its users were never moved between servers by this package.
+ */
+export function bindingChange(staticData: IDataObject, binding: ServerBinding | undefined): string | undefined {
+	if (binding === undefined) return undefined;
+	const { host, account } = staticData;
+	if (typeof host === 'string' && host !== binding.host) return `the credential now points at ${binding.host}, but the saved position belongs to ${host}`;
+	if (typeof account === 'string' && account !== binding.account) {
+		return `the credential now signs in as ${binding.account}, but the saved position was read as ${account}`;
+	}
+	return undefined;
 }

@@ -9,6 +9,8 @@ import { createPollContext, testCredentials } from '../../harness/contexts';
 
 export const HOST = 'acme.svc.example';
 export const BASE_URL = `https://${HOST}`;
+/** What the trigger records in its state about the server and account of testCredentials(HOST). */
+export const BOUND = { host: BASE_URL, account: 'admin@svc.test' };
 
 export interface PollHarness {
 	context: ReturnType<typeof createPollContext>;

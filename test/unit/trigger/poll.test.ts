@@ -2,7 +2,7 @@
 import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
-import { BASE_URL, chatRange, failPage, makeChat, replyPage, triggerHarness } from './fixtures';
+import { BASE_URL, BOUND, chatRange, failPage, makeChat, replyPage, triggerHarness } from './fixtures';
 
 // The helper's backoff pauses are real sleeps; skip them so persistent 502s fail fast. Retries still happen (nock counts them).
 jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
@@ -26,7 +26,7 @@ test('Beginning of History reads since=0 and pages across 3 pages in one poll', 
 	const items = await triggerHarness(fromBeginning, staticData).poll();
 	expect(ids(items)).toEqual(chatRange(1, 250).map((chat) => chat.id));
 	expect(pages.every((scope) => scope.isDone())).toBe(true);
-	expect(staticData).toEqual({ startedFrom: 'beginning', cursor: '3000', catchingUp: false });
+	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '3000', catchingUp: false });
 
 	// The next poll starts where this one stopped.
 	const next = replyPage(3000, [makeChat(7, { messages: 2 })], 3100);
@@ -40,7 +40,7 @@ test('a poll with nothing new returns null but still takes the server cursor', a
 	const staticData: IDataObject = { startedFrom: 'beginning', cursor: '500', catchingUp: false };
 	replyPage(500, [], 500);
 	expect(await triggerHarness(fromBeginning, staticData).poll()).toBeNull();
-	expect(staticData).toEqual({ startedFrom: 'beginning', cursor: '500', catchingUp: false });
+	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '500', catchingUp: false });
 });
 
 test('Max Chats per Poll stops at the end of the page that reaches it; the rest follows on the next poll', async () => {
@@ -175,6 +175,7 @@ test('changing Start From on an active workflow takes effect: the cursor restart
 	expect(ids(await triggerHarness(parameters, staticData).poll())).toEqual([1]);
 	expect(fromDate.isDone()).toBe(true);
 	expect(staticData).toEqual({
+		...BOUND,
 		startedFrom: `date:${dateCursor}`,
 		cursor: '1709400000000000',
 		catchingUp: false,
@@ -186,7 +187,7 @@ test('changing Start From on an active workflow takes effect: the cursor restart
 	expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
 	replyPage(0, [makeChat(9)], 100);
 	expect(ids(await triggerHarness(fromBeginning, staticData).poll())).toEqual([9]);
-	expect(staticData).toEqual({ startedFrom: 'beginning', cursor: '100', catchingUp: false });
+	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '100', catchingUp: false });
 });
 
 test("a Start Date without a time zone (as n8n's date picker gives it) is read as UTC", async () => {

@@ -2,7 +2,7 @@
 import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
-import { chatRange, makeChat, microsAt, replyPage, triggerHarness, failPage } from './fixtures';
+import { BOUND, chatRange, makeChat, microsAt, replyPage, triggerHarness, failPage } from './fixtures';
 
 jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
 
@@ -31,6 +31,7 @@ test('the first run emits nothing and sets the cursor; the next run emits the ch
 	expect(await triggerHarness(fromNow, staticData).poll()).toBeNull();
 	expect(recent.isDone()).toBe(true);
 	expect(staticData).toEqual({
+		...BOUND,
 		startedFrom: 'now',
 		cursor: '1748778000000000',
 		catchingUp: false,
@@ -61,7 +62,7 @@ test('an account without any chat anchors on the cursor the server gives for sin
 	const fromZero = replyPage(0, [], 0);
 	expect(await triggerHarness(fromNow, staticData).poll()).toBeNull();
 	expect(fromZero.isDone()).toBe(true);
-	expect(staticData).toEqual({ startedFrom: 'now', cursor: '0', catchingUp: false });
+	expect(staticData).toEqual({ ...BOUND, startedFrom: 'now', cursor: '0', catchingUp: false });
 
 	// The first chat ever is then a change like any other.
 	replyPage(0, [makeChat(1)], 10);

@@ -1,0 +1,222 @@
+// The kill-and-restart scenario of the trigger-persistence e2e, run in real n8n with its default settings or with durable poll cursors.
+import path from 'node:path';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { runTracked } from '../../scripts/processes';
+import { sandboxAllChats } from './environment';
+import {
+	delay,
+	ensureRuntime,
+	N8n,
+	nodeOutput,
+	quiet,
+	REPO_ROOT,
+	type SvcCredentialExport,
+	type Workflow,
+} from '../../scripts/n8n';
+
+/** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
+export const DURABLE_CURSOR_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
+
+export const SEEDED_CHATS = 30;
+/** The first node after the trigger waits this long, so n8n can be killed while the execution runs. */
+const SLOW_STEP_SECONDS = 20;
+const TRIGGER_NODE_IDS = { now: 'a1b2c3d4-0016-4000-8000-00000000n0w1', all: 'a1b2c3d4-0016-4000-8000-0000000a11c1' };
+export const WORKFLOW_IDS = { now: 'svcPersistNow016', all: 'svcPersistAll016' };
+const log = process.env.E2E_VERBOSE ? (line: string) => process.stderr.write(`[persist] ${line}\n`) : quiet;
+
+interface StoredTriggerState {
+	staticData: Record<string, unknown> | null;
+	executions: Array<{ id: number; status: string }>;
+	pollerState: Array<{ nodeId: string; cursor: Record<string, unknown> }>;
+}
+
+export interface PersistenceFigures {
+	setting: 'default' | 'durable';
+	/** "Start From: Now": its position as stored when n8n was killed after the first (null) poll, and after a later one. */
+	nowPositionAfterFirstPoll?: string;
+	nowPositionAfterLaterPoll?: string;
+	/** Changes made while n8n was down that the "Now" trigger emitted after the restart (1 made). */
+	nowChangesEmitted: number;
+	/** Beginning of History: the status n8n gives the execution killed by SIGKILL while it ran. */
+	killedExecutionStatus: string;
+	/** The seeded chats (all in that killed execution): how many reached the last node in an execution that completed. */
+	seededChats: number;
+	seededDelivered: number;
+	seededLost: number;
+	/** Chats emitted more than once by executions that completed. */
+	duplicates: number;
+	/** Every execution of the Beginning of History workflow: chats the trigger gave it, chats that reached the end. */
+	executions: Array<{ id: number; status: string; emitted: number; delivered: number }>;
+	/** The change made while n8n was down: emitted after the restart, and reached the last node. */
+	changeAfterRestartDelivered: boolean;
+	/** Seconds from n8n's second start until the change was delivered: the setting's poll timing. */
+	secondsToDeliverAfterRestart: number;
+}
+
+function credential(id: string, name: string, sandbox: Sandbox): SvcCredentialExport {
+	return { id, name, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password };
+}
+
+function triggerWorkflow(key: 'now' | 'all', credentialRef: { id: string; name: string }): Workflow {
+	const triggerName = key === 'now' ? 'Chats from now' : 'All chats';
+	const nodes: Workflow['nodes'] = [
+		{
+			id: TRIGGER_NODE_IDS[key],
+			name: triggerName,
+			type: 'n8n-nodes-svc.svcChatTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyMinute' }] },
+				startFrom: key === 'now' ? 'now' : 'beginning',
+				emit: 'everyChange',
+				output: 'simplified',
+				options: {},
+			},
+			credentials: { svcApi: credentialRef },
+		},
+		{ id: `${key}-slow`, name: 'Slow step', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [220, 0], parameters: { resume: 'timeInterval', amount: key === 'all' ? SLOW_STEP_SECONDS : 0, unit: 'seconds' } },
+		{ id: `${key}-done`, name: 'Delivered', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
+	];
+	return {
+		id: WORKFLOW_IDS[key],
+		name: `Persistence e2e: ${triggerName}`,
+		nodes,
+		connections: {
+			[triggerName]: { main: [[{ node: 'Slow step', type: 'main', index: 0 }]] },
+			'Slow step': { main: [[{ node: 'Delivered', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
+
+async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerState> {
+	const result = await runTracked(
+		n8n.runtime.nodeBin,
+		['--disable-warning=ExperimentalWarning', path.join(REPO_ROOT, 'test/e2e/trigger-persistence-db.cjs'), n8n.databaseFile, workflowId],
+		{ env: n8n.env, timeoutMs: 60_000 },
+	);
+	if (result.code !== 0) throw new Error(`Reading n8n's database failed:\n${result.stderr}`);
+	return JSON.parse(result.stdout) as StoredTriggerState;
+}
+
+/** The trigger's stored position: durable poller_state when n8n keeps one for the node, else the workflow's static data. */
+function storedPosition(stored: StoredTriggerState, key: 'now' | 'all', triggerName: string): string | undefined {
+	const durable = stored.pollerState.find((row) => row.nodeId === TRIGGER_NODE_IDS[key]);
+	const state = (durable?.cursor ?? (stored.staticData?.[`node:${triggerName}`] as Record<string, unknown> | undefined)) ?? {};
+	return typeof state.cursor === 'string' ? state.cursor : undefined;
+}
+
+async function waitFor<T>(what: string, n8n: N8n, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}:\n${n8n.serverOutput.slice(-4_000)}`);
+		await delay(500);
+	}
+}
+
+/** The id of a seeded chat (a version's fingerprint starts with its chat id). */
+const firstChatId = (sandbox: Sandbox) => sandbox.control.allVersions()[0].split(':')[0];
+
+const chatIdsOf = (items: Array<Record<string, unknown>>) => items.map((item) => String(item.id));
+
+/**
+ * 1. n8n starts: "Now" anchors on its server (a poll that emits nothing); "Beginning of History" emits the 30 seeded
+ *    chats into an execution whose first step is slow. n8n is killed with SIGKILL while that execution runs.
+ * 2. While n8n is down, one chat changes on each server.
+ * 3. n8n starts again and polls; it is killed again once both triggers have polled. The figures say what was emitted.
+ */
+export async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<PersistenceFigures> {
+	const runtime = ensureRuntime(log);
+	const nowServer = await startSandbox({ seed: 16, chats: SEEDED_CHATS });
+	const allServer = await startSandbox({ seed: 61, chats: SEEDED_CHATS });
+	const n8n = await N8n.create({ runtime, log, env: setting === 'durable' ? DURABLE_CURSOR_ENV : {} });
+	try {
+		n8n.installPackage(REPO_ROOT);
+		const nowCredential = credential('svcPersistCredNow', 'Svc now server', nowServer);
+		const allCredential = credential('svcPersistCredAll', 'Svc all server', allServer);
+		await n8n.importCredentials([nowCredential, allCredential]);
+		const triggers = { now: 'Chats from now', all: 'All chats' } as const;
+		await n8n.importWorkflows([
+			triggerWorkflow('now', { id: nowCredential.id, name: nowCredential.name }),
+			triggerWorkflow('all', { id: allCredential.id, name: allCredential.name }),
+		]);
+		await n8n.publishWorkflows([WORKFLOW_IDS.now, WORKFLOW_IDS.all]);
+
+		// 1. First start: both triggers poll at activation.
+		await n8n.start();
+		const killed = await waitFor('the Beginning of History execution to start', n8n, 90_000, async () => {
+			const stored = await readStored(n8n, WORKFLOW_IDS.all);
+			return stored.executions.length > 0 && nowServer.control.requestLog().some((entry) => entry.path === '/api/v2/chats')
+				? stored.executions[0]
+				: undefined;
+		});
+		// Give n8n up to 8 s to store the "Now" position of that first poll (it emitted nothing), then crash.
+		const nowPositionAfterFirstPoll = await waitFor('the "Now" position to be stored', n8n, 8_000, async () =>
+			storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
+		).catch(() => undefined);
+		await n8n.kill();
+		log(`killed with execution ${killed.id} (${killed.status}) running`);
+
+		// 2. While n8n is down.
+		const seededIds = (await sandboxAllChats(allServer)).chats.map((chat) => String(chat.id));
+		const changedNow = nowServer.control.updateChat(firstChatId(nowServer));
+		const changedAll = allServer.control.updateChat(firstChatId(allServer));
+		const nowRequestsBefore = nowServer.control.requestLog().length;
+
+		// 3. Second start; wait until both triggers have polled again.
+		const restartedAt = Date.now();
+		await n8n.start();
+		const delivery = await waitFor('the change made while n8n was down to be delivered', n8n, 150_000, async () => {
+			const executions = await n8n.readExecutions(WORKFLOW_IDS.all);
+			const run = executions.find((execution) => execution.status === 'success' && chatIdsOf(nodeOutput(execution.data, 'Delivered')).includes(String(changedAll.id)));
+			return run ? { executions, seconds: (Date.now() - restartedAt) / 1000 } : undefined;
+		}).catch(() => undefined);
+		await waitFor('the "Now" trigger to poll after the restart', n8n, 150_000, async () =>
+			nowServer.control.requestLog().length > nowRequestsBefore ? true : undefined,
+		);
+		await delay(3_000);
+		await n8n.kill();
+
+		const allStored = await readStored(n8n, WORKFLOW_IDS.all);
+		const allExecutions = await n8n.readExecutions(WORKFLOW_IDS.all);
+		const nowExecutions = await n8n.readExecutions(WORKFLOW_IDS.now);
+		const outputIds = (run: (typeof allExecutions)[number], node: string) =>
+			run.data.resultData.runData[node] ? chatIdsOf(nodeOutput(run.data, node)) : [];
+		const completed = allExecutions.filter((execution) => execution.status === 'success');
+		const emittedAfterRestart = completed.flatMap((run) => outputIds(run, triggers.all));
+		const seededDelivered = new Set(completed.flatMap((run) => outputIds(run, 'Delivered')).filter((id) => seededIds.includes(id)));
+		return {
+			setting,
+			nowPositionAfterFirstPoll,
+			nowPositionAfterLaterPoll: storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
+			nowChangesEmitted: nowExecutions.filter((execution) => outputIds(execution, triggers.now).includes(String(changedNow.id))).length,
+			killedExecutionStatus: allStored.executions.find((execution) => execution.id === Number(killed.id))?.status ?? 'missing',
+			seededChats: seededIds.length,
+			seededDelivered: seededDelivered.size,
+			seededLost: seededIds.length - seededDelivered.size,
+			duplicates: emittedAfterRestart.length - new Set(emittedAfterRestart).size,
+			changeAfterRestartDelivered: delivery !== undefined,
+			secondsToDeliverAfterRestart: delivery?.seconds ?? Number.NaN,
+			executions: allExecutions.map((run) => ({
+				id: run.id,
+				status: run.status,
+				emitted: outputIds(run, triggers.all).length,
+				delivered: outputIds(run, 'Delivered').length,
+			})),
+		};
+	} finally {
+		await n8n.dispose();
+		await nowServer.stop();
+		await allServer.stop();
+	}
+}

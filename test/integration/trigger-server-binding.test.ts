@@ -1,0 +1,57 @@
+// A trigger moved from one Svc server to another starts again from its Start From (issue 14, point 3), over real HTTP to two sandboxes.
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { mock } from 'jest-mock-extended';
+
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
+import { createPollContext, testCredentials } from '../harness/contexts';
+
+let testServer: Sandbox;
+let production: Sandbox;
+beforeAll(async () => {
+	testServer = await startSandbox({ seed: 3, chats: 5 });
+	production = await startSandbox({ seed: 4, chats: 12 });
+});
+afterAll(async () => {
+	await testServer?.stop();
+	await production?.stop();
+});
+
+/** One poll of a Beginning of History trigger against `sandbox`, sharing `staticData` as n8n does between polls. */
+async function pollAgainst(sandbox: Sandbox, staticData: IDataObject) {
+	const trigger = new SvcChatTrigger();
+	const context = createPollContext({
+		description: trigger.description,
+		parameters: { startFrom: 'beginning', emit: 'everyChange', output: 'raw' },
+		credentials: testCredentials(sandbox.host, sandbox.admin),
+		staticData,
+	});
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	const result = await trigger.poll.call(context);
+	return { ids: (result?.[0] ?? []).map((item) => String(item.json.id)).sort(), logger };
+}
+
+test('pointing the credential at another server emits that server\'s whole history, and the log says why', async () => {
+	const staticData: IDataObject = {};
+	const first = await pollAgainst(testServer, staticData);
+	expect(first.ids).toHaveLength(5);
+	expect(staticData.host).toBe(`http://127.0.0.1:${testServer.port}`);
+	const testCursor = staticData.cursor;
+
+	// Without the binding, production would be asked for changes since the test server's cursor, a recent moment:
+	// production's history that last changed before that moment would be skipped. This is the loss the binding prevents.
+	const unbound = await pollAgainst(production, { startedFrom: 'beginning', cursor: testCursor, catchingUp: false });
+	expect(unbound.ids.length).toBeLessThan(12);
+
+	const moved = await pollAgainst(production, staticData);
+	expect(moved.ids).toHaveLength(12);
+	expect(production.control.requestLog().some((entry) => entry.query.since === '0')).toBe(true);
+	expect(staticData.host).toBe(`http://127.0.0.1:${production.port}`);
+	expect(moved.logger.warn).toHaveBeenCalledWith(expect.stringContaining(`the saved position belongs to http://127.0.0.1:${testServer.port}`));
+
+	// From then on it is production's cursor: the next poll asks for what changed since, and gets nothing new.
+	const again = await pollAgainst(production, staticData);
+	expect(again.ids).toEqual([]);
+	expect(again.logger.warn).not.toHaveBeenCalled();
+});

@@ -1,0 +1,214 @@
+// The trigger's state under n8n's persistence: bound to its server and account, kept across edits, harmless to lose in a null poll, within the poll budget.
+import nock from 'nock';
+import { mock } from 'jest-mock-extended';
+import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+
+import { BASE_URL, BOUND, chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+import { createPollContext, testCredentials } from '../../harness/contexts';
+import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
+
+jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
+
+const PRODUCTION = 'chat.production.example';
+const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
+const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
+
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.restore());
+afterEach(() => {
+	jest.restoreAllMocks();
+	nock.cleanAll();
+});
+
+/** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
+function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
+	const trigger = new SvcChatTrigger();
+	const context = createPollContext({ description: trigger.description, parameters, credentials: testCredentials(host, { email }), staticData });
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	return { context, logger, poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null };
+}
+
+describe('the state is bound to the server and account it was read from (issue 14, point 3)', () => {
+	test('a credential moved from a test server to production starts again from Beginning of History and logs why', async () => {
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '1748778000000000', catchingUp: false };
+		const production = nock(`https://${PRODUCTION}`)
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, { chats: [makeChat(1), makeChat(2)], more_chats_available: false, last_ts: 20 });
+		const moved = pollAs(PRODUCTION, 'admin@svc.test', fromBeginning, staticData);
+
+		expect(ids(await moved.poll())).toEqual([1, 2]);
+		expect(production.isDone()).toBe(true);
+		expect(staticData).toEqual({ host: `https://${PRODUCTION}`, account: 'admin@svc.test', startedFrom: 'beginning', cursor: '20', catchingUp: false });
+		expect(moved.logger.warn).toHaveBeenCalledWith(
+			`Svc Chat Trigger: the credential now points at https://${PRODUCTION}, but the saved position belongs to ${BASE_URL}; starting again from the Beginning of History`,
+		);
+	});
+
+	test('another account on the same host starts again too; the log names both e-mails and never the password', async () => {
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '900', catchingUp: false };
+		replyPage(0, [makeChat(3)], 30);
+		const other = pollAs(BASE_URL, 'Ops@Svc.Test', fromBeginning, staticData);
+		expect(ids(await other.poll())).toEqual([3]);
+		expect(staticData).toMatchObject({ account: 'ops@svc.test', cursor: '30' });
+		const logged = JSON.stringify(other.logger.warn.mock.calls);
+		expect(logged).toContain('signs in as ops@svc.test, but the saved position was read as admin@svc.test');
+		expect(logged).not.toContain('Pw-');
+	});
+
+	test('the same server typed another way (scheme, case, trailing slash, e-mail case) keeps the cursor, silently', async () => {
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '900', catchingUp: false };
+		const kept = replyPage(900, [makeChat(4)], 950);
+		const same = pollAs('ACME.svc.example/', ' Admin@SVC.test ', fromBeginning, staticData);
+		expect(ids(await same.poll())).toEqual([4]);
+		expect(kept.isDone()).toBe(true);
+		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '950', catchingUp: false });
+		expect(same.logger.warn).not.toHaveBeenCalled();
+	});
+
+	test('a state saved before the binding existed is adopted: the cursor is kept and the binding recorded', async () => {
+		const staticData: IDataObject = { startedFrom: 'beginning', cursor: '700', catchingUp: false };
+		const kept = replyPage(700, [makeChat(5)], 750);
+		const { logger, poll } = pollAs(BASE_URL, 'admin@svc.test', fromBeginning, staticData);
+		expect(ids(await poll())).toEqual([5]);
+		expect(kept.isDone()).toBe(true);
+		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '750', catchingUp: false });
+		expect(logger.warn).not.toHaveBeenCalled();
+	});
+
+	test('Start From "Now" on the new server anchors on its present and emits nothing old', async () => {
+		const now = Date.UTC(2025, 5, 1, 12);
+		jest.spyOn(Date, 'now').mockReturnValue(now);
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'now', cursor: '1748778000000000', catchingUp: false };
+		const recent = nock(`https://${PRODUCTION}`)
+			.get('/api/v2/chats')
+			.query({ since: microsAt(now - 3_600_000) })
+			.reply(200, { chats: [makeChat(8)], more_chats_available: false, last_ts: '1748779000000001' });
+		const { poll } = pollAs(PRODUCTION, 'admin@svc.test', { startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData);
+		expect(await poll()).toBeNull();
+		expect(recent.isDone()).toBe(true);
+		expect(staticData).toMatchObject({ host: `https://${PRODUCTION}`, cursor: '1748779000000001', catchingUp: false });
+	});
+
+	test('serverBinding keeps no secret, and bindingChange says nothing for a state that records no binding', () => {
+		expect(serverBinding({ host: 'https://Acme.svc.example:8443/api', email: 'A@B.c', password: 'secret' } as never)).toEqual({
+			host: 'https://acme.svc.example:8443',
+			account: 'a@b.c',
+		});
+		expect(bindingChange({ startedFrom: 'now' }, { host: 'https://x', account: 'a' })).toBeUndefined();
+	});
+});
+
+test('edits that keep Start From (Emit, Output, Max Chats per Poll, Include Cursor) keep the cursor', async () => {
+	const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '500', catchingUp: false };
+	const edits: INodeParameters[] = [
+		{ ...fromBeginning, emit: 'finishedChats' },
+		{ ...fromBeginning, output: 'simplified' },
+		{ ...fromBeginning, options: { maxChatsPerPoll: 10, includeCursor: true } },
+	];
+	for (const [index, parameters] of edits.entries()) {
+		const cursor = String(500 + index);
+		const scope = replyPage(cursor, [], String(500 + index + 1));
+		expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
+		expect(scope.isDone()).toBe(true);
+		expect(staticData.cursor).toBe(String(500 + index + 1));
+	}
+});
+
+/**
+ * n8n on default settings saves the trigger's static data only when a poll emits (n8n-core's poll executor); a poll
+ * that returns null changes it in memory only. These tests replay a restart that loses every null-poll change
+ * (the state goes back to what the last emitting poll saved) and compare with the run that kept them.
+ */
+describe('losing the changes of a poll that emitted nothing is harmless (Beginning of History, Specific Date)', () => {
+	async function run(emit: string, restartLosesNullPolls: boolean) {
+		let staticData: IDataObject = {};
+		let saved: IDataObject = {};
+		const emitted: IDataObject[] = [];
+		const parameters = { startFrom: 'beginning', emit, output: 'raw' };
+		const pollOnce = async () => {
+			const items = await triggerHarness(parameters, staticData).poll();
+			if (items) {
+				emitted.push(...items);
+				saved = structuredClone(staticData);
+			}
+		};
+		replyPage(0, [makeChat(1, { states: ['chatting', 'closed'] }), makeChat(2)], 100);
+		await pollOnce();
+		// Chat 2 changes without closing: Finished Chats and New Chats emit nothing, and the cursor moves in memory.
+		replyPage(100, [makeChat(2, { messages: 2 })], 200);
+		await pollOnce();
+		if (restartLosesNullPolls) staticData = structuredClone(saved);
+		// The server answers from wherever the cursor is: with the latest versions since then.
+		replyPage(String(staticData.cursor), [makeChat(2, { messages: 3, states: ['chatting', 'closed'] }), makeChat(3)], 300);
+		await pollOnce();
+		expect(nock.pendingMocks()).toEqual([]);
+		return { emitted: emitted.map((chat) => `${chat.id}:${(chat.messages as unknown[]).length}`), staticData };
+	}
+
+	for (const emit of ['finishedChats', 'newChats', 'everyChange']) {
+		test(`${emit}: a restart after a null poll emits the same chats, and ends in the same state, as no restart`, async () => {
+			const kept = await run(emit, false);
+			const lost = await run(emit, true);
+			expect(lost.emitted).toEqual(kept.emitted);
+			expect(lost.staticData).toEqual(kept.staticData);
+			expect(kept.emitted.length).toBeGreaterThan(0);
+		});
+	}
+});
+
+describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
+	test('a "Now" catch-up stops within the budget, keeps what it read, and continues at the next poll', async () => {
+		const now = Date.UTC(2025, 5, 1, 12);
+		jest.spyOn(Date, 'now').mockReturnValue(now);
+		const staticData: IDataObject = {};
+		const parameters = { startFrom: 'now', emit: 'everyChange', output: 'raw' };
+		replyPage(microsAt(now - 3_600_000), chatRange(1, 50), '1000', true);
+		const rest = replyPage('1000', chatRange(51, 50), '2000', false);
+
+		const first = triggerHarness(parameters, staticData);
+		first.context.getPollBudgetMs.mockReturnValue(0);
+		expect(await first.poll()).toBeNull();
+		expect(rest.isDone()).toBe(false);
+		expect(staticData).toMatchObject({ cursor: '1000', catchingUp: true });
+
+		const second = triggerHarness(parameters, staticData);
+		second.context.getPollBudgetMs.mockReturnValue(36_000);
+		expect(await second.poll()).toBeNull();
+		expect(rest.isDone()).toBe(true);
+		expect(staticData).toMatchObject({ cursor: '2000', catchingUp: false });
+	});
+
+	test('the walk stops once half the budget is spent, at a page boundary', async () => {
+		let clock = Date.UTC(2025, 5, 1, 12);
+		jest.spyOn(Date, 'now').mockImplementation(() => clock);
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '0', catchingUp: false };
+		// Each page takes 10 s of the 36 s budget n8n's durable scheduler gives by default: the walk stops after page 2.
+		for (const page of [0, 1, 2]) {
+			nock(BASE_URL)
+				.get('/api/v2/chats')
+				.query({ since: String(page * 100) })
+				.reply(() => {
+					clock += 10_000;
+					return [200, { chats: chatRange(page * 10 + 1, 10), more_chats_available: true, last_ts: (page + 1) * 100 }];
+				});
+		}
+		const harness = triggerHarness(fromBeginning, staticData);
+		harness.context.getPollBudgetMs.mockReturnValue(36_000);
+		expect(await harness.poll()).toHaveLength(20);
+		expect(staticData.cursor).toBe('200');
+		expect(nock.pendingMocks()).toHaveLength(1);
+	});
+
+	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {
+		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '0', catchingUp: false };
+		replyPage(0, chatRange(1, 10), 100, true);
+		replyPage(100, chatRange(11, 10), 200, false);
+		const harness = triggerHarness(fromBeginning, staticData);
+		(harness.context as { getPollBudgetMs?: unknown }).getPollBudgetMs = undefined;
+		expect(await harness.poll()).toHaveLength(20);
+		expect(staticData.cursor).toBe('200');
+	});
+});
