@@ -6,8 +6,9 @@ import { ERROR_DETAIL_MEMBERS, describeErrorCode, describeHttpStatus } from './e
 import { excerpt, redact, redactValue } from './redaction';
 import type { SvcFailure, SvcHttpResponse, SvcOutcome } from './types';
 
-// Codes that mean "the request was refused", never "the chat does not exist".
-const ACCOUNT_ERROR_CODES = new Set(['no-tariff-option', 'unauthorized', 'unknown-method']);
+// GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it. Every
+// other code (unknown, argument-missing, no-tariff-option…) keeps its own message: `unknown` may be temporary.
+const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
 
@@ -31,11 +32,13 @@ const REPLY_SHAPES: Record<string, { expected: string; matches: (reply: unknown,
 	},
 	chats: {
 		expected: 'an object with "chats", "more_chats_available" and "last_ts"',
+		// A missing or null last_ts is judged with the page (transport/cursor.ts): harmless on an empty one.
 		matches: (reply) =>
 			isObject(reply) &&
 			Array.isArray(reply.chats) &&
+			reply.chats.every(isObject) &&
 			typeof reply.more_chats_available === 'boolean' &&
-			isCursor(reply.last_ts),
+			(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
 	},
 	chat: { expected: 'an object with a "chat"', matches: (reply) => isObject(reply) && isObject(reply.chat) },
 	stats: {
@@ -79,10 +82,11 @@ export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResp
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
 	const errorMembers = rawCode === undefined ? undefined : (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
 
-	const refused = rawCode !== undefined && ACCOUNT_ERROR_CODES.has(rawCode);
-	const chatMissing = status === 200 && isJson && !refused && !(isObject(reply) && isObject(reply.chat));
+	const chatMissing =
+		status === 200 &&
+		isJson &&
+		(rawCode === undefined ? !(isObject(reply) && isObject(reply.chat)) : NOT_FOUND_CODE.test(rawCode));
 	if (path === 'chat' && (status === 404 || chatMissing)) {
-		// The reply to an unknown id is not shown in the spec: whatever its shape, say what happened.
 		return fail({
 			text: {
 				message: `Chat ${JSON.stringify(qs.id)} not found`,

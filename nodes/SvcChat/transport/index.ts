@@ -3,7 +3,17 @@ export { normalizeBaseUrl, isLoopbackHostname } from './baseUrl';
 export { isCursor } from './decode';
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry';
 export { sendSvcRequest, svcApiRequest, toNodeApiError } from './request';
-export { addLatestVersions, svcChatPages, svcGetChats, type ChatPage, type CollectedChats } from './chatPages';
+export {
+	addLatestVersions,
+	svcChatPages,
+	svcGetChats,
+	type ChatPage,
+	type ChatPageOptions,
+	type CollectedChats,
+	type GetChatsOptions,
+} from './chatPages';
+export { compareCursors } from './cursor';
+export { FULL_CHAT_CONCURRENCY, isMinimalChat } from './fullChats';
 export {
 	CREDENTIALS_TYPE,
 	type SvcApiContext,

@@ -14,7 +14,6 @@ import { decodeReply } from './decode';
 import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
 import { redact, secretForms } from './redaction';
 import {
-	NON_IDEMPOTENT_PATHS,
 	RETRIED_NETWORK_CODES,
 	RETRIED_STATUSES,
 	backoffDelay,
@@ -23,6 +22,7 @@ import {
 	parseRetryAfter,
 	resolveRetryPolicy,
 	retryNote,
+	whyNotRetried,
 	withNote,
 } from './retry';
 import {
@@ -55,7 +55,8 @@ export async function sendSvcRequest(
 		return { ok: false, failure: { text, code: 'invalid-host' } };
 	}
 	const policy = resolveRetryPolicy(options.retry);
-	const retryable = !NON_IDEMPOTENT_PATHS.has(path);
+	const notRetried = whyNotRetried(path, options.notRetried);
+	const retryable = notRetried === undefined;
 	const request: IHttpRequestOptions = {
 		method,
 		url: `${baseUrl}/api/v2/${path}`,
@@ -87,13 +88,13 @@ export async function sendSvcRequest(
 				continue;
 			}
 			const failure: SvcFailure = { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode };
-			return { ok: false, failure: transient ? withNote(failure, retryNote(retryable, attempt + 1)) : failure };
+			return { ok: false, failure: transient ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure };
 		}
 		if (!RETRIED_STATUSES.has(response.statusCode)) {
 			const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
 			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
 			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
-			return { ok: false, failure: withNote(outcome.failure, retryNote(retryable, attempt + 1)) };
+			return { ok: false, failure: withNote(outcome.failure, retryNote(notRetried, attempt + 1)) };
 		}
 
 		const retryAfter = parseRetryAfter(response.headers['retry-after']);
@@ -107,7 +108,7 @@ export async function sendSvcRequest(
 		const note =
 			waitTooLong && retryable
 				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
-				: retryNote(retryable, attempt + 1);
+				: retryNote(notRetried, attempt + 1);
 		return { ok: false, failure: withNote(outcome.failure, note) };
 	}
 }

@@ -19,8 +19,18 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	timeoutMs: 60_000,
 };
 
-// Commands that must never be sent twice: a retried broadcast could message the same people again.
-export const NON_IDEMPOTENT_PATHS = new Set(['rt/send_broadcast']);
+// Commands that must never be sent twice, with why: a retried broadcast could message the same people again.
+const NON_IDEMPOTENT_PATHS = new Map([
+	[
+		'rt/send_broadcast',
+		'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
+	],
+]);
+
+/** Why a request is never retried after it may have been carried out, or undefined when it may be retried. */
+export function whyNotRetried(path: string, override?: string): string | undefined {
+	return override ?? NON_IDEMPOTENT_PATHS.get(path);
+}
 export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 export const RETRIED_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN']);
 
@@ -69,10 +79,8 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
 }
 
 /** What the user should know about retries of a failure that retrying could have cured. */
-export function retryNote(retryable: boolean, attempts: number): string {
-	if (!retryable) {
-		return 'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.';
-	}
+export function retryNote(notRetried: string | undefined, attempts: number): string {
+	if (notRetried !== undefined) return notRetried;
 	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
 }
 

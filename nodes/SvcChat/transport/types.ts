@@ -28,6 +28,11 @@ export interface SvcRequestOptions {
 	/** Put on the thrown NodeApiError so n8n shows which item failed. */
 	itemIndex?: number;
 	retry?: Partial<RetryPolicy>;
+	/**
+	 * Makes the request one that is never retried once it may have reached the server (a reset, a timeout, a 5xx),
+	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.
+	 */
+	notRetried?: string;
 }
 
 /** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
