@@ -118,6 +118,23 @@ describe('minimal list entries are read in full', () => {
 	});
 });
 
+describe('the trigger idles through every last_ts an empty page may carry', () => {
+	test.each(['zero', 'null', 'missing', 'latest', 'since'] as const)('emptyPageLastTs %s', async (mode) => {
+		const staticData: IDataObject = {};
+		const poll = trigger({ startFrom: 'beginning', emit: 'everyChange', output: 'raw', options: { maxChatsPerPoll: 5000 } }, staticData);
+		expect(await poll()).toHaveLength(CHATS);
+		const caughtUp = staticData.cursor;
+		expect(caughtUp).toBe(String(sandbox.control.latestCursor()));
+		sandbox.control.setSettings({ emptyPageLastTs: mode });
+		// Idle polls: nothing is emitted again, and the cursor stays where it was (a 0 would replay the whole history).
+		expect(await poll()).toEqual([]);
+		expect(await poll()).toEqual([]);
+		expect(staticData.cursor).toBe(caughtUp);
+		const [changed] = sandbox.control.mutateRandomChats(1);
+		expect((await poll()).map((chat) => chat.id)).toEqual([changed.id]);
+	});
+});
+
 describe('Operator > Set Status with a condition', () => {
 	const agentStatusRequests = () => sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/rt/agent_status');
 
