@@ -14,10 +14,14 @@ export interface P1Options {
 	runs: number;
 	chats: number;
 	log: (line: string) => void;
+	/** Percent of list entries the sandbox sends as {id, created_at} (spec 2.4); the trigger reads each in full. */
+	minimalPercent?: number;
 }
 
 export interface P1Result {
 	chats: number;
+	/** Percent of /chats entries sent minimal; the trigger fetches each with GET /chat, the baselines do not. */
+	minimalPercent: number;
 	pages: number;
 	/** Mean size of a /chats reply. */
 	pageBytes: number;
@@ -82,11 +86,12 @@ async function n8nStackCatchUp(sandbox: SandboxProcess, node: INode): Promise<nu
 	}
 }
 
-export async function benchCatchUp({ runs, chats, log }: P1Options): Promise<P1Result> {
+export async function benchCatchUp({ runs, chats, log, minimalPercent = 0 }: P1Options): Promise<P1Result> {
 	const { SvcChatTrigger } = await loadNodes();
 	const trigger = new SvcChatTrigger();
 	const sandbox = await startSandboxProcess({ chats, seed: 1 });
 	try {
+		if (minimalPercent > 0) await sandbox.control('POST', 'settings', { minimalChatsInLists: minimalPercent });
 		const credentials = credentialsFor(sandbox);
 		const { last_ts: latest } = await sandbox.control<{ last_ts: number }>('GET', 'cursor');
 		const newContext = (staticData: IDataObject) =>
@@ -136,7 +141,7 @@ export async function benchCatchUp({ runs, chats, log }: P1Options): Promise<P1R
 				const cpu = process.cpuUsage(cpuAtStart);
 				cpuTimes[name].push(Math.round((cpu.user + cpu.system) / 1000));
 			}
-			log(`P1 run ${run + 1}/${runs}: fetch ${times.rawFetch[run]} ms, n8n stack ${times.n8nStack[run]} ms, trigger ${times.trigger[run]} ms`);
+			log(`P1 (${minimalPercent} % minimal) run ${run + 1}/${runs}: fetch ${times.rawFetch[run]} ms, n8n stack ${times.n8nStack[run]} ms, trigger ${times.trigger[run]} ms`);
 		}
 		const clientCpuMs = { rawFetch: figures(cpuTimes.rawFetch, 'ms'), n8nStack: figures(cpuTimes.n8nStack, 'ms'), trigger: figures(cpuTimes.trigger, 'ms') };
 		const rawFetch = figures(times.rawFetch, 'ms');
@@ -145,6 +150,7 @@ export async function benchCatchUp({ runs, chats, log }: P1Options): Promise<P1R
 		const ratio = round(triggerTimes.median / rawFetch.median);
 		return {
 			chats,
+			minimalPercent,
 			pages,
 			pageBytes,
 			rawFetch,

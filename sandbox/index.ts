@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createControl, type SandboxControl } from './control';
 import { FaultInjector } from './faults';
 import { createRequestHandler } from './server';
-import { DEFAULT_SETTINGS, SandboxState } from './state';
+import { DEFAULT_SETTINGS, SandboxState, validateSettings, type SandboxSettings } from './state';
 
 export type { SandboxControl } from './control';
 export type { FaultKind, FaultSpec } from './faults';
@@ -33,6 +33,8 @@ export interface SandboxOptions {
 	lockoutWindowMs?: number;
 	/** Injectable clock (allowed online time, lockouts, new change timestamps, the 30 days of seeded history). */
 	now?: () => Date;
+	/** Any other starting settings (see README), e.g. `{ equalTimestamps: true }`; kept across control resets. */
+	settings?: Partial<SandboxSettings>;
 }
 
 export interface Sandbox {
@@ -86,6 +88,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			lastTsAsString: options.lastTsAsString ?? DEFAULT_SETTINGS.lastTsAsString,
 			lockoutThreshold: options.lockoutThreshold ?? DEFAULT_SETTINGS.lockoutThreshold,
 			lockoutWindowMs: options.lockoutWindowMs ?? DEFAULT_SETTINGS.lockoutWindowMs,
+			...validateSettings(options.settings ?? {}),
 		},
 	});
 	const faults = new FaultInjector(seed);

@@ -31,7 +31,19 @@ interface ApiReply {
  * Bodies not shown in the spec, our choices: 401 is `{"error":"unauthorized"}` on both groups (the real-time body of 5.4)
  * with a `WWW-Authenticate` header; 403 is `{"error":"forbidden","reason":"not-administrator"|"too-many-attempts"}`.
  */
-function answerApi(state: SandboxState, method: string, url: URL, body: string, authorization: string | undefined): ApiReply {
+/** Spec 4: real-time commands take a JSON body; a body not declared as JSON is not read (our reply code, see README). */
+function isJsonContentType(contentType: string | undefined): boolean {
+	return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+function answerApi(
+	state: SandboxState,
+	method: string,
+	url: URL,
+	body: string,
+	authorization: string | undefined,
+	contentType: string | undefined,
+): ApiReply {
 	const path = url.pathname.slice(API_PREFIX.length);
 	const command = path.startsWith('rt/') && Object.hasOwn(REAL_TIME_COMMANDS, path.slice(3)) ? REAL_TIME_COMMANDS[path.slice(3)] : undefined;
 	if (!url.pathname.startsWith(API_PREFIX) || (!command && !STORED_PATHS.has(path))) {
@@ -46,6 +58,9 @@ function answerApi(state: SandboxState, method: string, url: URL, body: string, 
 	if (!state.settings.apiAccess) return { status: 200, body: { error: 'no-tariff-option' } };
 	if (command) {
 		if (method !== 'POST') return { status: 200, body: { error: 'unknown' } };
+		if (state.settings.requireJsonContentType && !isJsonContentType(contentType)) {
+			return { status: 200, body: { error: 'request-body-is-not-valid-json' } };
+		}
 		return { status: 200, body: command(state, body) };
 	}
 	if (method !== 'GET') return { status: 200, body: { error: 'unknown-method' } };
@@ -130,7 +145,7 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 
 		if (fault && (await answerWithFault(fault, url, reply, request, response))) return;
 
-		const answer = answerApi(state, method, url, body, request.headers.authorization);
+		const answer = answerApi(state, method, url, body, request.headers.authorization, request.headers['content-type']);
 		let payload = answer.body;
 		if (fault?.kind === 'missing-last-ts' && answer.status === 200 && typeof payload === 'object' && payload !== null && 'last_ts' in payload) {
 			const withoutCursor = { ...(payload as Record<string, unknown>) };

@@ -29,8 +29,26 @@ export interface SandboxSettings {
 	 * Spec 2.4: "in lists a chat may appear with only id and created_at". When true, every 7th chat of a /chats
 	 * reply is sent that way (GET /chat still gives it whole). Off by default.
 	 */
-	minimalChatsInLists: boolean;
+	minimalChatsInLists: boolean | number;
+	/**
+	 * Not shown in the spec: several changes may share a microsecond. When true, up to TIE_SIZE changes in a row get
+	 * the same timestamp (seeded chats in threes, later changes whenever the clock allows). Off by default.
+	 */
+	equalTimestamps: boolean;
+	/**
+	 * Not shown in the spec: last_ts of a reply with no chats. 'latest' (default): the latest change's cursor;
+	 * 'zero': 0; 'null': null; 'missing': no last_ts member; 'since': the `since` sent.
+	 */
+	emptyPageLastTs: EmptyPageLastTs;
+	/** Spec 4: real-time commands take a JSON body; when true (default) a body not sent as application/json is refused. */
+	requireJsonContentType: boolean;
 }
+
+export const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
+export type EmptyPageLastTs = (typeof EMPTY_PAGE_LAST_TS)[number];
+
+/** With equalTimestamps, at most this many changes share one microsecond (always far fewer than a page). */
+export const TIE_SIZE = 3;
 
 export interface BroadcastRecord {
 	at: string;
@@ -126,9 +144,10 @@ export class SandboxState {
 		this.logTs = [];
 		this.logIndex = [];
 		let previous = 0;
-		for (const index of order) {
-			// Strictly increasing, so that a page boundary can never split two changes with the same cursor.
-			const ts = Math.max(firstTs[index], previous + 1);
+		for (const [position, index] of order.entries()) {
+			// Strictly increasing by default. With equalTimestamps, changes come in groups of TIE_SIZE sharing one cursor.
+			const tied = this.settings.equalTimestamps && position % TIE_SIZE !== 0;
+			const ts = tied ? previous : Math.max(firstTs[index], previous + 1);
 			this.logTs.push(ts);
 			this.logIndex.push(index);
 			this.records[index].lastTs = ts;
@@ -168,9 +187,30 @@ export class SandboxState {
 		return this.logTs.length ? this.logTs[this.logTs.length - 1] : 0;
 	}
 
-	/** A change timestamp from the clock, in microseconds, strictly after every earlier change. */
+	/**
+	 * A change timestamp from the clock, in microseconds, strictly after every earlier change; with equalTimestamps,
+	 * equal to the latest one while that microsecond holds fewer than TIE_SIZE changes and the clock has not moved on.
+	 */
 	private nextTs(): number {
-		return Math.max(this.now().getTime() * 1000, this.latestTs() + 1);
+		const latest = this.latestTs();
+		const clock = this.now().getTime() * 1000;
+		if (this.settings.equalTimestamps && clock <= latest && this.changesAt(latest) < TIE_SIZE) return latest;
+		return Math.max(clock, latest + 1);
+	}
+
+	/** How many log entries, at the end of the log, carry this timestamp. */
+	private changesAt(ts: number): number {
+		let count = 0;
+		for (let i = this.logTs.length - 1; i >= 0 && this.logTs[i] === ts; i--) count++;
+		return count;
+	}
+
+	/** Whether a list entry goes out as `{id, created_at}` under minimalChatsInLists (true: every 7th; a number: that percent). */
+	private sentMinimal(record: ChatRecord): boolean {
+		const share = this.settings.minimalChatsInLists;
+		if (share === true) return record.index % 7 === 0;
+		// 37 is coprime with 100, so the chosen indexes spread evenly rather than in one block.
+		return typeof share === 'number' && (record.index * 37) % 100 < share;
 	}
 
 	private recordChange(record: ChatRecord): Chat {
@@ -276,8 +316,13 @@ export class SandboxState {
 			lastTs = ts;
 			if (record.lastTs !== ts) continue;
 			const chat = this.build(record);
-			const minimal = this.settings.minimalChatsInLists && record.index % 7 === 0;
-			chats.push(minimal ? { id: chat.id, created_at: chat.created_at } : chat);
+			chats.push(this.sentMinimal(record) ? { id: chat.id, created_at: chat.created_at } : chat);
+		}
+		// With equalTimestamps a page never ends inside a microsecond: if the next change shares the last one's, last_ts
+		// is one microsecond earlier, so that microsecond comes again whole (its chats sent here come twice). A server
+		// that ended the page at that microsecond would lose the rest of it for every client that follows spec 4.6.
+		if (lastTs !== undefined && position < this.logTs.length && this.logTs[position] === lastTs && lastTs - 1 > since) {
+			lastTs -= 1;
 		}
 		let more = false;
 		for (let ahead = position; ahead < this.logTs.length; ahead++) {
@@ -334,10 +379,18 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 export function validateSettings(partial: unknown): Partial<SandboxSettings> {
 	if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new Error('Settings must be an object');
 	const settings = partial as Record<string, unknown>;
-	const known = new Set(['apiAccess', 'allowedStatuses', 'allowedOnlineTime', 'lastTsAsString', 'lockoutThreshold', 'lockoutWindowMs', 'minimalChatsInLists']);
+	const known = new Set(Object.keys(DEFAULT_SETTINGS));
 	for (const key of Object.keys(settings)) if (!known.has(key)) throw new Error(`Unknown setting ${key}`);
-	for (const key of ['apiAccess', 'lastTsAsString', 'minimalChatsInLists']) {
+	for (const key of ['apiAccess', 'lastTsAsString', 'equalTimestamps', 'requireJsonContentType']) {
 		if (key in settings && typeof settings[key] !== 'boolean') throw new Error(`${key} must be true or false`);
+	}
+	if ('minimalChatsInLists' in settings) {
+		const share = settings.minimalChatsInLists;
+		const isPercent = typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 100;
+		if (typeof share !== 'boolean' && !isPercent) throw new Error('minimalChatsInLists must be true, false or a percent from 0 to 100');
+	}
+	if ('emptyPageLastTs' in settings && !(EMPTY_PAGE_LAST_TS as readonly unknown[]).includes(settings.emptyPageLastTs)) {
+		throw new Error(`emptyPageLastTs must be one of ${EMPTY_PAGE_LAST_TS.join(', ')}`);
 	}
 	if ('allowedStatuses' in settings) {
 		const statuses = settings.allowedStatuses;
@@ -363,4 +416,7 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
 	lockoutThreshold: 5,
 	lockoutWindowMs: 60_000,
 	minimalChatsInLists: false,
+	equalTimestamps: false,
+	emptyPageLastTs: 'latest',
+	requireJsonContentType: true,
 };

@@ -58,6 +58,22 @@ function operatorStats(state: SandboxState, dayMs: number, future: boolean) {
 	});
 }
 
+/** last_ts of an empty page under the emptyPageLastTs setting; undefined leaves the member out. */
+function emptyPageCursor(state: SandboxState, since: number, latest: number): number | null | undefined {
+	switch (state.settings.emptyPageLastTs) {
+		case 'zero':
+			return 0;
+		case 'null':
+			return null;
+		case 'missing':
+			return undefined;
+		case 'since':
+			return since;
+		default:
+			return latest;
+	}
+}
+
 /**
  * Answers one stored-data GET after authorization. Not shown in the spec, our choices: an unknown chat id is
  * HTTP 200 `{"error":"chat-not-found"}`; a malformed `since`, or a `date` that is not a real yyyy-mm-dd day, is
@@ -82,11 +98,12 @@ export function storedData(state: SandboxState, path: string, query: URLSearchPa
 			const since = parseCursor(query.get('since'));
 			if (since === undefined) return fail('argument-missing');
 			const page = state.chatsSince(since);
-			return {
-				chats: page.chats,
-				more_chats_available: page.more,
-				last_ts: state.settings.lastTsAsString ? String(page.lastTs) : page.lastTs,
-			};
+			const reply: Record<string, unknown> = { chats: page.chats, more_chats_available: page.more };
+			// The spec is silent on last_ts of an empty page; emptyPageLastTs lets a test try each reading of it.
+			const lastTs = page.chats.length === 0 ? emptyPageCursor(state, since, page.lastTs) : page.lastTs;
+			if (lastTs === null) reply.last_ts = null;
+			else if (lastTs !== undefined) reply.last_ts = state.settings.lastTsAsString ? String(lastTs) : lastTs;
+			return reply;
 		}
 		case 'stats': {
 			const date = query.get('date');

@@ -40,7 +40,7 @@ export const MATRIX_FAULTS: MatrixFault[] = [
 	{ name: 'html', spec: { kind: 'html', count: PERSISTENT }, message: /answered with HTTP 500/ },
 	{ name: 'html (status 200)', spec: { kind: 'html', count: PERSISTENT, status: 200 }, message: /did not answer with JSON/ },
 	{ name: 'unexpected-shape', spec: { kind: 'unexpected-shape', count: PERSISTENT }, message: /unexpected shape/ },
-	{ name: 'missing-last-ts', spec: { kind: 'missing-last-ts', count: PERSISTENT }, message: /unexpected shape: expected .*"last_ts"/, chatsOnly: true },
+	{ name: 'missing-last-ts', spec: { kind: 'missing-last-ts', count: PERSISTENT }, message: /listed \d+ changed chat\(s\) without a last_ts cursor/, chatsOnly: true },
 	{ name: 'stuck-more', spec: { kind: 'stuck-more', count: PERSISTENT }, message: /more chats, but its cursor stopped moving/, chatsOnly: true },
 	{ name: 'huge', spec: { kind: 'huge', count: PERSISTENT }, message: /unexpected shape/ },
 ];

@@ -3,6 +3,7 @@ import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow'
 import { mock } from 'jest-mock-extended';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
+import type { SandboxSettings } from '../../sandbox/state';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Chat } from '../../nodes/SvcChat/types';
 import { createPollContext, testCredentials } from '../harness/contexts';
@@ -28,11 +29,18 @@ const FAULTS = [
 ] as const;
 const MAX_POLLS_TO_CATCH_UP = 40;
 
+/**
+ * The spec's variations, each a run of its own: list entries with only id and created_at (spec 2.4), which the
+ * trigger must read in full, and several changes in one microsecond. Those runs are shorter, to keep `npm test` quick.
+ */
+const VARIANTS: Array<{ name: string; settings: Partial<SandboxSettings>; rounds: number }> = [
+	{ name: 'plain', settings: {}, rounds: SIZE.rounds },
+	{ name: 'minimal list entries (30 %)', settings: { minimalChatsInLists: 30 }, rounds: LONG ? SIZE.rounds : 20 },
+	{ name: 'equal timestamps', settings: { equalTimestamps: true }, rounds: LONG ? SIZE.rounds : 20 },
+];
+
 let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await startSandbox({ seed: 11, chats: SIZE.chats, lastTsAsString: true });
-});
-afterAll(async () => await sandbox?.stop());
+afterEach(async () => await sandbox?.stop());
 
 /** One trigger as n8n runs it: the same static data object from poll to poll; a failed poll is shown and retried later. */
 function pollingTrigger(parameters: INodeParameters) {
@@ -69,9 +77,10 @@ function pollingTrigger(parameters: INodeParameters) {
 	};
 }
 
-test(
-	'every chat version the sandbox produces is emitted at least once, through faults, with no duplicates',
-	async () => {
+test.each(VARIANTS)(
+	'every chat version the sandbox produces is emitted at least once, through faults ($name)',
+	async ({ name, settings, rounds }) => {
+		sandbox = await startSandbox({ seed: 11, chats: SIZE.chats, lastTsAsString: true, settings });
 		const { control } = sandbox;
 		const everyChange = pollingTrigger({
 			startFrom: 'beginning',
@@ -99,7 +108,7 @@ test(
 		// Versions replaced within one batch of changes existed only while no poll ran: no client could ever see them.
 		const unobservable = new Set<string>();
 		await catchUp();
-		for (let round = 0; round < SIZE.rounds; round++) {
+		for (let round = 0; round < rounds; round++) {
 			const mutations = round % BURST_EVERY === BURST_EVERY - 1 ? SIZE.burst : SIZE.mutationsPerRound;
 			const changed = [...control.mutateRandomChats(mutations), ...control.addChats(SIZE.newChatsPerRound)];
 			const latestInBatch = new Map(changed.map((chat) => [String(chat.id), control.fingerprint(chat)]));
@@ -121,7 +130,7 @@ test(
 
 		console.log(
 			[
-				`trigger soak (${LONG ? 'long' : 'short'}):`,
+				`trigger soak (${LONG ? 'long' : 'short'}, ${name}):`,
 				`polls ${polls} (${everyChange.failedPolls + newChats.failedPolls} threw and were retried,`,
 				`${everyChange.partialPolls + newChats.partialPolls} kept the pages before a failed one),`,
 				`requests ${log.length}, faults ${faults} (${((100 * faults) / log.length).toFixed(1)} %),`,
@@ -139,7 +148,9 @@ test(
 		const producedSet = new Set(produced);
 		expect(emittedVersions.filter((version) => !producedSet.has(version))).toEqual([]);
 		// A failed page is read again by the next poll but never emitted twice: the cursor only moves past emitted pages.
-		expect(duplicates).toBe(0);
+		// With equal timestamps the sandbox re-sends a microsecond that a page would have split (sandbox/README.md):
+		// those duplicates are the server's, reported above, and never a loss.
+		if (!settings.equalTimestamps) expect(duplicates).toBe(0);
 		// New Chats Only: every chat exactly once.
 		expect(newChatIds.length).toBe(control.chatCount());
 		expect(new Set(newChatIds).size).toBe(newChatIds.length);

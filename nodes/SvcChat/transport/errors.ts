@@ -56,9 +56,11 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 		message: "The operator's current status is not one of 'Only if Current Status Is'",
 		fix: "Nothing was changed. Widen 'Only if Current Status Is', or remove that option to change the status regardless.",
 	},
+	// The spec names this code for a status the tariff lacks; servers also give it when the operator is offline
+	// (spec 3 and 4.2 name no code for that case), so the message covers both causes.
 	'agent-status-not-allowed': {
-		message: "This status is not available on the account's tariff",
-		fix: 'Choose another status, or upgrade the tariff in Svc.',
+		message: "The status cannot be set: it is not available on the account's tariff, or the operator is offline",
+		fix: 'An operator who is offline cannot be brought online by this command: they must log in to Svc themselves. Otherwise choose a status the tariff allows, or upgrade the tariff in Svc.',
 	},
 	'invalid-agent-email': {
 		message: 'No operator has this email, or the email is malformed',

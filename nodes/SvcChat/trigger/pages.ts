@@ -1,5 +1,5 @@
 // Page walks for the trigger: a bounded walk that keeps what it read when a later page fails, and a "recent chats" finder.
-import { svcChatPages, type ChatPage, type SvcApiContext } from '../transport';
+import { svcChatPages, type ChatPage, type ChatPageOptions, type SvcApiContext } from '../transport';
 import { dateToCursor } from '../helpers/time';
 
 const HOUR_MS = 3_600_000;
@@ -13,11 +13,15 @@ const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_M
  * when the server answers it with chats, so the server's own cursor decides where the walk continues: if n8n's clock
  * is ahead of the server's, the empty steps are passed over instead of trusted. One request per empty step.
  */
-export async function* recentChatPages(this: SvcApiContext, nowMs: number): AsyncGenerator<ChatPage> {
+export async function* recentChatPages(
+	this: SvcApiContext,
+	nowMs: number,
+	options: ChatPageOptions = {},
+): AsyncGenerator<ChatPage> {
 	const starts = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter((since) => since !== undefined);
 	starts.push('0');
 	for (const [index, since] of starts.entries()) {
-		const pages = svcChatPages.call(this, since);
+		const pages = svcChatPages.call(this, since, options);
 		const first = await pages.next();
 		if (first.done) continue;
 		if (first.value.chats.length > 0 || index === starts.length - 1) {

@@ -22,6 +22,9 @@ const POLL_BUDGET_SHARE = 0.5;
 
 type PollResult = INodeExecutionData[][] | null;
 
+// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
+const CATCH_UP_PAGES = { fullChats: false };
+
 export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
@@ -76,7 +79,9 @@ async function catchUpToNow(
 	limits: WalkLimits,
 ): Promise<void> {
 	const pages =
-		state.cursor === undefined ? recentChatPages.call(context, Date.now()) : svcChatPages.call(context, state.cursor);
+		state.cursor === undefined
+			? recentChatPages.call(context, Date.now(), CATCH_UP_PAGES)
+			: svcChatPages.call(context, state.cursor, CATCH_UP_PAGES);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
 	const walk = await walkPages(pages, limits, (page: ChatPage) => {
 		for (const chat of page.chats) {

@@ -52,8 +52,9 @@ const SIMPLIFIED = {
 	average_rate: 4.5,
 };
 
+// Each carries a visitor (spec 2.4: always present in a full chat), so none is a minimal list entry.
 const chatsNumbered = (from: number, count: number): Chat[] =>
-	Array.from({ length: count }, (_, i) => ({ id: from + i, created_at: '2024-05-01T00:00:00Z' }));
+	Array.from({ length: count }, (_, i) => ({ id: from + i, created_at: '2024-05-01T00:00:00Z', visitor: { id: `v${from + i}` } }));
 
 describe('Chat > Get', () => {
 	test('gets a GUID chat raw', async () => {
@@ -95,6 +96,15 @@ describe('Chat > Get', () => {
 		expect(error.message).toBe('Chat "999" not found [item 0]');
 	});
 
+	test.each([
+		['unknown', 'The server reported an unknown error [unknown]'],
+		['argument-missing', 'A required query argument is missing [argument-missing]'],
+	])('GET /chat answering %s keeps that code\'s own message, not "not found"', async (code, message) => {
+		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
+		const error = await runNodeError({ ...get, chatId: '999' });
+		expect(error.message).toBe(message);
+	});
+
 	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
 		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: 'chat-not-found' });
 		svc().get('/api/v2/chat').query({ id: '1' }).reply(200, { chat: FULL_CHAT });
@@ -131,10 +141,39 @@ describe('Chat > Get Many', () => {
 		expect(new Set(output.map((item) => item.json.last_ts))).toEqual(new Set(['950']));
 	});
 
-	test('a limit stops paging early and keeps a cursor that loses nothing', async () => {
+	test('with Include Cursor, a limit inside a page takes that page whole, so the cursor moves past every chat returned', async () => {
 		svc().get('/api/v2/chats').query({ since: '123' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
 		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '123', limit: 3, output: 'raw', options: { includeCursor: true } });
-		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 3).map((chat) => ({ ...chat, last_ts: '123' })));
+		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 100).map((chat) => ({ ...chat, last_ts: '500' })));
+	});
+
+	test('without Include Cursor, a limit inside a page gives exactly Limit chats', async () => {
+		svc().get('/api/v2/chats').query({ since: '123' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '123', limit: 3, output: 'raw' });
+		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 3));
+	});
+
+	test.each(['raw', 'simplified', 'messages'])('a minimal list entry is read in full with GET /chat (output %s)', async (output) => {
+		const listed = { id: FULL_CHAT.id, created_at: FULL_CHAT.created_at };
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [listed], more_chats_available: false, last_ts: 9 });
+		svc().get('/api/v2/chat').query({ id: FULL_CHAT.id }).reply(200, { chat: FULL_CHAT });
+		const result = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output });
+		const expected = { raw: [FULL_CHAT], simplified: [SIMPLIFIED], messages: ['m1', 'm2', 'm3'] }[output];
+		expect(output === 'messages' ? result.map((item) => item.json.message_id) : result.map((item) => item.json)).toEqual(expected);
+	});
+
+	test('a minimal entry that cannot be read is an error naming the chat, or an error item with Continue On Fail', async () => {
+		const listed = { id: 77, created_at: '2024-05-01T00:00:00Z' };
+		for (let run = 0; run < 2; run++) {
+			svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [...chatsNumbered(1, 2), listed], more_chats_available: false, last_ts: 9 });
+			svc().get('/api/v2/chat').query({ id: '77' }).reply(200, { error: 'unknown' });
+		}
+		const error = await runNodeError({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toContain('Chat 77 was listed with only its id and created_at');
+		expect(error.message).toContain('unknown error');
+		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true }, { continueOnFail: true });
+		expect(output).toEqual([{ json: { error: expect.stringContaining('Chat 77 was listed'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
 	});
 
 	test('the default limit is 50 chats', async () => {
@@ -148,7 +187,7 @@ describe('Chat > Get Many', () => {
 	test('a chat delivered twice is emitted once, in its latest version', async () => {
 		const older = { ...FULL_CHAT, id: 5, messages: FULL_CHAT.messages!.slice(0, 1) };
 		const newer = { ...FULL_CHAT, id: 5 };
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [older, { id: 6, created_at: 'x' }], more_chats_available: true, last_ts: 10 });
+		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [older, { id: 6, created_at: 'x', visitor: { id: 'v6' } }], more_chats_available: true, last_ts: 10 });
 		svc().get('/api/v2/chats').query({ since: '10' }).reply(200, { chats: [newer], more_chats_available: false, last_ts: 20 });
 		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
 		expect(output.map((item) => [item.json.id, item.json.message_count])).toEqual([

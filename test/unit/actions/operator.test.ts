@@ -89,7 +89,7 @@ describe('Operator > Set Status', () => {
 
 	test.each([
 		['condition-not-satisfied', "current status is not one of 'Only if Current Status Is'"],
-		['agent-status-not-allowed', "not available on the account's tariff"],
+		['agent-status-not-allowed', "not available on the account's tariff, or the operator is offline"],
 		['not-in-allowed-online-time', 'allowed online time'],
 		['invalid-agent-email', 'No operator has this email'],
 	])('a refused change (%s) is an error that says why', async (code, why) => {
@@ -133,5 +133,14 @@ describe('Operator > Set Status', () => {
 		expect(error.message).toBe("'Operator' is empty [item 1]");
 		expect(error.description).toContain('enter their email');
 		expect(error.context?.itemIndex).toBe(1);
+	});
+});
+
+describe('Operator > Set Status: outcomes the spec leaves open', () => {
+	test('agent-status-not-allowed explains both causes, the offline operator included', async () => {
+		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'agent-status-not-allowed' });
+		const error = await runNodeError({ ...setStatus, email: 'boris@svc.test', status: 'online' });
+		expect(error.message).toContain('or the operator is offline');
+		expect(error.description).toContain('An operator who is offline cannot be brought online by this command');
 	});
 });

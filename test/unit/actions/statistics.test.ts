@@ -1,6 +1,8 @@
 // Statistics resource: Get Usage and Get Operator Stats, for one day or an inclusive range (one request per UTC day).
+import { DateTime } from 'luxon';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { dayProperties } from '../../../nodes/SvcChat/actions/statistics/days';
 import { calendarDay } from '../../../nodes/SvcChat/helpers/time';
 import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
 
@@ -103,5 +105,26 @@ describe('calendarDay', () => {
 		expect(calendarDay('2024-05-01Tnonsense')).toBeUndefined();
 		expect(calendarDay('yesterday')).toBeUndefined();
 		expect(calendarDay({ toISODate: () => null })).toBeUndefined();
+	});
+});
+
+describe('the default dates', () => {
+	// n8n gives expressions $now and $today in the workflow's time zone; the API's days are UTC days.
+	function evaluateDefault(name: string, instant: string, zone: string): unknown {
+		const property = dayProperties.find((candidate) => candidate.name === name);
+		const expression = String(property?.default).match(/^=\{\{(.*)\}\}$/s)?.[1];
+		if (!expression) throw new Error(`${name} has no expression default`);
+		const $now = DateTime.fromISO(instant, { zone });
+		return new Function('$now', '$today', `return (${expression});`)($now, $now.startOf('day'));
+	}
+
+	test.each([
+		['east of UTC, early in the local day', 'Pacific/Kiritimati', '2026-01-10T11:00:00Z'],
+		['west of UTC, late in the local day', 'America/Los_Angeles', '2026-01-10T06:00:00Z'],
+		['UTC', 'UTC', '2026-01-10T11:00:00Z'],
+	])('"Date" is yesterday in UTC whatever n8n\'s time zone (%s)', (_case, zone, instant) => {
+		expect(evaluateDefault('date', instant, zone)).toBe('2026-01-09');
+		expect(evaluateDefault('dateTo', instant, zone)).toBe('2026-01-09');
+		expect(evaluateDefault('dateFrom', instant, zone)).toBe('2026-01-03');
 	});
 });

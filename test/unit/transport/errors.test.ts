@@ -1,10 +1,10 @@
 // The error map, case by case from the spec's own tables (section 7), plus HTTP statuses, bad bodies and bad shapes.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
-import { describeErrorCode, describeNetworkError } from '../../../nodes/SvcChat/transport/errors';
+import { SVC_ERROR_CODES, describeErrorCode, describeNetworkError } from '../../../nodes/SvcChat/transport/errors';
 import { svcApiRequest, toNodeApiError } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import { closedPort, HOST, instantSleep, ORIGIN, rejectionOf, transportContext } from './support';
@@ -145,6 +145,26 @@ test('an unknown code still gives a clear error that shows the code and its memb
 	expect(error.context.svcError).toBe('brand-new-code');
 });
 
+describe('a code that exists nowhere', () => {
+	const NOWHERE = 'zq-code-that-exists-nowhere';
+
+	test('is in neither the error map nor the sandbox, which invents codes of its own (sandbox/README.md)', () => {
+		expect(Object.keys(SVC_ERROR_CODES)).not.toContain(NOWHERE);
+		const sandboxDir = path.join(__dirname, '../../../sandbox');
+		for (const file of readdirSync(sandboxDir)) expect(readFileSync(path.join(sandboxDir, file), 'utf8')).not.toContain(NOWHERE);
+	});
+
+	test.each([
+		['POST', 'rt/agent_status', { body: { email: 'op@svc.test', status: 'online' } }],
+		['GET', 'chat', { qs: { id: '5' } }],
+	] as const)('gives the generic unknown-code error on %s %s, never a guess such as "not found"', async (method, apiPath, options) => {
+		answer(method, apiPath, 200, { error: NOWHERE });
+		const error = await failureOf(method, apiPath, options);
+		expect(error.message).toBe(`The server reported the error "${NOWHERE}"`);
+		expect(error.context.svcError).toBe(NOWHERE);
+	});
+});
+
 test('an overlong code or member is shortened in the message', () => {
 	const { message } = describeErrorCode('x'.repeat(500), { field: 'y'.repeat(500) });
 	expect(message.length).toBeLessThan(260);
@@ -239,7 +259,7 @@ describe('a 200 reply of unexpected shape', () => {
 		['operators', {}, {}, 'a list of operators'],
 		['departments', { departments: [] }, {}, 'a list of departments'],
 		['partner/tariffs', [], {}, 'an object with a "tariffs" list'],
-		['chats', { chats: [], more_chats_available: false }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
+		['chats', { chats: [null], more_chats_available: false, last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
 		['chats', { chats: {}, more_chats_available: false, last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
 		['chats', { chats: [], more_chats_available: 'no', last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
 		['stats', [], { date: '2024-01-02', mode: 'usage' }, 'usage figures (mode usage) or a list of operator rows (mode operators)'],
@@ -252,9 +272,13 @@ describe('a 200 reply of unexpected shape', () => {
 		expect(error.context.svcError).toBe('unexpected-shape');
 	});
 
+	// A missing or null last_ts is not a shape error: the page rules judge it (specGaps.test.ts, issue 13).
+	test.each([['a missing last_ts', undefined], ['a null last_ts', null]])('GET chats with %s passes decoding', async (_case, lastTs) => {
+		answer('GET', 'chats', 200, { chats: [], more_chats_available: false, last_ts: lastTs });
+		await expect(svcApiRequest.call(transportContext(), 'GET', 'chats', { qs: { since: 0 } })).resolves.toEqual({ chats: [], more_chats_available: false, ...(lastTs === null ? { last_ts: null } : {}) });
+	});
+
 	test.each([
-		['a missing last_ts', undefined],
-		['a null last_ts', null],
 		['a fractional last_ts', 1.5],
 		['a negative last_ts', -1],
 		['a last_ts that is not digits', '12abc'],
@@ -278,7 +302,7 @@ describe('a 200 reply of unexpected shape', () => {
 	test('an unknown chat is reported as not found, whatever the reply shape', async () => {
 		for (const [status, body] of [
 			[200, {}],
-			[200, { error: 'unknown' }],
+			[200, { error: 'chat-not-found' }],
 			[404, 'Not Found'],
 		] as const) {
 			answer('GET', 'chat', status, body);

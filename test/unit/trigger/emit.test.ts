@@ -76,16 +76,16 @@ test('New Chats Only with Now: chats created before activation are not new when 
 	replyPage(microsAt(NOW - 3_600_000), [
 		makeChat('a', { createdAt: '2025-05-20T08:00:00.000Z' }),
 		makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z' }),
-	], '1000');
+	], String(NOW * 1000 + 1000));
 	expect(await triggerHarness(settings('newChats', 'now'), staticData).poll()).toBeNull();
 	expect(staticData.newChatsFrom).toBe('2025-06-01T11:30:00.000Z');
 
-	replyPage('1000', [
+	replyPage(String(NOW * 1000 + 1000), [
 		makeChat('older', { createdAt: '2025-05-01T00:00:00.000Z' }), // never seen, but from before activation
 		makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z', messages: 2 }),
 		makeChat('c', { createdAt: '2025-06-01T11:30:00.000Z' }), // same instant as the newest old chat, but unseen
 		makeChat('d', { createdAt: '2025-06-01T12:05:00.000Z' }),
-	], '2000');
+	], String(NOW * 1000 + 2000));
 	expect(ids(await triggerHarness(settings('newChats', 'now'), staticData).poll())).toEqual(['c', 'd']);
 });
 

@@ -5,6 +5,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+/** A server cursor after the look-back start (a cursor never moves backwards). */
+const after = (micros: number) => String(NOW * 1000 + micros);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
@@ -33,10 +35,10 @@ test('returns the 5 most recent chats and leaves static data untouched', async (
 
 test('reads at most 3 pages, never the whole history', async () => {
 	const staticData: IDataObject = {};
-	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), '1', true);
-	replyPage('1', chatRange(101, 100), '2', true);
-	replyPage('2', chatRange(201, 100), '3', true);
-	const fourth = replyPage('3', chatRange(301, 100), '4', true);
+	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), after(1), true);
+	replyPage(after(1), chatRange(101, 100), after(2), true);
+	replyPage(after(2), chatRange(201, 100), after(3), true);
+	const fourth = replyPage(after(3), chatRange(301, 100), after(4), true);
 	const items = await triggerHarness({ startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData, 'manual').poll();
 	expect(ids(items)).toEqual([296, 297, 298, 299, 300]);
 	expect(fourth.isDone()).toBe(false);
@@ -44,15 +46,15 @@ test('reads at most 3 pages, never the whole history', async () => {
 });
 
 test('Finished Chats Only prefers finished chats; Include Cursor shows the cursor of the sample', async () => {
-	replyPage(microsAt(NOW - HOUR), [makeChat(1, { states: ['closed'] }), makeChat(2), makeChat(3, { states: ['queue', 'closed'] })], '77');
+	replyPage(microsAt(NOW - HOUR), [makeChat(1, { states: ['closed'] }), makeChat(2), makeChat(3, { states: ['queue', 'closed'] })], after(77));
 	const items = await triggerHarness(
 		{ startFrom: 'now', emit: 'finishedChats', output: 'simplified', options: { includeCursor: true } },
 		{},
 		'manual',
 	).poll();
 	expect(items?.map((item) => [item.id, item.final_state, item.last_ts])).toEqual([
-		[1, 'closed', '77'],
-		[3, 'closed', '77'],
+		[1, 'closed', after(77)],
+		[3, 'closed', after(77)],
 	]);
 });
 

@@ -70,19 +70,21 @@ test('an account without any chat anchors on the cursor the server gives for sin
 });
 
 test('a long backlog is read over several polls, bounded by Max Chats per Poll, emitting nothing', async () => {
+	// Server cursors after the look-back start: a cursor never moves backwards.
+	const later = (micros: number) => String(NOW * 1000 + micros);
 	const staticData: IDataObject = {};
 	const parameters = { ...fromNow, options: { maxChatsPerPoll: 100 } };
-	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), '1000', true);
-	const later = replyPage('1000', chatRange(101, 40), '2000', false);
+	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), later(1000), true);
+	const nextPage = replyPage(later(1000), chatRange(101, 40), later(2000), false);
 
 	expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
-	expect(later.isDone()).toBe(false);
-	expect(staticData).toMatchObject({ cursor: '1000', catchingUp: true });
+	expect(nextPage.isDone()).toBe(false);
+	expect(staticData).toMatchObject({ cursor: later(1000), catchingUp: true });
 
 	expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
-	expect(staticData).toMatchObject({ cursor: '2000', catchingUp: false });
+	expect(staticData).toMatchObject({ cursor: later(2000), catchingUp: false });
 
-	replyPage('2000', [makeChat(5, { messages: 3 })], '3000');
+	replyPage(later(2000), [makeChat(5, { messages: 3 })], later(3000));
 	expect(ids(await triggerHarness(parameters, staticData).poll())).toEqual([5]);
 });
 

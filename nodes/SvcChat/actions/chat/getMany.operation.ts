@@ -92,7 +92,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const since = readSinceCursor(this, itemIndex);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = (this.getNodeParameter('options.includeCursor', itemIndex, false) as boolean) === true;
-	const { chats, lastTs } = await svcGetChats.call(this, since, { limit: readLimit(this, itemIndex), itemIndex });
+	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
+	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
+	const limit = readLimit(this, itemIndex);
+	const { chats, lastTs } = await svcGetChats.call(this, since, { limit, wholePages: includeCursor, itemIndex });
 	const records = formatChats(chats, output);
 	return includeCursor ? records.map((record) => ({ ...record, last_ts: String(lastTs) })) : records;
 }

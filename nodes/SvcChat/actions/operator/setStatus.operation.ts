@@ -59,6 +59,9 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
+const UNKNOWN_OUTCOME_NOTE =
+	'The outcome is unknown: the status may already have changed. It was not retried, because with "Only if Current Status Is" a second attempt would then fail its condition. Check the operator\'s status (Operator > Get Many) before trying again.';
+
 export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['setStatus'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
@@ -74,6 +77,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		if (initial.length) body.condition = { initial_statuses: initial };
 	}
-	await svcApiRequest.call(this, 'POST', 'rt/agent_status', { body, itemIndex });
+	// With a condition, a retry after a change that did go through would fail it (condition-not-satisfied) and
+	// report a failure for a change that happened; so such a request is sent once, and a lost reply is called unknown.
+	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
+	await svcApiRequest.call(this, 'POST', 'rt/agent_status', { body, itemIndex, notRetried });
 	return [{ result: 'ok', email, status }];
 }

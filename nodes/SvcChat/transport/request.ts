@@ -1,0 +1,176 @@
+// The request loop: sends one API request with bounded retries, decodes it, and turns failures into n8n errors.
+import {
+	NodeApiError,
+	sleep,
+	type ICredentialDataDecryptedObject,
+	type ICredentialsDecrypted,
+	type IHttpRequestMethods,
+	type IHttpRequestOptions,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import { normalizeBaseUrl } from './baseUrl';
+import { decodeReply } from './decode';
+import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
+import { redact, secretForms } from './redaction';
+import {
+	RETRIED_NETWORK_CODES,
+	RETRIED_STATUSES,
+	backoffDelay,
+	findNetworkCode,
+	outcomeUnknown,
+	parseRetryAfter,
+	resolveRetryPolicy,
+	retryNote,
+	whyNotRetried,
+	withNote,
+} from './retry';
+import {
+	CREDENTIALS_TYPE,
+	type SvcApiContext,
+	type SvcCredentials,
+	type SvcFailure,
+	type SvcHttpResponse,
+	type SvcOutcome,
+	type SvcRequestOptions,
+	type SvcSend,
+} from './types';
+
+/**
+ * Sends one Svc API request through `send`, with bounded retries, and decodes the reply.
+ * Shared by the nodes (n8n's authenticated request helper) and the credential test.
+ */
+export async function sendSvcRequest(
+	send: SvcSend,
+	credentials: SvcCredentials,
+	method: IHttpRequestMethods,
+	path: string,
+	options: SvcRequestOptions = {},
+): Promise<SvcOutcome<unknown>> {
+	const secrets = secretForms(credentials);
+	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
+	if (problem !== undefined) {
+		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
+		const text = { message: redact(problem, secrets), fix: 'Correct the host in the Svc API credentials.' };
+		return { ok: false, failure: { text, code: 'invalid-host' } };
+	}
+	const policy = resolveRetryPolicy(options.retry);
+	const notRetried = whyNotRetried(path, options.notRetried);
+	const retryable = notRetried === undefined;
+	const request: IHttpRequestOptions = {
+		method,
+		url: `${baseUrl}/api/v2/${path}`,
+		qs: options.qs,
+		body: options.body,
+		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
+		json: true,
+		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
+		encoding: 'text',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: policy.timeoutMs,
+		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
+		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
+		disableFollowRedirect: true,
+	};
+
+	for (let attempt = 0; ; attempt++) {
+		const canRetry = retryable && attempt < policy.maxRetries;
+		let response: SvcHttpResponse;
+		try {
+			response = await send({ ...request });
+		} catch (error) {
+			const networkCode = findNetworkCode(error);
+			const transient = networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
+			if (canRetry && transient) {
+				await sleep(backoffDelay(policy, attempt));
+				continue;
+			}
+			const failure: SvcFailure = { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode };
+			return { ok: false, failure: transient ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure };
+		}
+		if (!RETRIED_STATUSES.has(response.statusCode)) {
+			const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
+			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
+			return { ok: false, failure: withNote(outcome.failure, retryNote(notRetried, attempt + 1)) };
+		}
+
+		const retryAfter = parseRetryAfter(response.headers['retry-after']);
+		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
+		if (canRetry && !waitTooLong) {
+			await sleep(retryAfter ?? backoffDelay(policy, attempt));
+			continue;
+		}
+		const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+		if (outcome.ok) return outcome;
+		const note =
+			waitTooLong && retryable
+				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
+				: retryNote(notRetried, attempt + 1);
+		return { ok: false, failure: withNote(outcome.failure, note) };
+	}
+}
+
+/** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
+export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, itemIndex?: number): NodeApiError {
+	const { text, httpCode, code, networkCode, reply } = failure;
+	const errorResponse: JsonObject = {
+		message: text.message,
+		...(code ? { svcError: code } : {}),
+		...(networkCode ? { networkCode } : {}),
+		...(reply ?? {}),
+	};
+	const error = new NodeApiError(context.getNode(), errorResponse, {
+		message: text.message,
+		description: text.fix,
+		httpCode: httpCode !== undefined ? String(httpCode) : undefined,
+		itemIndex,
+	});
+	// NodeApiError swaps a message that mentions a system code (ECONNRESET…) for n8n's generic text; ours says more.
+	error.message = text.message;
+	error.description = text.fix;
+	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
+	if (code) error.context.svcError = code;
+	if (networkCode) error.context.networkCode = networkCode;
+	for (const member of ERROR_DETAIL_MEMBERS) if (reply?.[member] !== undefined) error.context[member] = reply[member];
+	return error;
+}
+
+/** A request through n8n's authenticated request helper, which honours n8n's proxy, SSL and logging settings. */
+export async function svcApiRequest(
+	this: SvcApiContext,
+	method: IHttpRequestMethods,
+	path: string,
+	options: SvcRequestOptions = {},
+): Promise<unknown> {
+	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+	return await requestWithCredentials.call(this, credentials, method, path, options);
+}
+
+/**
+ * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on each
+ * getCredentials, and its request helper would do so again for every request unless it is handed them: a walk over
+ * many pages reads them once.
+ */
+export async function requestWithCredentials(
+	this: SvcApiContext,
+	credentials: SvcCredentials,
+	method: IHttpRequestMethods,
+	path: string,
+	options: SvcRequestOptions,
+): Promise<unknown> {
+	const reference = this.getNode().credentials?.[CREDENTIALS_TYPE];
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: reference?.id ?? '',
+		name: reference?.name ?? '',
+		type: CREDENTIALS_TYPE,
+		data: credentials as unknown as ICredentialDataDecryptedObject,
+	};
+	const send: SvcSend = async (request) =>
+		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, { credentialsDecrypted })) as SvcHttpResponse;
+	const outcome = await sendSvcRequest(send, credentials, method, path, options);
+	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
+	return outcome.reply;
+}

@@ -1,0 +1,94 @@
+// Retry policy: which failures are retried, how long to wait between attempts, and what the user is told about it.
+import type { SvcFailure } from './types';
+
+export interface RetryPolicy {
+	/** Extra attempts after the first one, for 429, 502, 503, 504, connection resets and timeouts. */
+	maxRetries: number;
+	/** First backoff pause; it doubles each attempt, with jitter. */
+	baseDelayMs: number;
+	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
+	maxDelayMs: number;
+	/** Time allowed for one attempt. */
+	timeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 500,
+	maxDelayMs: 30_000,
+	timeoutMs: 60_000,
+};
+
+// Commands that must never be sent twice, with why: a retried broadcast could message the same people again.
+const NON_IDEMPOTENT_PATHS = new Map([
+	[
+		'rt/send_broadcast',
+		'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
+	],
+]);
+
+/** Why a request is never retried after it may have been carried out, or undefined when it may be retried. */
+export function whyNotRetried(path: string, override?: string): string | undefined {
+	return override ?? NON_IDEMPOTENT_PATHS.get(path);
+}
+export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+export const RETRIED_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN']);
+
+/** Finds a system error code (ECONNRESET, ETIMEDOUT…) on an error or the errors it wraps. */
+export function findNetworkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && isObjectLike(current); depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(code)) return code;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+function isObjectLike(value: unknown): value is object {
+	return typeof value === 'object' && value !== null;
+}
+
+/** Seconds or an HTTP date, as milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+	const text = String(raw).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// An HTTP date always names its day and month; without letters it is garbage such as "-1", not a date.
+	if (!/[a-z]/i.test(text)) return undefined;
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function backoffDelay(policy: RetryPolicy, attempt: number): number {
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** Merges retry limits over the defaults, ignoring values that would loop or never wait (they may come from node options). */
+export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+	const policy = { ...DEFAULT_RETRY_POLICY };
+	for (const key of Object.keys(policy) as Array<keyof RetryPolicy>) {
+		const value = overrides[key];
+		if (typeof value === 'number' && Number.isFinite(value) && value >= 0) policy[key] = Math.floor(value);
+	}
+	if (policy.timeoutMs === 0) policy.timeoutMs = DEFAULT_RETRY_POLICY.timeoutMs;
+	return policy;
+}
+
+/** What the user should know about retries of a failure that retrying could have cured. */
+export function retryNote(notRetried: string | undefined, attempts: number): string {
+	if (notRetried !== undefined) return notRetried;
+	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
+}
+
+/** The request reached the server, but whether it was carried out cannot be told from the reply. */
+export function outcomeUnknown(failure: SvcFailure): boolean {
+	return (failure.httpCode ?? 0) >= 500 || failure.code === 'not-json' || failure.code === 'unexpected-shape';
+}
+
+export function withNote(failure: SvcFailure, note: string): SvcFailure {
+	return note ? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } } : failure;
+}
