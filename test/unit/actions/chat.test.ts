@@ -97,12 +97,13 @@ describe('Chat > Get', () => {
 	});
 
 	test.each([
-		['unknown', 'The server reported an unknown error [unknown]'],
-		['argument-missing', 'A required query argument is missing [argument-missing]'],
+		['unknown', 'The server could not carry out the request and gave no reason [item 0]'],
+		['argument-missing', 'A required query argument is missing [item 0]'],
 	])('GET /chat answering %s keeps that code\'s own message, not "not found"', async (code, message) => {
 		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
 		const error = await runNodeError({ ...get, chatId: '999' });
 		expect(error.message).toBe(message);
+		expect(error.description).toContain(`Svc code: ${code}`);
 	});
 
 	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
@@ -171,7 +172,7 @@ describe('Chat > Get Many', () => {
 		const error = await runNodeError({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('Chat 77 was listed with only its id and created_at');
-		expect(error.message).toContain('unknown error');
+		expect(error.message).toContain('gave no reason');
 		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true }, { continueOnFail: true });
 		expect(output).toEqual([{ json: { error: expect.stringContaining('Chat 77 was listed'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
 	});

@@ -160,7 +160,7 @@ describe('a code that exists nowhere', () => {
 	] as const)('gives the generic unknown-code error on %s %s, never a guess such as "not found"', async (method, apiPath, options) => {
 		answer(method, apiPath, 200, { error: NOWHERE });
 		const error = await failureOf(method, apiPath, options);
-		expect(error.message).toBe(`The server reported the error "${NOWHERE}"`);
+		expect(error.message).toBe(`The server refused the request with the code '${NOWHERE}'`);
 		expect(error.context.svcError).toBe(NOWHERE);
 	});
 });

@@ -165,20 +165,22 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 		jest.spyOn(Date, 'now').mockReturnValue(now);
 		const staticData: IDataObject = {};
 		const parameters = { startFrom: 'now', emit: 'everyChange', output: 'raw' };
-		replyPage(microsAt(now - 3_600_000), chatRange(1, 50), '1000', true);
-		const rest = replyPage('1000', chatRange(51, 50), '2000', false);
+		// Server cursors move forward from the look-back start (a cursor below 'since' would be ignored).
+		const [middle, end] = [String(microsAt(now - 1_800_000)), String(microsAt(now - 60_000))];
+		replyPage(microsAt(now - 3_600_000), chatRange(1, 50), middle, true);
+		const rest = replyPage(middle, chatRange(51, 50), end, false);
 
 		const first = triggerHarness(parameters, staticData);
 		first.context.getPollBudgetMs.mockReturnValue(0);
 		expect(await first.poll()).toBeNull();
 		expect(rest.isDone()).toBe(false);
-		expect(staticData).toMatchObject({ cursor: '1000', catchingUp: true });
+		expect(staticData).toMatchObject({ cursor: middle, catchingUp: true });
 
 		const second = triggerHarness(parameters, staticData);
 		second.context.getPollBudgetMs.mockReturnValue(36_000);
 		expect(await second.poll()).toBeNull();
 		expect(rest.isDone()).toBe(true);
-		expect(staticData).toMatchObject({ cursor: '2000', catchingUp: false });
+		expect(staticData).toMatchObject({ cursor: end, catchingUp: false });
 	});
 
 	test('the walk stops once half the budget is spent, at a page boundary', async () => {
