@@ -9,6 +9,7 @@ import {
 
 import { router } from './actions/router';
 import { resources } from './actions/operations';
+import { SVC_CHAT_DESCRIPTION } from './helpers/nodeDescriptions';
 import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
@@ -19,7 +20,7 @@ export class SvcChat implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server',
+		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
