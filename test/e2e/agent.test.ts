@@ -81,6 +81,9 @@ test('$fromAI e-mail and status reach the sandbox: Anna is at dinner, nobody els
 	expect(others(after)).toEqual(others(operatorsBefore));
 	const [, setAnna] = toolResults(model.requests[2]);
 	expect(setAnna).toContain(ANNA);
+	// One listing, then one status request per tool call (Anna's and the unknown e-mail's), nothing else.
+	const calls = env.sandbox.control.requestLog().map(({ method, path }) => `${method} ${path}`);
+	expect(calls).toEqual(['GET /api/v2/operators', 'POST /api/v2/rt/agent_status', 'POST /api/v2/rt/agent_status']);
 });
 
 test('an unknown e-mail comes back to the model as a readable tool result, not a crashed run', () => {

@@ -18,6 +18,7 @@ import {
 	normalizeSpace,
 	openWorkflow,
 	operationPanels,
+	SCREENSHOTS_DIR,
 	type Browser,
 	type OperationPanel,
 } from './browser-harness';
@@ -71,6 +72,13 @@ const workflows: Workflow[] = [
 		staticData: { [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE },
 	},
 ];
+
+/** The README's pictures: into docs/ when SVC_UPDATE_DOCS_SCREENSHOTS=1, else beside the other screenshots (git stays clean). */
+function readmePicture(name: string): string {
+	const folder = process.env.SVC_UPDATE_DOCS_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs') : SCREENSHOTS_DIR;
+	fs.mkdirSync(folder, { recursive: true });
+	return path.join(folder, name);
+}
 
 let env: E2eEnvironment;
 let browser: Browser;
@@ -128,8 +136,7 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 	const creator = byTestId(page, 'node-creator');
 	await creator.getByText('Actions (', { exact: false }).first().waitFor();
 	await browser.screenshot('1-actions');
-	fs.mkdirSync(path.join(REPO_ROOT, 'docs'), { recursive: true });
-	await creator.screenshot({ path: path.join(REPO_ROOT, 'docs/editor-actions.png') });
+	await creator.screenshot({ path: readmePicture('editor-actions.png') });
 	const lines = (await creator.innerText()).split('\n').map(normalizeSpace).filter(Boolean);
 	// The details header describes the node, not the trigger.
 	const header = lines.slice(0, lines.findIndex((line) => line.startsWith('Actions (')));
@@ -170,7 +177,7 @@ test('2. every operation opens a panel with its fields and the credential select
 		await byTestId(parameters, 'parameter-input-operation').waitFor();
 		await browser.screenshot(`2-${panel.resource}-${panel.operation}`);
 		if (panel.resource === 'chat' && panel.operation === 'getMany') {
-			await ndv.screenshot({ path: path.join(REPO_ROOT, 'docs/editor-node-panel.png') });
+			await ndv.screenshot({ path: readmePicture('editor-node-panel.png') });
 		}
 		const selectedCredential = await byTestId(parameters, 'node-credentials-select').locator('input').first().inputValue();
 		if (selectedCredential !== SANDBOX_CREDENTIAL.name) problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
@@ -203,9 +210,9 @@ test('2. every operation opens a panel with its fields and the credential select
 			await page.mouse.move(0, 0);
 		}
 	}
+	panelsChecked = panels.length;
 	await browser.screenshot('2-canvas');
 	expect(problems).toEqual([]);
-	panelsChecked = panels.length;
 });
 
 test('2b. no panel offers "Custom API Call", and a fresh node flags only the fields the user must fill in', () => {
