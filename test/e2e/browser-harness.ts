@@ -90,7 +90,9 @@ export async function openWorkflow(page: Page, baseUrl: string, workflowId: stri
 /** A REST call of the editor's own API with the page's session (n8n ties the cookie to the browser id). */
 export async function editorApi<T>(page: Page, pathAndQuery: string): Promise<T> {
 	const reply = await page.evaluate(async (url) => {
-		const response = await fetch(url, { headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' } });
+		// Runs in the page; the project's types have no DOM, so the page's localStorage is described here.
+		const storage = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage;
+		const response = await fetch(url, { headers: { 'browser-id': storage.getItem('n8n-browserId') ?? '' } });
 		return { status: response.status, text: await response.text() };
 	}, `/rest/${pathAndQuery}`);
 	if (reply.status !== 200) throw new Error(`GET /rest/${pathAndQuery}: ${reply.status} ${reply.text}`);
@@ -115,6 +117,8 @@ export interface OperationPanel {
 }
 
 function isEmptyDefault(value: unknown): boolean {
+	// A resource locator's default is { mode, value }: empty when its value is.
+	if (value && typeof value === 'object' && !Array.isArray(value) && '__rl' in value) return isEmptyDefault((value as { value?: unknown }).value);
 	return value === '' || value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 }
 
