@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { startSandbox, type Sandbox } from '../sandbox';
-import { EXAMPLE_IDS, readExamples, runExamples, sandboxCredential, SANDBOX_CREDENTIAL, type ExampleStep } from './examples';
+import { EXAMPLE_IDS, EXAMPLES_NOT_RUN_HEADLESS, readExamples, runExamples, sandboxCredential, SANDBOX_CREDENTIAL, type ExampleStep } from './examples';
 import { buildPackageInRepo, ensureRuntime, N8n, REPO_ROOT, type Log } from './n8n';
 import { killAllNow } from './processes';
 
@@ -90,6 +90,7 @@ async function headless(): Promise<void> {
 		for (const step of steps) printStep(step);
 		const broadcasts = sandbox.control.broadcasts();
 		console.log(`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${broadcasts.reduce((sum, b) => sum + (b.data.entries as unknown[]).length, 0)} recipient(s).`);
+		for (const [id, reason] of Object.entries(EXAMPLES_NOT_RUN_HEADLESS)) console.log(`\nNot run headless: ${id}, because ${reason}.`);
 		console.log(`\nAll ${steps.length} runs succeeded in ${elapsed()}.`);
 	} finally {
 		await n8n.dispose();
@@ -111,7 +112,7 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
    host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
 
- The five example workflows are on the Overview page. Try:
+ The example workflows are on the Overview page. Try:
 
  1. "Svc: export finished chats…" is published: its trigger polled once at
     start. Open it → Executions to see one row per message of every finished chat.

@@ -27,7 +27,14 @@ export const EXAMPLE_IDS = {
 	lunchBreak: 'svcExample3Lunch',
 	visitorPairing: 'svcExample4Visitor',
 	dailyStats: 'svcExample5Stats',
+	aiAgent: 'svcExample6Agent',
 } as const;
+
+/** Examples that `npm start -- --headless` imports but does not run, and why. */
+export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
+	[EXAMPLE_IDS.aiAgent]:
+		'it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model',
+};
 
 export function sandboxCredential(sandbox: Sandbox): SvcCredentialExport {
 	return { ...SANDBOX_CREDENTIAL, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password };

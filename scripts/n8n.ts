@@ -336,6 +336,18 @@ export class N8n {
 		for (const credential of credentials) this.log(`credential ${describeCredential(credential)}`);
 	}
 
+	/** Imports credentials of any type (e.g. an OpenAI account for the AI agent test), encrypted by n8n like the others. */
+	async importOtherCredentials(credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>): Promise<void> {
+		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
+		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+		try {
+			await this.cli(['import:credentials', `--input=${file}`]);
+		} finally {
+			fs.rmSync(file, { force: true });
+		}
+		this.log(`credentials imported: ${credentials.map((credential) => `"${credential.name}" (${credential.type})`).join(', ')}`);
+	}
+
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
 		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
 		try {

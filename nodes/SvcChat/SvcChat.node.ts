@@ -10,6 +10,7 @@ import {
 import { router } from './actions/router';
 import { resources } from './actions/operations';
 import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
+import { SVC_CHAT_DESCRIPTION } from './helpers/nodeDescriptions';
 import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
@@ -24,7 +25,7 @@ export class SvcChat implements INodeType {
 		// The action words of each operation (n8n's lint wants a literal; a unit test keeps it equal to the actions).
 		subtitle:
 			'={{ {"broadcast:sendOverChatHistory":"Send broadcast over chat history","broadcast:sendTemplate":"Send template broadcast","chat:get":"Get chat","chat:getMany":"Get many chats","department:getMany":"Get many departments","operator:getMany":"Get many operators","operator:setStatus":"Set operator status","statistics:getOperatorStats":"Get operator statistics","statistics:getUsage":"Get usage statistics","tariff:getMany":"Get many tariffs","visitor:pairToken":"Pair visitor token","visitor:removeToken":"Remove visitor token"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
-		description: 'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server',
+		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

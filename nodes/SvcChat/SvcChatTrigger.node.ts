@@ -7,6 +7,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import { SVC_CHAT_TRIGGER_DESCRIPTION } from './helpers/nodeDescriptions';
 import { svcApiCredentialTest } from './transport/credentialTest';
 import { triggerProperties } from './trigger/description';
 import { pollChats } from './trigger/poll';
@@ -20,8 +21,7 @@ export class SvcChatTrigger implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats"}[$parameter["emit"]] }}',
-		description:
-			'Starts the workflow when chats on the Svc chat server are new or have changed. Polls the change feed; a failed poll never skips a chat.',
+		description: SVC_CHAT_TRIGGER_DESCRIPTION,
 		defaults: { name: 'Svc Chat Trigger' },
 		polling: true,
 		inputs: [],

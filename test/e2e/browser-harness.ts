@@ -1,0 +1,153 @@
+// Browser e2e support: Debian's Chromium driven by playwright-core, logged in to a real n8n, with step screenshots.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { NodeHelpers, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+import { ensureSystemPackages } from '../../scripts/system-packages';
+import { REPO_ROOT, type Owner } from '../../scripts/n8n';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Git-ignored: every step's screenshot, for a person to look at after a run. */
+export const SCREENSHOTS_DIR = path.join(REPO_ROOT, 'test/e2e/screenshots');
+
+// Chromium as it is known to work on these machines: no sandbox as root, and no background connections, which a
+// closed network refuses by the dozen at every start.
+const CHROMIUM_FLAGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+
+export interface Browser {
+	context: BrowserContext;
+	page: Page;
+	/** The text of every response the page received, to prove a secret never came back. */
+	responses: string[];
+	screenshot(name: string): Promise<string>;
+	close(): Promise<void>;
+}
+
+/** Installs Debian's chromium when missing (as root) or throws saying how; playwright-core never downloads a browser. */
+export async function launchBrowser(): Promise<Browser> {
+	ensureSystemPackages(['chromium']);
+	if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing after installing Debian's chromium package`);
+	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
+	const context = await chromium.launchPersistentContext(userDataDir, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: CHROMIUM_FLAGS,
+		viewport: { width: 1400, height: 900 },
+	});
+	const page = context.pages()[0] ?? (await context.newPage());
+	const responses: string[] = [];
+	page.on('response', (response) => {
+		response.text().then(
+			(text) => responses.push(text),
+			() => undefined, // Redirects and aborted requests have no body.
+		);
+	});
+	fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+	return {
+		context,
+		page,
+		responses,
+		async screenshot(name) {
+			const file = path.join(SCREENSHOTS_DIR, `${name}.png`);
+			await page.screenshot({ path: file });
+			return file;
+		},
+		async close() {
+			await context.close();
+			fs.rmSync(userDataDir, { recursive: true, force: true });
+		},
+	};
+}
+
+export async function logIn(page: Page, baseUrl: string, owner: Owner): Promise<void> {
+	await page.goto(`${baseUrl}/signin`);
+	await page.getByLabel(/email/i).first().fill(owner.email);
+	await page.getByLabel(/password/i).first().fill(owner.password);
+	await page.getByRole('button', { name: /sign in/i }).click();
+	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 60_000 });
+}
+
+export const byTestId = (scope: Page | Locator, id: string): Locator => scope.locator(`[data-test-id="${id}"]`);
+
+/** Opens a stored workflow and waits until its canvas shows nodes and the "+" of the node creator. */
+export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
+	await page.goto(`${baseUrl}/workflow/${workflowId}`);
+	await byTestId(page, 'canvas-node').first().waitFor({ timeout: 90_000 });
+	await byTestId(page, 'node-creator-plus-button').waitFor({ timeout: 60_000 });
+}
+
+/** A REST call of the editor's own API with the page's session (n8n ties the cookie to the browser id). */
+export async function editorApi<T>(page: Page, pathAndQuery: string): Promise<T> {
+	const reply = await page.evaluate(async (url) => {
+		// Runs in the page; the project's types have no DOM, so the page's localStorage is described here.
+		const storage = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage;
+		const response = await fetch(url, { headers: { 'browser-id': storage.getItem('n8n-browserId') ?? '' } });
+		return { status: response.status, text: await response.text() };
+	}, `/rest/${pathAndQuery}`);
+	if (reply.status !== 200) throw new Error(`GET /rest/${pathAndQuery}: ${reply.status} ${reply.text}`);
+	return (JSON.parse(reply.text) as { data: T }).data;
+}
+
+export const normalizeSpace = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the editor must show, derived from the built node description (so relabelled fields need no test change)
+
+export interface OperationPanel {
+	resource: string;
+	resourceName: string;
+	operation: string;
+	/** The action's name in the node creator. */
+	action: string;
+	/** Labels of the fields n8n displays for a fresh node of this operation, with its default values. */
+	fields: string[];
+	/** Fields the user must fill in: required, empty by default, shown by resource and operation alone. */
+	fieldsToFill: string[];
+}
+
+function isEmptyDefault(value: unknown): boolean {
+	// A resource locator's default is { mode, value }: empty when its value is.
+	if (value && typeof value === 'object' && !Array.isArray(value) && '__rl' in value) return isEmptyDefault((value as { value?: unknown }).value);
+	return value === '' || value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+}
+
+/** Every resource and operation of the node, in the order of the Resource dropdown. */
+export function operationPanels(description: INodeTypeDescription): OperationPanel[] {
+	const resourceProperty = description.properties.find((property) => property.name === 'resource');
+	if (!resourceProperty?.options) throw new Error('The node has no Resource field');
+	return resourceProperty.options.flatMap((resourceOption) => {
+		const { name: resourceName, value: resource } = resourceOption as { name: string; value: string };
+		const operationProperty = description.properties.find(
+			(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+		);
+		const operations = (operationProperty?.options ?? []) as Array<{ value: string; name: string; action?: string }>;
+		return operations.map(({ value: operation, action, name }) => {
+			const node = { id: 'x', name: 'x', type: description.name, typeVersion: 1, position: [0, 0] as [number, number], parameters: { resource, operation } };
+			const values = NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) ?? {};
+			const shown = description.properties.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
+			const chosenByOperationOnly = (property: INodeProperties) =>
+				Object.keys(property.displayOptions?.show ?? {}).every((key) => key === 'resource' || key === 'operation');
+			return {
+				resource,
+				resourceName,
+				operation,
+				action: action ?? `${resourceName} ${name}`,
+				fields: shown.filter((property) => property.type !== 'notice').map((property) => property.displayName),
+				fieldsToFill: shown
+					.filter((property) => property.required && isEmptyDefault(property.default) && chosenByOperationOnly(property))
+					.map((property) => property.displayName),
+			};
+		});
+	});
+}

@@ -1,0 +1,314 @@
+// Browser e2e: the editor as users meet it (node creator, every node panel, Execute step, credential modal, trigger test).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { INodeTypeDescription } from 'n8n-workflow';
+import type { Locator } from 'playwright-core';
+
+import type { Chat, Department } from '../../nodes/SvcChat/types';
+import { SVC_HTTP_ERRORS } from '../../nodes/SvcChat/transport/errors';
+import { normalizeBaseUrl } from '../../nodes/SvcChat/transport/baseUrl';
+import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import { REPO_ROOT, type Workflow } from '../../scripts/n8n';
+import {
+	byTestId,
+	editorApi,
+	launchBrowser,
+	logIn,
+	normalizeSpace,
+	openWorkflow,
+	operationPanels,
+	SCREENSHOTS_DIR,
+	type Browser,
+	type OperationPanel,
+} from './browser-harness';
+import { sandboxGet, SETUP_TIMEOUT_MS, startE2eEnvironment, TEST_TIMEOUT_MS, type E2eEnvironment } from './environment';
+
+const OWNER = { email: 'browser-owner@example.com', password: 'Browser-e2e-2026', firstName: 'Browser', lastName: 'Owner' };
+const WORKFLOW_IDS = { editor: 'svcBrowserEditor', departments: 'svcBrowserDepts', trigger: 'svcBrowserTrigger' };
+const TRIGGER_NAME = 'Svc Chat Trigger';
+/** A stored cursor the test event must leave alone: a test run never moves the trigger. */
+const STORED_TRIGGER_STATE = { startedFrom: 'beginning', cursor: '1000', catchingUp: false };
+
+// Read from the build n8n loads, so other issues' relabelling needs no change here.
+const distNode = (file: string, className: string): INodeTypeDescription => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const module = require(path.join(REPO_ROOT, 'dist/nodes/SvcChat', file)) as Record<string, new () => { description: INodeTypeDescription }>;
+	return new module[className]().description;
+};
+
+const credentials = { svcApi: { id: SANDBOX_CREDENTIAL.id, name: SANDBOX_CREDENTIAL.name } };
+const workflows: Workflow[] = [
+	{
+		id: WORKFLOW_IDS.editor,
+		name: 'Browser: node creator',
+		nodes: [{ id: 'e1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }],
+		connections: {},
+	},
+	{
+		id: WORKFLOW_IDS.departments,
+		name: 'Browser: departments',
+		nodes: [
+			{ id: 'd1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'd2',
+				name: 'Departments',
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 1,
+				position: [300, 0],
+				parameters: { resource: 'department', operation: 'getMany' },
+				credentials,
+			},
+		],
+		connections: { Start: { main: [[{ node: 'Departments', type: 'main', index: 0 }]] } },
+	},
+	{
+		id: WORKFLOW_IDS.trigger,
+		name: 'Browser: trigger',
+		nodes: [
+			{ id: 't1', name: TRIGGER_NAME, type: 'n8n-nodes-svc.svcChatTrigger', typeVersion: 1, position: [0, 0], parameters: {}, credentials },
+		],
+		connections: {},
+		staticData: { [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE },
+	},
+];
+
+/** The README's pictures: into docs/ when SVC_UPDATE_DOCS_SCREENSHOTS=1, else beside the other screenshots (git stays clean). */
+function readmePicture(name: string): string {
+	const folder = process.env.SVC_UPDATE_DOCS_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs') : SCREENSHOTS_DIR;
+	fs.mkdirSync(folder, { recursive: true });
+	return path.join(folder, name);
+}
+
+let env: E2eEnvironment;
+let browser: Browser;
+let svcChat: INodeTypeDescription;
+let panels: OperationPanel[];
+
+beforeAll(async () => {
+	svcChat = distNode('SvcChat.node.js', 'SvcChat');
+	panels = operationPanels(svcChat);
+	env = await startE2eEnvironment({ sandbox: { seed: 5, chats: 20 } });
+	env.n8n.setOwner(OWNER);
+	await env.n8n.importWorkflows(workflows);
+	await env.n8n.start();
+	browser = await launchBrowser();
+	await logIn(browser.page, env.n8n.baseUrl, OWNER);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+	await browser?.close();
+	await env?.dispose();
+});
+
+jest.setTimeout(TEST_TIMEOUT_MS);
+
+async function searchNodeCreator(text: string): Promise<void> {
+	// The test id sits on the input itself in n8n 2.x.
+	const bar = byTestId(browser.page, 'node-creator-search-bar');
+	await bar.first().waitFor();
+	const input = (await bar.first().evaluate((element) => element.tagName)) === 'INPUT' ? bar.first() : bar.locator('input').first();
+	await input.fill(text);
+}
+
+/** Opens the node creator from the canvas "+" and shows the Svc Chat entry's actions. */
+async function openSvcChatActions(): Promise<void> {
+	const { page } = browser;
+	await byTestId(page, 'node-creator-plus-button').click();
+	await searchNodeCreator('Svc');
+	await byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }).first().click();
+	await byTestId(page, 'node-creator').getByText('Actions (', { exact: false }).first().waitFor();
+}
+
+test('1. the node creator lists Svc Chat with its own description and every action under its resource', async () => {
+	const { page } = browser;
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
+	await byTestId(page, 'node-creator-plus-button').click();
+	await searchNodeCreator('Svc');
+	const entry = byTestId(page, 'item-iterator-item').filter({ has: byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }) });
+	await entry.first().waitFor();
+	await browser.screenshot('1-search-svc');
+	// n8n merges the trigger into the app's entry and shows the trigger's description there (see nodeDescriptions.ts).
+	const shownDescription = normalizeSpace(await byTestId(entry.first(), 'node-creator-item-description').innerText());
+	expect(shownDescription.startsWith(svcChat.description)).toBe(true);
+
+	await byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }).first().click();
+	const creator = byTestId(page, 'node-creator');
+	await creator.getByText('Actions (', { exact: false }).first().waitFor();
+	await browser.screenshot('1-actions');
+	await creator.screenshot({ path: readmePicture('editor-actions.png') });
+	const lines = (await creator.innerText()).split('\n').map(normalizeSpace).filter(Boolean);
+	// The details header describes the node, not the trigger.
+	const header = lines.slice(0, lines.findIndex((line) => line.startsWith('Actions (')));
+	expect(header.some((line) => line.startsWith(svcChat.description))).toBe(true);
+
+	expect(lines).toContain(`Actions (${panels.length})`);
+	// Each action sits under its resource's heading, before the next heading.
+	for (const panel of panels) {
+		const heading = lines.findIndex((line) => line.toLowerCase() === `${panel.resourceName} actions`.toLowerCase());
+		expect({ resource: panel.resourceName, heading }).toEqual({ resource: panel.resourceName, heading: expect.any(Number) as number });
+		expect(heading).toBeGreaterThanOrEqual(0);
+		const nextHeading = lines.findIndex((line, index) => index > heading && /actions$/i.test(line));
+		const position = lines.indexOf(panel.action, heading);
+		expect({ action: panel.action, underItsHeading: position > heading && (nextHeading < 0 || position < nextHeading) }).toEqual({
+			action: panel.action,
+			underItsHeading: true,
+		});
+	}
+	expect(lines.some((line) => /^Triggers \(\d+\)$/.test(line))).toBe(true);
+	expect(lines.join('\n')).not.toMatch(/custom api call/i);
+	await page.keyboard.press('Escape');
+});
+
+/** What step 2 found that issue 19 (Custom API Call, defaults that the editor flags) is about; asserted in 2b. */
+const defaultsProblems: string[] = [];
+let panelsChecked = 0;
+
+test('2. every operation opens a panel with its fields and the credential selected', async () => {
+	const { page } = browser;
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
+	const problems: string[] = [];
+	for (const panel of panels) {
+		await openSvcChatActions();
+		await byTestId(page, 'node-creator').getByText(panel.action, { exact: true }).click();
+		const ndv = byTestId(page, 'ndv');
+		await ndv.waitFor();
+		const parameters = byTestId(ndv, 'node-parameters');
+		await byTestId(parameters, 'parameter-input-operation').waitFor();
+		await browser.screenshot(`2-${panel.resource}-${panel.operation}`);
+		if (panel.resource === 'chat' && panel.operation === 'getMany') {
+			await ndv.screenshot({ path: readmePicture('editor-node-panel.png') });
+		}
+		const selectedCredential = await byTestId(parameters, 'node-credentials-select').locator('input').first().inputValue();
+		if (selectedCredential !== SANDBOX_CREDENTIAL.name) problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
+		const text = normalizeSpace(await parameters.innerText());
+		for (const field of panel.fields) {
+			if (!text.includes(field)) problems.push(`${panel.action}: field "${field}" not shown`);
+		}
+		// The Resource and Operation dropdowns list real choices only.
+		for (const dropdown of ['resource', 'operation']) {
+			await byTestId(parameters, `parameter-input-${dropdown}`).click();
+			const options = page.locator('[role="option"]:visible');
+			await options.first().waitFor();
+			const texts = await options.allInnerTexts();
+			if (texts.some((option) => /custom api call/i.test(option))) defaultsProblems.push(`${panel.action}: ${dropdown} offers "Custom API Call"`);
+			await page.keyboard.press('Escape');
+			await options.first().waitFor({ state: 'hidden' });
+		}
+		await byTestId(ndv, 'ndv-close-button').click();
+		await ndv.waitFor({ state: 'hidden' });
+
+		// The canvas marks a node with issues; its tooltip names the fields. Only fields the user must fill may be listed.
+		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${panel.action}"]`);
+		const marker = byTestId(node, 'node-issues');
+		if (await marker.count()) {
+			await marker.hover();
+			const tooltip = normalizeSpace(await page.getByText('Issues', { exact: true }).locator('xpath=..').last().innerText());
+			const flagged = panel.fields.filter((field) => tooltip.includes(`"${field}"`) || tooltip.includes(`'${field}'`));
+			const unexpected = flagged.filter((field) => !panel.fieldsToFill.includes(field));
+			if (unexpected.length || !flagged.length) defaultsProblems.push(`${panel.action}: issue marker on a fresh node: ${tooltip}`);
+			await page.mouse.move(0, 0);
+		}
+	}
+	panelsChecked = panels.length;
+	await browser.screenshot('2-canvas');
+	expect(problems).toEqual([]);
+});
+
+test('2b. no panel offers "Custom API Call", and a fresh node flags only the fields the user must fill in', () => {
+	// Step 2 collects these; an empty list means something only if it checked every panel.
+	expect(panelsChecked).toBe(panels.length);
+	expect(defaultsProblems).toEqual([]);
+});
+
+test('3. Execute step on Department > Get Many shows the departments of the sandbox', async () => {
+	const { page } = browser;
+	const departments = await sandboxGet<{ departments: Department[] } | Department[]>(env.sandbox, 'departments');
+	const expected = Array.isArray(departments) ? departments : departments.departments;
+	expect(expected.length).toBeGreaterThan(0);
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.departments);
+	await byTestId(page, 'canvas-node').filter({ hasText: 'Departments' }).dblclick();
+	const ndv = byTestId(page, 'ndv');
+	await byTestId(ndv, 'node-execute-button').click();
+	const output = byTestId(ndv, 'output-panel');
+	await output.getByText(`${expected.length} item`, { exact: false }).first().waitFor({ timeout: 60_000 });
+	await browser.screenshot('3-execute-step-departments');
+	const text = await output.innerText();
+	for (const department of expected) expect(text).toContain(department.name);
+	await byTestId(ndv, 'ndv-close-button').click();
+});
+
+test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone', async () => {
+	const { page } = browser;
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.trigger);
+	const before = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);
+	expect(before.staticData).toEqual({ [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE });
+	await byTestId(page, 'canvas-node').filter({ hasText: TRIGGER_NAME }).dblclick();
+	const ndv = byTestId(page, 'ndv');
+	await byTestId(ndv, 'node-execute-button').click();
+	const output = byTestId(ndv, 'output-panel');
+	await output.getByText(/\d+ items?/).first().waitFor({ timeout: 60_000 });
+	await browser.screenshot('5-fetch-test-event');
+	const text = await output.innerText();
+	const shownIds = (await recentChatIds()).filter((id) => text.includes(id));
+	expect(shownIds.length).toBeGreaterThan(0);
+	await byTestId(ndv, 'ndv-close-button').click();
+	const after = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);
+	expect(after.staticData).toEqual(before.staticData);
+});
+
+async function recentChatIds(): Promise<string[]> {
+	const page = await sandboxGet<{ chats: Chat[] }>(env.sandbox, 'chats?since=0');
+	return page.chats.map((chat) => String(chat.id));
+}
+
+/** Waits for the credential test's verdict; n8n folds a failure's message under "More details". */
+async function expectTestMessage(modal: Locator, message: string): Promise<void> {
+	const details = modal.getByText('More details');
+	const shown = modal.getByText(message, { exact: false }).first();
+	await details.or(shown).first().waitFor({ timeout: 60_000 });
+	if (await details.isVisible()) await details.click();
+	await shown.waitFor({ timeout: 10_000 });
+}
+
+test('4. the credential modal tests the connection, shows the 401 and http:// refusals, and never shows the password', async () => {
+	const { page } = browser;
+	const sandboxPassword = sandboxCredential(env.sandbox).password;
+	await page.goto(`${env.n8n.baseUrl}/home/credentials`);
+	await page.getByText(SANDBOX_CREDENTIAL.name, { exact: true }).first().click();
+	const modal = byTestId(page, 'editCredential-modal');
+	await byTestId(modal, 'credentials-config-container-test-success').waitFor({ timeout: 60_000 });
+	await browser.screenshot('4-credential-works');
+	expect(await page.content()).not.toContain(sandboxPassword);
+	await page.keyboard.press('Escape');
+
+	// A new credential, as a user creates one.
+	await page.goto(`${env.n8n.baseUrl}/home/credentials/create`);
+	await byTestId(page, 'new-credential-type-select').click();
+	await page.keyboard.type('Svc API');
+	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Svc API' }).first().click();
+	await byTestId(page, 'new-credential-type-button').click();
+	await byTestId(modal, 'parameter-input-host').waitFor();
+	const wrongPassword = 'Wrong-browser-pw-7310';
+	await byTestId(modal, 'parameter-input-host').locator('input').fill(env.sandbox.host);
+	await byTestId(modal, 'parameter-input-email').locator('input').fill('browser-nobody@svc.test');
+	await byTestId(modal, 'parameter-input-password').locator('input').fill(wrongPassword);
+	await byTestId(modal, 'credential-save-button').click();
+	await expectTestMessage(modal, SVC_HTTP_ERRORS[401].message);
+	await browser.screenshot('4-credential-401');
+
+	const nonLoopback = 'http://svc.example.com';
+	const refusal = normalizeBaseUrl(nonLoopback).problem;
+	expect(refusal).toBeDefined();
+	await byTestId(modal, 'parameter-input-host').locator('input').fill(nonLoopback);
+	await byTestId(modal, 'credential-save-button').click();
+	await expectTestMessage(modal, refusal!.split(': ')[0]);
+	await browser.screenshot('4-credential-http-refused');
+
+	// The stored password never reaches the page; what the user types stays masked and is never sent back.
+	expect(await byTestId(modal, 'parameter-input-password').locator('input').getAttribute('type')).toBe('password');
+	expect((await page.content()).includes(sandboxPassword)).toBe(false);
+	for (const secret of [sandboxPassword, wrongPassword]) {
+		expect(browser.responses.filter((body) => body.includes(secret)).length).toBe(0);
+	}
+});
