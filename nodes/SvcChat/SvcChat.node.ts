@@ -9,7 +9,6 @@ import {
 
 import { router } from './actions/router';
 import { resources } from './actions/operations';
-import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,7 +23,7 @@ export class SvcChat implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiCredentialTest' }],
+		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -44,10 +43,6 @@ export class SvcChat implements INodeType {
 			},
 			...Object.values(resources).flatMap((resource) => resource.description),
 		],
-	};
-
-	methods = {
-		credentialTest: { svcApiCredentialTest },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
