@@ -161,7 +161,9 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 		expect(departments.length).toBeGreaterThan(0);
 	});
 
-	test('only Svc Chat, its AI-tool variant and Svc Chat Trigger may use it (n8n infers the list from our nodes)', async () => {
+	test('only the Svc nodes may use it: n8n infers Svc Chat and Svc Chat Trigger from our nodes', async () => {
+		// n8n's tool generation adds the AI-tool variant (svcChatTool) to the same list in memory when it creates it;
+		// the list served to the editor is the one read from the package.
 		const reply = await fetch(`${n8n.baseUrl}/types/credentials.json`, { headers: { cookie, 'browser-id': BROWSER_ID } });
 		const types = (await reply.json()) as Array<{ name: string; supportedNodes?: string[]; restrictToSupportedNodes?: boolean; authenticate?: unknown }>;
 		const svcApi = types.find((type) => type.name === 'svcApi');
