@@ -16,7 +16,7 @@ interface ScanResult {
 }
 
 // eslint-plugin-n8n-nodes-base swaps real file names for its own fixtures when NODE_ENV is "test", as Jest sets it.
-const environment = { ...process.env, PATH: `${path.join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+const environment: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
 delete environment.NODE_ENV;
 
 let work: string;
