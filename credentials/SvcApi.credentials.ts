@@ -1,7 +1,7 @@
 // The one credentials type: the chat server host and an administrator's e-mail and password, sent as HTTP Basic.
 import type { Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { SVC_ERROR_CODES, SVC_HTTP_ERRORS, type SvcErrorText } from '../nodes/SvcChat/transport/errors';
+import { describeHttpStatus, SVC_ERROR_CODES, type SvcErrorText } from '../nodes/SvcChat/transport/errors';
 import { credentialTestUrlExpression } from '../nodes/SvcChat/transport/baseUrl';
 
 const REDIRECT_REFUSED: SvcErrorText = {
@@ -11,6 +11,9 @@ const REDIRECT_REFUSED: SvcErrorText = {
 
 const PLAIN_HTTP = '^\\s*[hH][tT][tT][pP]://';
 const PLAIN_HTTP_TO_LOOPBACK = '^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, index) => 400 + index)];
 
 const sentence = ({ message, fix }: SvcErrorText) => `${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;
 
@@ -96,13 +99,11 @@ export class SvcApi implements ICredentialType {
 		},
 		// n8n's tester reads each rule by its own type; its declared type only allows lists of one kind.
 		rules: [
-			...Object.entries(SVC_HTTP_ERRORS).map(([status, text]) => ({
+			// Every redirect and error status gets our own text: otherwise n8n shows the server's reason phrase, which a
+			// hostile server could fill with the Basic credentials it was just sent.
+			...ERROR_STATUSES.map((status) => ({
 				type: 'responseCode',
-				properties: { value: Number(status), message: sentence(text) },
-			})),
-			...[301, 302, 303, 307, 308].map((status) => ({
-				type: 'responseCode',
-				properties: { value: status, message: sentence(REDIRECT_REFUSED) },
+				properties: { value: status, message: sentence(REDIRECT_STATUSES.has(status) ? REDIRECT_REFUSED : describeHttpStatus(status)) },
 			})),
 			...['no-tariff-option', 'unauthorized'].map((code) => ({
 				type: 'responseSuccessBody',

@@ -36,14 +36,17 @@ interface Recorded {
 }
 
 /** A loopback HTTP server that records every request (headers and body) and answers with `reply`. */
-async function recordingServer(reply: () => { status: number; body: string; headers?: Record<string, string> }) {
+async function recordingServer(reply: () => { status: number; body: string; headers?: Record<string, string>; reason?: string }) {
 	const requests: Recorded[] = [];
 	const server = http.createServer((request, response) => {
 		let body = '';
 		request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
 		request.on('end', () => {
 			requests.push({ url: request.url ?? '', authorization: request.headers.authorization, raw: `${JSON.stringify(request.headers)} ${body}` });
-			const { status, body: replyBody, headers } = reply();
+			const { status, body: replyBody, headers, reason } = reply();
+			// A hostile server can say anything in its reason phrase, e.g. the Basic credentials it was just sent.
+			const phrase = reason === 'echo' ? `Echo ${request.headers.authorization ?? ''} ${Buffer.from(BASIC, 'base64').toString('utf8')}` : undefined;
+			if (phrase) response.statusMessage = phrase;
 			response.writeHead(status, { 'content-type': 'application/json', ...headers });
 			response.end(replyBody);
 		});
@@ -60,7 +63,7 @@ let sandbox: Sandbox;
 let scripted: Server;
 let elsewhere: Server;
 let recorder: Server;
-let scriptedReply = { status: 200, body: '{"tariffs":[]}', headers: {} as Record<string, string> };
+let scriptedReply: { status: number; body: string; headers: Record<string, string>; reason?: string } = { status: 200, body: '{"tariffs":[]}', headers: {} };
 let cookie = '';
 let batch: Awaited<ReturnType<N8n['executeBatch']>>;
 const messagesSeen: string[] = [];
@@ -210,6 +213,15 @@ describe('the credential test, run the way the editor runs it', () => {
 		// n8n-core's httpRequestWithAuthentication re-sends any request answered 401 once, after a credential refresh
 		// (for token credentials); a declarative credential test always goes through it. Not more than that.
 		expect(scripted.requests).toHaveLength(2);
+	});
+
+	test('a hostile server that echoes the credentials in its reason phrase does not get them shown', async () => {
+		scriptedReply = { status: 418, body: '', headers: {}, reason: 'echo' };
+		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
+			status: 'Error',
+			message: 'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
+		});
+		expect(scripted.requests).toHaveLength(1);
 	});
 
 	test('a redirect is not followed: the credentials never reach the other address', async () => {
