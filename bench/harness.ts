@@ -26,12 +26,12 @@ const POLL_MEMBERS = ['getNodeParameter', 'getNode', 'getMode', 'getWorkflowStat
  * proxies, which make a new mock function on every property read and record every call; over tens of thousands of
  * reads that is what would be timed. The request helper is n8n-core's stack, as in the harness, minus the recording.
  */
-function plain<T extends object>(proxy: T, members: ReadonlyArray<keyof T>, credentials: SvcCredentials): T {
+function plain<T extends object>(proxy: T, members: ReadonlyArray<keyof T>): T {
 	const context = Object.fromEntries(members.map((member) => [member, proxy[member]])) as T;
 	const node = (proxy as unknown as IExecuteFunctions).getNode();
 	(context as unknown as IExecuteFunctions).helpers = {
 		httpRequestWithAuthentication: async (_type: string, request: IHttpRequestOptions) =>
-			await n8nHttpRequestWithAuthentication(node, credentials, request),
+			await n8nHttpRequestWithAuthentication(node, request),
 		returnJsonArray,
 		constructExecutionMetaData,
 	} as unknown as IExecuteFunctions['helpers'];
@@ -39,11 +39,11 @@ function plain<T extends object>(proxy: T, members: ReadonlyArray<keyof T>, cred
 }
 
 export function executeContextForTiming(options: Parameters<typeof createExecuteContext>[0]): IExecuteFunctions {
-	return plain<IExecuteFunctions>(createExecuteContext(options), EXECUTE_MEMBERS, options.credentials);
+	return plain<IExecuteFunctions>(createExecuteContext(options), EXECUTE_MEMBERS);
 }
 
 export function pollContextForTiming(options: Parameters<typeof createPollContext>[0]): IPollFunctions {
-	return plain<IPollFunctions>(createPollContext(options), POLL_MEMBERS, options.credentials);
+	return plain<IPollFunctions>(createPollContext(options), POLL_MEMBERS);
 }
 
 /**

@@ -72,13 +72,14 @@ async function n8nStackCatchUp(sandbox: SandboxProcess, node: INode): Promise<nu
 			method: 'GET',
 			url: `${sandbox.url}/api/v2/chats`,
 			qs: { since },
+			auth: { username: credentials.email, password: credentials.password },
 			json: true,
 			encoding: 'text',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 		};
-		const reply = (await n8nHttpRequestWithAuthentication(node, credentials, request)) as { body: string };
+		const reply = (await n8nHttpRequestWithAuthentication(node, request)) as { body: string };
 		const page = JSON.parse(reply.body) as ChatsReply;
 		for (const chat of page.chats) chats.push(chat);
 		since = page.last_ts;

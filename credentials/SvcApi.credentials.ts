@@ -1,5 +1,21 @@
 // The one credentials type: the chat server host and an administrator's e-mail and password, sent as HTTP Basic.
-import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { describeHttpStatus, SVC_ERROR_CODES, type SvcErrorText } from '../nodes/SvcChat/transport/errors';
+import { credentialTestUrlExpression } from '../nodes/SvcChat/transport/baseUrl';
+
+const REDIRECT_REFUSED: SvcErrorText = {
+	message: 'The server redirects the request elsewhere, and the credentials are never sent on to another address',
+	fix: 'Enter the final host (the address the chat server answers on) in the Host field.',
+};
+
+const PLAIN_HTTP = '^\\s*[hH][tT][tT][pP]://';
+const PLAIN_HTTP_TO_LOOPBACK = '^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, index) => 400 + index)];
+
+const sentence = ({ message, fix }: SvcErrorText) => `${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
@@ -9,6 +25,13 @@ export class SvcApi implements ICredentialType {
 	icon: Icon = { light: 'file:../nodes/SvcChat/svc.svg', dark: 'file:../nodes/SvcChat/svc.dark.svg' };
 
 	documentationUrl = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc#credentials';
+
+	// Only the nodes that declare this credential (Svc Chat, its AI-tool variant, Svc Chat Trigger) may have it
+	// decrypted: n8n infers that list from the nodes, so the HTTP Request node cannot send the password anywhere.
+	restrictToSupportedNodes = true as const;
+
+	// No `authenticate` block on purpose: n8n offers any credential that has one to the HTTP Request node and adds a
+	// "Custom API Call" operation to our node. The transport applies Basic auth itself, only to the typed host.
 
 	properties: INodeProperties[] = [
 		{
@@ -20,6 +43,18 @@ export class SvcApi implements ICredentialType {
 			placeholder: 'e.g. acme.svc.example',
 			description:
 				'Your chat server: the account sub-domain for cloud accounts, or your own host. HTTPS is always used; http:// is accepted only for a local test server (localhost).',
+		},
+		{
+			// The Test button can only show n8n's "ERR_INVALID_URL" for a refused host, so the form says why as it is typed.
+			displayName:
+				'Plain http:// is refused for any host but localhost: the password would cross the network unencrypted. Use https:// (or just the host name).',
+			name: 'plainHttpNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: {
+				show: { host: [{ _cnd: { regex: PLAIN_HTTP } }] },
+				hide: { host: [{ _cnd: { regex: PLAIN_HTTP_TO_LOOPBACK } }] },
+			},
 		},
 		{
 			displayName: 'Admin Email',
@@ -50,13 +85,31 @@ export class SvcApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			auth: {
-				username: '={{$credentials.email}}',
-				password: '={{$credentials.password}}',
-			},
+	// The editor's "Test" button: one cheap stored-data request (its reply is always an object), sent once, never
+	// retried (repeated bad logins lock the account), never redirected (Basic credentials stay with the typed host).
+	test: ICredentialTestRequest = {
+		request: {
+			method: 'GET',
+			url: credentialTestUrlExpression('partner/tariffs'),
+			auth: { username: '={{$credentials.email}}', password: '={{$credentials.password}}' },
+			json: true,
+			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues === true}}',
+			disableFollowRedirect: true,
+			timeout: 15_000,
 		},
+		// n8n's tester reads each rule by its own type; its declared type only allows lists of one kind.
+		rules: [
+			// Every redirect and error status gets our own text: otherwise n8n shows the server's reason phrase, which a
+			// hostile server could fill with the Basic credentials it was just sent.
+			...ERROR_STATUSES.map((status) => ({
+				type: 'responseCode',
+				properties: { value: status, message: sentence(REDIRECT_STATUSES.has(status) ? REDIRECT_REFUSED : describeHttpStatus(status)) },
+			})),
+			...['no-tariff-option', 'unauthorized'].map((code) => ({
+				type: 'responseSuccessBody',
+				properties: { key: 'error', value: code, message: sentence(SVC_ERROR_CODES[code]) },
+			})),
+			// n8n's tester reads each rule by its own type; its declared type only allows lists of one kind.
+		] as unknown as ICredentialTestRequest['rules'],
 	};
 }

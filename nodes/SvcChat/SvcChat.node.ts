@@ -11,7 +11,6 @@ import { router } from './actions/router';
 import { resources } from './actions/operations';
 import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './helpers/nodeDescriptions';
-import { svcApiCredentialTest } from './transport/credentialTest';
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,7 +29,7 @@ export class SvcChat implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiCredentialTest' }],
+		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -53,7 +52,6 @@ export class SvcChat implements INodeType {
 	};
 
 	methods = {
-		credentialTest: { svcApiCredentialTest },
 		listSearch: { searchChats, searchOperatorEmails, searchOperators },
 	};
 

@@ -8,7 +8,6 @@ import {
 } from 'n8n-workflow';
 
 import { SVC_CHAT_TRIGGER_DESCRIPTION } from './helpers/nodeDescriptions';
-import { svcApiCredentialTest } from './transport/credentialTest';
 import { triggerProperties } from './trigger/description';
 import { pollChats } from './trigger/poll';
 
@@ -26,12 +25,8 @@ export class SvcChatTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiCredentialTest' }],
+		credentials: [{ name: 'svcApi', required: true }],
 		properties: triggerProperties,
-	};
-
-	methods = {
-		credentialTest: { svcApiCredentialTest },
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

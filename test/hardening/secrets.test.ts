@@ -2,11 +2,9 @@
 // password behind a proxy that echoes it into every faulted or refused reply. Neither the password nor the Basic value
 // may appear in any thrown or serialised error, output item, log line or console line.
 import { format, inspect } from 'node:util';
-import type { ICredentialsDecrypted } from 'n8n-workflow';
 
-import { svcApiCredentialTest } from '../../nodes/SvcChat/transport/credentialTest';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
-import { createCredentialTestContext, testCredentials } from '../harness/contexts';
+import { testCredentials } from '../harness/contexts';
 import { errorViews, leaksOf } from '../unit/transport/support';
 import { ACTION_OPERATION_NAMES, actionOperations, operationNamed, routerOperation, storedTriggerStates, triggerOperation } from './catalogue';
 import { startEchoProxy, type EchoProxy } from './echoProxy';
@@ -89,19 +87,6 @@ describe('the hostile-server matrix', () => {
 		}
 		expect(leaks).toEqual([]);
 		expect(proxy.echoed()).toBeGreaterThan(echoedBefore);
-	});
-
-	test.each(MATRIX_FAULTS.map((fault) => [fault.name, fault] as const))('the credential test under %s', async (_name, fault) => {
-		env.sandbox.control.reset();
-		env.sandbox.control.injectFault({ ...fault.spec, path: '/api/v2/departments' });
-		const result = await svcApiCredentialTest.call(createCredentialTestContext(), {
-			id: 'svc',
-			name: 'Svc',
-			type: 'svcApi',
-			data: credentials as unknown as ICredentialsDecrypted['data'],
-		});
-		expect(result.status).toBe(fault.spec.kind === 'delay' || fault.spec.kind === 'stuck-more' || fault.spec.kind === 'missing-last-ts' ? 'OK' : 'Error');
-		expect(leaksOf({ message: result.message, console: consoleLines.splice(0).join('\n') }, SECRETS)).toEqual([]);
 	});
 });
 

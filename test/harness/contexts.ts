@@ -2,7 +2,6 @@
 import { mock } from 'jest-mock-extended';
 import {
 	NodeHelpers,
-	type ICredentialTestFunctions,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
@@ -14,8 +13,6 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { constructExecutionMetaData, returnJsonArray } from 'n8n-core';
-import { Container } from '@n8n/di';
-import { OutboundHttp } from '@n8n/backend-network';
 
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { n8nHttpRequestWithAuthentication } from './n8nRequest';
@@ -78,7 +75,7 @@ export function createExecuteContext(options: ExecuteContextOptions) {
 	const node = makeNode(options.description, parametersFor(0), options.typeVersion);
 	const helpers = mock<IExecuteFunctions['helpers']>({
 		httpRequestWithAuthentication: jest.fn(async (_type: string, request: IHttpRequestOptions) =>
-			await n8nHttpRequestWithAuthentication(node, options.credentials, request),
+			await n8nHttpRequestWithAuthentication(node, request),
 		),
 		returnJsonArray,
 		constructExecutionMetaData,
@@ -107,7 +104,7 @@ export function createPollContext(options: PollContextOptions) {
 	const node = makeNode(options.description, resolved);
 	const helpers = mock<IPollFunctions['helpers']>({
 		httpRequestWithAuthentication: jest.fn(async (_type: string, request: IHttpRequestOptions) =>
-			await n8nHttpRequestWithAuthentication(node, options.credentials, request),
+			await n8nHttpRequestWithAuthentication(node, request),
 		),
 		returnJsonArray,
 	});
@@ -119,14 +116,4 @@ export function createPollContext(options: PollContextOptions) {
 	context.getCredentials.mockResolvedValue(options.credentials as never);
 	context.getWorkflowStaticData.mockImplementation(() => options.staticData);
 	return context;
-}
-
-/** The credential test context n8n gives: only the legacy `request` helper, on n8n-core's real stack. */
-export function createCredentialTestContext(): ICredentialTestFunctions {
-	const helpers = mock<ICredentialTestFunctions['helpers']>({
-		request: jest.fn(async (uriOrObject: string | object) =>
-			await Container.get(OutboundHttp).requests().requestLegacy(uriOrObject as never),
-		),
-	});
-	return mock<ICredentialTestFunctions>({ helpers });
 }

@@ -12,7 +12,7 @@ function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {
 
 async function departments(credentials: SvcCredentials) {
 	return await sendSvcRequest(
-		async (request) => (await n8nHttpRequestWithAuthentication(node, credentials, request)) as SvcHttpResponse,
+		async (request) => (await n8nHttpRequestWithAuthentication(node, request)) as SvcHttpResponse,
 		credentials,
 		'GET',
 		'departments',

@@ -1,12 +1,23 @@
 // Turns the host typed in the credentials into the API base URL, refusing plain HTTP to anything but loopback.
 
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '[::1]', '::1']);
+// localhost, 127.0.0.0/8 and ::1 (with or without brackets); also written into the credential test's expression.
+const LOOPBACK_HOSTNAME = /^(localhost|\[?::1\]?|127(\.\d{1,3}){3})$/i;
 
 /** True for localhost, 127.0.0.0/8 and ::1: the only hosts that may be spoken to over plain HTTP (the sandbox). */
 export function isLoopbackHostname(hostname: string): boolean {
-	const name = hostname.toLowerCase();
-	return LOOPBACK_HOSTNAMES.has(name) || /^127(\.\d{1,3}){3}$/.test(name);
+	return LOOPBACK_HOSTNAME.test(hostname);
 }
+
+// Without the typed text: a password pasted into the wrong field must not come back in the editor.
+const INVALID_HOST_PROBLEM = 'The host is not a valid host name. Enter it like "acme.svc.example".';
+const USER_INFO_PROBLEM = 'The host must not contain a user name or password. Put them in the e-mail and password fields.';
+
+function plainHttpProblem(hostAndPort: string): string {
+	return `Plain http:// is refused for "${hostAndPort}": the password would cross the network unencrypted. Use https:// (or just the host name).`;
+}
+
+/** The fix shown after every host problem. */
+export const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /** The API origin, or why the typed host cannot be used. */
 export type BaseUrlResult = { baseUrl: string; problem?: undefined } | { baseUrl?: undefined; problem: string };
@@ -20,7 +31,7 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 	const typed = typeof rawHost === 'string' ? rawHost.trim() : '';
 	if (!typed) return { problem: 'The host is empty. Enter your chat server host, e.g. "acme.svc.example".' };
 	const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(typed);
-	const userInfo = { problem: 'The host must not contain a user name or password. Put them in the e-mail and password fields.' };
+	const userInfo = { problem: USER_INFO_PROBLEM };
 	// Refused before any message could echo it: what comes before an "@" may be a password.
 	if (/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i.test(typed)) return userInfo;
 	const invalid = { problem: `The host "${typed}" is not a valid host name. Enter it like "acme.svc.example".` };
@@ -34,13 +45,38 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 	}
 	if (url.username || url.password) return userInfo;
 	if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
-		return {
-			problem: `Plain http:// is refused for "${url.host}": the password would cross the network unencrypted. Use https:// (or just the host name).`,
-		};
+		return { problem: plainHttpProblem(url.host) };
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		return { problem: `The host "${typed}" has an unsupported scheme "${url.protocol}". Use https://.` };
 	}
 	if (!url.hostname) return invalid;
 	return { baseUrl: `${url.protocol}//${url.host}` };
+}
+
+/**
+ * An n8n expression giving `<origin>/api/v2/<path>` for the credential's declarative test, which runs inside n8n
+ * where this module's code cannot. It applies the same rule as normalizeBaseUrl: https:// unless the host is
+ * loopback, and no request at all for plain http:// elsewhere, a user name or anything that is not a host name.
+ * The expression throws with the reason; n8n 2.41 does not pass that message on and reports "ERR_INVALID_URL"
+ * instead, so the credential form also shows the plain-http reason as a notice.
+ */
+export function credentialTestUrlExpression(path: string): string {
+	const marker = '\u0000';
+	const [plainHttpBefore, plainHttpAfter] = plainHttpProblem(marker).split(marker);
+	const text = (value: string) => JSON.stringify(value);
+	return `={{ (() => {
+	const typed = String($credentials.host ?? '').trim();
+	const scheme = /^([a-z][a-z0-9+.-]*):\\/\\//i.exec(typed);
+	const authority = (scheme ? typed.slice(scheme[0].length) : typed).split(/[\\/?#]/)[0];
+	const protocol = scheme ? scheme[1].toLowerCase() : 'https';
+	const hostname = authority.replace(/:\\d*$/, '');
+	if (authority.includes('@')) throw new Error(${text(`${USER_INFO_PROBLEM} ${HOST_FIX}`)});
+	if (!/^([a-z0-9.-]+|\\[[0-9a-f:.]+\\])(:\\d{1,5})?$/i.test(authority)) throw new Error(${text(`${INVALID_HOST_PROBLEM} ${HOST_FIX}`)});
+	if (protocol === 'http' && !${LOOPBACK_HOSTNAME.toString()}.test(hostname)) {
+		throw new Error(${text(plainHttpBefore)} + authority + ${text(`${plainHttpAfter} ${HOST_FIX}`)});
+	}
+	if (protocol !== 'http' && protocol !== 'https') throw new Error(${text(`The host has an unsupported scheme. Use https://. ${HOST_FIX}`)});
+	return protocol + '://' + authority + '/api/v2/${path}';
+})() }}`;
 }

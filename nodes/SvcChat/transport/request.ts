@@ -38,7 +38,7 @@ import {
 
 /**
  * Sends one Svc API request through `send`, with bounded retries, and decodes the reply.
- * Shared by the nodes (n8n's authenticated request helper) and the credential test.
+ * Used by every request of the nodes (through n8n's request helper).
  */
 export async function sendSvcRequest(
 	send: SvcSend,
@@ -63,6 +63,9 @@ export async function sendSvcRequest(
 		qs: options.qs,
 		body: options.body,
 		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
+		// Basic auth is applied here, not by an `authenticate` block on the credential: n8n would then let any HTTP
+		// Request node send the password anywhere (see credentials/SvcApi.credentials.ts).
+		auth: { username: credentials.email, password: credentials.password },
 		json: true,
 		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
 		encoding: 'text',

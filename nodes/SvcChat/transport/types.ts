@@ -42,10 +42,10 @@ export interface SvcHttpResponse {
 	body: unknown;
 }
 
-/** Sends one HTTP request with authentication applied; the nodes and the credential test each bring their own. */
+/** Sends one HTTP request as given (Basic auth is already in it); the nodes and the tests each bring their own. */
 export type SvcSend = (options: IHttpRequestOptions) => Promise<SvcHttpResponse>;
 
-/** A failure the transport has already explained; callers turn it into a NodeApiError or a credential test result. */
+/** A failure the transport has already explained; callers turn it into a NodeApiError. */
 export interface SvcFailure {
 	text: SvcErrorText;
 	httpCode?: number;

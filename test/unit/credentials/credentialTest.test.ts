@@ -1,182 +1,134 @@
-// The Svc API credentials and their test: each failure the user can cause gets its own clear message.
-import https from 'node:https';
-import nock from 'nock';
-import { generate } from 'selfsigned';
-import type { ICredentialsDecrypted } from 'n8n-workflow';
+// The Svc API credential type: its fields, its declarative test, and what keeps the password with the Svc nodes.
+// The test's behaviour in n8n itself (one request, each message, nothing sent for a refused host) is proven by
+// test/e2e/credential.test.ts, which clicks "Test" the way the editor does.
+import { NodeHelpers, type INodeProperties } from 'n8n-workflow';
 
 import { SvcApi } from '../../../credentials/SvcApi.credentials';
-import { svcApiCredentialTest } from '../../../nodes/SvcChat/transport/credentialTest';
-import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
-import { createCredentialTestContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import { closedPort, EMAIL, HOST, listenLocally, ORIGIN, type LocalServer } from '../transport/support';
+import { SVC_ERROR_CODES, SVC_HTTP_ERRORS } from '../../../nodes/SvcChat/transport/errors';
 
-const MESSAGES = {
-	ok: 'Connection successful',
-	wrongLogin:
-		'Wrong email or password. Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
-	forbidden:
-		'Access denied: the user is not an administrator, or there were too many login attempts. Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
-	noApiAccess:
-		'API access is not enabled for this account. Ask Svc technical support to enable Integration API access for your account, then test the credentials again. (Svc code: no-tariff-option)',
-	unreachable: (hostPort: string) =>
-		`Host "${hostPort}" refused the connection. Check the host and port in the Svc API credentials, and that the chat server is running.`,
-	plainHttp:
-		'Plain http:// is refused for "acme.svc.example": the password would cross the network unencrypted. Use https:// (or just the host name). Correct the host in the Svc API credentials.',
-	untrustedCertificate: (hostPort: string) =>
-		`The TLS certificate of "${hostPort}" is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT). Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.`,
+const credentialType = new SvcApi();
+const byName = Object.fromEntries(credentialType.properties.map((property) => [property.name, property])) as Record<string, INodeProperties>;
+
+/** Evaluates the test's URL expression as plain JavaScript with `$credentials`, the way n8n's engine would. */
+function testUrlFor(host: string): string {
+	const expression = String(credentialType.test.request.url);
+	expect(expression).toMatch(/^=\{\{[\s\S]*\}\}$/);
+	const body = expression.slice(3, -2);
+	return new Function('$credentials', `return ${body}`)({ host }) as string;
+}
+
+const refusal = (host: string) => {
+	try {
+		testUrlFor(host);
+	} catch (error) {
+		return (error as Error).message;
+	}
+	throw new Error(`"${host}" was not refused`);
 };
 
-function runCredentialTest(credentials: SvcCredentials) {
-	const context = createCredentialTestContext();
-	const decrypted: ICredentialsDecrypted = { id: 'cred-1', name: 'Svc account', type: 'svcApi', data: credentials as never };
-	return { context, result: svcApiCredentialTest.call(context, decrypted) };
-}
-
-/** Serves GET /departments once with Basic auth checked, and counts requests. */
-function departments(status: number, body: string) {
-	const seen = { requests: 0 };
-	nock(ORIGIN)
-		.get('/api/v2/departments')
-		.basicAuth({ user: EMAIL, pass: TEST_PASSWORD })
-		.times(5)
-		.reply(() => {
-			seen.requests++;
-			return [status, body];
-		});
-	return seen;
-}
-
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
-
-describe('the credential test', () => {
-	test('OK on 200: GET /api/v2/departments with Basic auth', async () => {
-		const seen = departments(200, '[{"id":1,"name":"Sales","order":1}]');
-		const result = await runCredentialTest(testCredentials(HOST)).result;
-		expect(result).toEqual({ status: 'OK', message: MESSAGES.ok });
-		expect(seen.requests).toBe(1);
-	});
-
-	test('401: wrong e-mail or password, asked once only', async () => {
-		const seen = departments(401, '');
-		const result = await runCredentialTest(testCredentials(HOST)).result;
-		expect(result).toEqual({ status: 'Error', message: MESSAGES.wrongLogin });
-		expect(seen.requests).toBe(1);
-	});
-
-	test('403: not an administrator, or too many attempts, asked once only', async () => {
-		const seen = departments(403, '<html>Forbidden</html>');
-		const result = await runCredentialTest(testCredentials(HOST)).result;
-		expect(result).toEqual({ status: 'Error', message: MESSAGES.forbidden });
-		expect(seen.requests).toBe(1);
-	});
-
-	test('no-tariff-option: API access not enabled', async () => {
-		departments(200, '{"error":"no-tariff-option"}');
-		const result = await runCredentialTest(testCredentials(HOST)).result;
-		expect(result).toEqual({ status: 'Error', message: MESSAGES.noApiAccess });
-	});
-
-	test('a 502 is not retried either: the test answers quickly', async () => {
-		const seen = departments(502, '');
-		const result = await runCredentialTest(testCredentials(HOST)).result;
-		expect(result).toEqual({
-			status: 'Error',
-			message: 'The server cannot process the request (502). Try again later. If it persists, contact Svc support with the time of the request.',
-		});
-		expect(seen.requests).toBe(1);
-	});
-
-	test('host unreachable: a closed port on 127.0.0.1', async () => {
-		nock.enableNetConnect('127.0.0.1');
-		try {
-			const port = await closedPort();
-			const result = await runCredentialTest(testCredentials(`http://127.0.0.1:${port}`)).result;
-			expect(result).toEqual({ status: 'Error', message: MESSAGES.unreachable(`127.0.0.1:${port}`) });
-		} finally {
-			nock.disableNetConnect();
-		}
-	});
-
-	test('plain http:// to a non-loopback host is refused with no request sent', async () => {
-		const scope = nock('http://acme.svc.example').get('/api/v2/departments').reply(200, []);
-		const run = runCredentialTest(testCredentials('http://acme.svc.example/'));
-		const result = await run.result;
-		expect(result).toEqual({ status: 'Error', message: MESSAGES.plainHttp });
-		expect(run.context.helpers.request).not.toHaveBeenCalled();
-		expect(scope.isDone()).toBe(false);
-	});
-
-	describe('a self-signed HTTPS server', () => {
-		let server: LocalServer;
-		const authorizations: string[] = [];
-
-		beforeAll(async () => {
-			nock.enableNetConnect('127.0.0.1');
-			const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
-				keySize: 2048,
-				extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-			});
-			server = await listenLocally(
-				https.createServer({ key: pems.private, cert: pems.cert }, (request, response) => {
-					authorizations.push(String(request.headers.authorization));
-					response.setHeader('Content-Type', 'application/json');
-					response.end('[]');
-				}),
-			);
-		});
-		afterAll(async () => {
-			await server.close();
-			nock.disableNetConnect();
-		});
-
-		test('fails without "Ignore SSL Issues", before any credentials are sent', async () => {
-			const result = await runCredentialTest(testCredentials(server.hostPort)).result;
-			expect(result).toEqual({ status: 'Error', message: MESSAGES.untrustedCertificate(server.hostPort) });
-			expect(authorizations).toEqual([]);
-		});
-
-		test('passes with "Ignore SSL Issues"', async () => {
-			const result = await runCredentialTest(testCredentials(`https://${server.hostPort}`, { ignoreSslIssues: true })).result;
-			expect(result).toEqual({ status: 'OK', message: MESSAGES.ok });
-			expect(authorizations).toEqual([`Basic ${Buffer.from(`${EMAIL}:${TEST_PASSWORD}`).toString('base64')}`]);
-		});
-	});
-
-	test('every case above has its own message', () => {
-		const messages = Object.values(MESSAGES).map((message) => (typeof message === 'function' ? message('127.0.0.1:1') : message));
-		expect(new Set(messages).size).toBe(messages.length);
-	});
-});
-
 describe('the credential type', () => {
-	const credentialType = new SvcApi();
-
 	test('is "svcApi", shown as "Svc API", with host, e-mail, masked password and Ignore SSL Issues (off)', () => {
 		expect(credentialType.name).toBe('svcApi');
 		expect(credentialType.displayName).toBe('Svc API');
-		const byName = Object.fromEntries(credentialType.properties.map((property) => [property.name, property]));
-		expect(Object.keys(byName)).toEqual(['host', 'email', 'password', 'ignoreSslIssues']);
+		expect(Object.keys(byName)).toEqual(['host', 'plainHttpNotice', 'email', 'password', 'ignoreSslIssues']);
 		expect(byName.password.typeOptions?.password).toBe(true);
 		expect(byName.host.required && byName.email.required && byName.password.required).toBe(true);
 		expect(byName.ignoreSslIssues).toMatchObject({ type: 'boolean', default: false });
 	});
 
-	test('authenticates with HTTP Basic through the generic authenticate block', () => {
-		expect(credentialType.authenticate).toEqual({
-			type: 'generic',
-			properties: { auth: { username: '={{$credentials.email}}', password: '={{$credentials.password}}' } },
+	test('is restricted to the nodes that declare it, and has no authenticate block (no HTTP Request use, no Custom API Call)', () => {
+		expect(credentialType.restrictToSupportedNodes).toBe(true);
+		expect('authenticate' in credentialType).toBe(false);
+		expect('httpRequestNode' in credentialType).toBe(false);
+	});
+
+	test('the form warns about plain http:// to any host but loopback as soon as it is typed', () => {
+		const shown = (host: string) => NodeHelpers.displayParameter({ host }, byName.plainHttpNotice, null, null);
+		for (const host of ['http://acme.svc.example', ' HTTP://acme.svc.example/', 'http://localhost.:80', 'http://127.0.0.1.nip.example']) {
+			expect([host, shown(host)]).toEqual([host, true]);
+		}
+		for (const host of ['acme.svc.example', 'https://acme.svc.example', 'http://127.0.0.1:3000', 'http://localhost', 'http://[::1]:8080/']) {
+			expect([host, shown(host)]).toEqual([host, false]);
+		}
+	});
+});
+
+describe('the credential test request', () => {
+	const { request, rules } = credentialType.test;
+
+	test('GET /api/v2/partner/tariffs (its reply is always an object) with Basic auth, no redirects, a bounded time', () => {
+		expect(request).toMatchObject({
+			method: 'GET',
+			auth: { username: '={{$credentials.email}}', password: '={{$credentials.password}}' },
+			json: true,
+			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues === true}}',
+			disableFollowRedirect: true,
+			timeout: 15_000,
 		});
 	});
 
-	test('is tested by svcApiCredentialTest, which the action node provides', async () => {
-		// Loaded here, so that work in progress on the node's operations cannot break the other tests of this file.
+	test.each([
+		['acme.svc.example', 'https://acme.svc.example/api/v2/partner/tariffs'],
+		[' https://acme.svc.example/some/path?x=1 ', 'https://acme.svc.example/api/v2/partner/tariffs'],
+		['acme.svc.example:8443', 'https://acme.svc.example:8443/api/v2/partner/tariffs'],
+		['http://127.0.0.1:3000', 'http://127.0.0.1:3000/api/v2/partner/tariffs'],
+		['HTTP://localhost/', 'http://localhost/api/v2/partner/tariffs'],
+		['http://[::1]:8080', 'http://[::1]:8080/api/v2/partner/tariffs'],
+	])('host %j is asked at %s', (host, url) => {
+		expect(testUrlFor(host)).toBe(url);
+	});
+
+	test.each([
+		['http://acme.svc.example/', /^Plain http:\/\/ is refused for "acme.svc.example"/],
+		['http://localhost.:80', /^Plain http:\/\/ is refused for "localhost.:80"/],
+		['admin:secret@acme.svc.example', /^The host must not contain a user name or password/],
+		['Pw-pasted-here acme', /^The host is not a valid host name/],
+		['ftp://acme.svc.example', /unsupported scheme/],
+	])('host %j is refused before any request', (host, message) => {
+		expect(refusal(host)).toMatch(message);
+		expect(refusal(host)).toMatch(/Correct the host in the Svc API credentials\.$/);
+	});
+
+	test('a refusal never repeats what was typed when it is not a host name (it may be a password)', () => {
+		expect(refusal('Pw-pasted-here acme')).not.toContain('Pw-pasted-here');
+		expect(refusal('admin:secret@acme.svc.example')).not.toContain('secret');
+	});
+
+	const byStatus = Object.fromEntries(
+		(rules ?? []).filter((rule) => rule.type === 'responseCode').map((rule) => [String(rule.properties.value), rule.properties.message]),
+	);
+
+	test('every status the transport explains has its rule, with the same text as the nodes show', () => {
+		for (const [status, text] of Object.entries(SVC_HTTP_ERRORS)) expect(byStatus[status]).toBe(`${text.message}. ${text.fix}`);
+		for (const status of ['301', '302', '303', '307', '308']) expect(byStatus[status]).toMatch(/^The server redirects the request elsewhere/);
+	});
+
+	test('every other error status has our text too, never the server\'s reason phrase (it could echo the password)', () => {
+		for (let status = 400; status < 600; status++) expect([status, typeof byStatus[String(status)]]).toEqual([status, 'string']);
+		expect(byStatus['418']).toBe('The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.');
+	});
+
+	test('"no-tariff-option" and "unauthorized" in a 200 reply have their own messages', () => {
+		const bodyRules = (rules ?? []).filter((rule) => rule.type === 'responseSuccessBody');
+		expect(bodyRules.map((rule) => rule.properties)).toEqual([
+			{ key: 'error', value: 'no-tariff-option', message: `${SVC_ERROR_CODES['no-tariff-option'].message}. ${SVC_ERROR_CODES['no-tariff-option'].fix}` },
+			{ key: 'error', value: 'unauthorized', message: `${SVC_ERROR_CODES.unauthorized.message}. ${SVC_ERROR_CODES.unauthorized.fix}` },
+		]);
+	});
+
+	test('the messages for a wrong login, a refused user and API access not enabled all differ', () => {
+		const noApiAccess = (rules ?? []).find((rule) => rule.type === 'responseSuccessBody')?.properties.message;
+		expect(new Set([byStatus['401'], byStatus['403'], noApiAccess]).size).toBe(3);
+	});
+});
+
+describe('the nodes', () => {
+	test('declare the credential without a credentialTest method of their own (n8n uses the type\'s test)', async () => {
 		const { SvcChat } = await import('../../../nodes/SvcChat/SvcChat.node');
-		const node = new SvcChat();
-		expect(node.description.credentials).toContainEqual(
-			expect.objectContaining({ name: 'svcApi', testedBy: 'svcApiCredentialTest' }),
-		);
-		expect(node.methods.credentialTest.svcApiCredentialTest).toBe(svcApiCredentialTest);
+		const { SvcChatTrigger } = await import('../../../nodes/SvcChat/SvcChatTrigger.node');
+		for (const node of [new SvcChat(), new SvcChatTrigger()]) {
+			expect(node.description.credentials).toEqual([{ name: 'svcApi', required: true }]);
+			expect((node as { methods?: { credentialTest?: unknown } }).methods?.credentialTest).toBeUndefined();
+		}
 	});
 });

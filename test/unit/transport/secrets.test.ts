@@ -1,11 +1,10 @@
 // Secrets: every error path, against servers that echo the Authorization header, leaks neither password nor Basic value.
 import http from 'node:http';
 import nock from 'nock';
-import type { ICredentialsDecrypted, IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { svcApiRequest, svcGetChats, type SvcCredentials } from '../../../nodes/SvcChat/transport';
-import { svcApiCredentialTest } from '../../../nodes/SvcChat/transport/credentialTest';
-import { createCredentialTestContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
+import { svcApiRequest, svcGetChats } from '../../../nodes/SvcChat/transport';
+import { TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import {
 	BASIC_VALUE,
 	closedPort,
@@ -135,25 +134,6 @@ describe('network errors, against real local servers', () => {
 		} finally {
 			await server.close();
 		}
-	});
-});
-
-describe('the credential test', () => {
-	const credentialTest = (credentials: SvcCredentials) =>
-		svcApiCredentialTest.call(createCredentialTestContext(), { id: '1', name: 'Svc', type: 'svcApi', data: credentials as unknown as ICredentialsDecrypted['data'] });
-
-	test.each(ECHO_CASES.filter(([, method, apiPath]) => method === 'GET' && apiPath === 'departments'))('%s', async (_name, _method, _path, echo) => {
-		hostile('GET', 'departments', echo);
-		const result = await credentialTest(testCredentials(HOST));
-		expect(result.status).toBe('Error');
-		expect(receivedAuthorizations[0]).toBe(`Basic ${BASIC_VALUE}`);
-		expect(leaksOf({ message: result.message }, SECRETS)).toEqual([]);
-	});
-
-	test('a password pasted into the host', async () => {
-		const result = await credentialTest(testCredentials(`${TEST_PASSWORD} acme`));
-		expect(result.message).toMatch(/is not a valid host name/);
-		expect(leaksOf({ message: result.message }, SECRETS)).toEqual([]);
 	});
 });
 

@@ -1,0 +1,71 @@
+// The GitHub Actions workflows, parsed (these machines cannot run GitHub): CI runs .ci/run; publishing is gated and proven.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+const workflowsDir = path.resolve(__dirname, '../../.github/workflows');
+
+interface Step {
+	name?: string;
+	uses?: string;
+	run?: string;
+	with?: Record<string, unknown>;
+}
+interface Workflow {
+	on: Record<string, unknown>;
+	permissions?: Record<string, string>;
+	jobs: Record<string, { 'runs-on': string; steps: Step[] }>;
+}
+
+const read = (file: string) => parse(fs.readFileSync(path.join(workflowsDir, file), 'utf8')) as Workflow;
+const runs = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
+
+describe('ci.yml', () => {
+	const ci = read('ci.yml');
+
+	test('runs on pushes and pull requests', () => {
+		expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
+	});
+
+	test('checks out the code and runs exactly .ci/run, nothing else', () => {
+		const steps = Object.values(ci.jobs).flatMap((job) => job.steps);
+		expect(steps.map((step) => step.uses).filter(Boolean)).toEqual([expect.stringMatching(/^actions\/checkout@/), expect.stringMatching(/^actions\/setup-node@/)]);
+		expect(runs(ci).filter(Boolean)).toEqual(['bash .ci/run']);
+	});
+});
+
+describe('publish.yml', () => {
+	const publish = read('publish.yml');
+	const commands = runs(publish).filter(Boolean);
+
+	test('runs on a version tag only', () => {
+		expect(Object.keys(publish.on)).toEqual(['push']);
+		expect(publish.on.push).toEqual({ tags: [expect.stringMatching(/^v/)] });
+	});
+
+	test('may mint an OIDC token for the provenance statement, and nothing more than read the code', () => {
+		expect(publish.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+	});
+
+	test('installs, builds, lints and tests, then publishes with provenance as its last step', () => {
+		const order = ['npm install', 'npm run build', 'npm run lint', 'npm test'].map((command) => commands.indexOf(command));
+		expect(order.every((index) => index >= 0)).toBe(true);
+		expect([...order].sort((a, b) => a - b)).toEqual(order);
+		expect(commands.at(-1)).toMatch(/^npm publish --provenance\b/);
+		expect(commands.filter((command) => command.includes('npm publish'))).toHaveLength(1);
+	});
+
+	test('refuses a tag that is not the package.json version', () => {
+		expect(commands.findIndex((command) => command.includes('GITHUB_REF_NAME'))).toBe(0);
+	});
+});
+
+test('package.json points repository, homepage and bugs at the same GitHub repository', () => {
+	const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
+	const repository = /github\.com\/([^/]+\/[^/.#]+)/.exec(pkg.repository.url)?.[1];
+	expect(repository).toBe('n8n-nodes-svc/n8n-nodes-svc');
+	expect(pkg.homepage).toBe(`https://github.com/${repository}#readme`);
+	expect(pkg.bugs.url).toBe(`https://github.com/${repository}/issues`);
+	expect(pkg.author.name).toBeTruthy();
+	expect(fs.existsSync(path.resolve(__dirname, '../../CHANGELOG.md'))).toBe(true);
+});
