@@ -64,6 +64,17 @@ export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promis
 	running.delete(child);
 }
 
+/** Sends `signal` to a child's group (SIGKILL: a crash, SIGTERM: a stop) and waits until the child has exited. */
+export async function signalProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	signalGroup(child, signal);
+	await exited;
+	// Whatever of the group outlived its leader (a task runner) goes too.
+	signalGroup(child, 'SIGKILL');
+	running.delete(child);
+}
+
 export interface RunResult {
 	code: number | null;
 	signal: NodeJS.Signals | null;

@@ -1,0 +1,320 @@
+// E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and a broadcast on workers.
+import type { Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import { delay, ensureRuntime, quiet, REPO_ROOT } from '../../scripts/n8n';
+import { QueueCluster, triggerItems, type QueueExecution } from '../../scripts/queue';
+import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
+import {
+	BACKLOG_CREDENTIAL,
+	backlogWorkflow,
+	broadcastWorkflow,
+	EXECUTION_SECONDS,
+	EXPORT_CREDENTIAL,
+	EXPORT_NODE,
+	exportManualWorkflow,
+	exportWorkflow,
+	IDS,
+	MAX_CHATS_PER_POLL,
+	POLL_EVERY_SECONDS,
+	SEND_NODE,
+	TRIGGER_NODE,
+	WEBHOOK_PATHS,
+} from './queueWorkflows';
+
+const BACKLOG_CHATS = 20_000;
+const EXPORT_CHATS = 10_000;
+const OWNER = { email: 'owner@svc-queue.test', password: 'Queue-owner-pw-1', firstName: 'Queue', lastName: 'Owner' };
+const FINAL = new Set(['success', 'error', 'crashed', 'canceled']);
+
+const say = (line: string) => process.stderr.write(`[queue e2e] ${line}\n`);
+const log = process.env.E2E_VERBOSE ? say : quiet;
+
+let cluster: QueueCluster;
+let backlog: Sandbox;
+let exports: Sandbox;
+/** What happened, in order, with the highest execution id that existed at that moment. */
+const timeline: Array<{ event: string; lastExecutionId: number; at: number }> = [];
+const started = Date.now();
+
+async function executions(workflowId: string): Promise<QueueExecution[]> {
+	return await cluster.database.executions(workflowId);
+}
+
+async function note(event: string): Promise<void> {
+	const all = await executions(IDS.backlog);
+	timeline.push({ event, lastExecutionId: all.at(-1)?.id ?? 0, at: Date.now() - started });
+	say(`${((Date.now() - started) / 1000).toFixed(0)} s: ${event} (last execution ${all.at(-1)?.id ?? 'none'})`);
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.\nmain:\n${cluster.main.serverOutput.slice(-3_000)}`);
+		await delay(everyMs);
+	}
+}
+
+const chatIds = (items: Array<Record<string, unknown>>) => items.map((item) => String(item.id));
+
+async function restartMain(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+	await note(`main ${signal}`);
+	await cluster.main.kill(signal);
+	await cluster.main.start();
+	await note('main restarted');
+}
+
+async function postWebhook(path: string, body: unknown): Promise<void> {
+	const reply = await fetch(`${cluster.main.baseUrl}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	if (reply.status !== 200) throw new Error(`POST /webhook/${path}: ${reply.status} ${await reply.text()}`);
+}
+
+/** Waits until the workflow has an execution newer than `afterId` in a final state, and returns it. */
+async function nextFinished(workflowId: string, afterId: number, timeoutMs = 120_000): Promise<QueueExecution> {
+	return await waitFor(`a finished execution of ${workflowId} after #${afterId}`, async () => {
+		const newer = (await executions(workflowId)).filter((execution) => execution.id > afterId);
+		return newer.length && newer.every((execution) => FINAL.has(execution.status)) ? newer.at(-1) : undefined;
+	}, timeoutMs);
+}
+
+const lastId = async (workflowId: string) => (await executions(workflowId)).at(-1)?.id ?? 0;
+
+/** A worker's own log says it started the execution (main never logs that line: it only enqueues). */
+const ranOnWorker = (executionId: number) => cluster.workers.some((worker) => worker.serverOutput.includes(`Worker started execution ${executionId} (`));
+
+beforeAll(async () => {
+	const runtime = ensureRuntime(log);
+	backlog = await startSandbox({ seed: 14, chats: BACKLOG_CHATS });
+	exports = await startSandbox({ seed: 15, chats: EXPORT_CHATS });
+	cluster = await QueueCluster.create({
+		runtime,
+		packageDir: REPO_ROOT,
+		workers: 2,
+		owner: OWNER,
+		log,
+		// A dead worker's job is noticed in seconds rather than a minute (n8n's defaults: lock 60 s, stalled check 30 s).
+		env: { QUEUE_WORKER_LOCK_DURATION: '15000', QUEUE_WORKER_LOCK_RENEW_TIME: '3000', QUEUE_WORKER_STALLED_INTERVAL: '5000' },
+	});
+	const credential = (sandbox: Sandbox, { id, name }: { id: string; name: string }) => ({ id, name, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password });
+	await cluster.main.importCredentials([credential(backlog, BACKLOG_CREDENTIAL), credential(exports, EXPORT_CREDENTIAL)]);
+	await cluster.main.importWorkflows([backlogWorkflow(), exportWorkflow(), exportManualWorkflow(), broadcastWorkflow()]);
+	await cluster.startAll();
+	await cluster.publish([IDS.backlog, IDS.export, IDS.broadcast]);
+	await note('main and 2 workers up, workflows published');
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+	say(`timeline: ${JSON.stringify(timeline)}`);
+	await cluster?.dispose();
+	await backlog?.stop();
+	await exports?.stop();
+});
+
+jest.setTimeout(8 * 60_000);
+
+describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash', () => {
+	let all: QueueExecution[];
+
+	test('is delivered with 0 chats lost; every duplicate comes from a poll repeated after main went down', async () => {
+		// 1. Graceful stop and restart of main, after the first polls.
+		await waitFor('3 trigger executions', async () => (await executions(IDS.backlog)).length >= 3);
+		await restartMain('SIGTERM');
+
+		// 2. SIGKILL of a worker while it runs a trigger execution (each takes EXECUTION_SECONDS on its worker).
+		const [victimExecution, victim] = await waitFor('a trigger execution running on a worker', async () => {
+			const running = (await executions(IDS.backlog)).filter((execution) => execution.status === 'running');
+			for (const execution of running.reverse()) {
+				const worker = cluster.workerRunning(execution.id);
+				if (worker && (await executions(IDS.backlog)).length >= 6) return [execution.id, worker] as const;
+			}
+			return undefined;
+		}, 120_000, 100);
+		await note(`worker SIGKILL during execution ${victimExecution}`);
+		await victim.kill('SIGKILL');
+		await cluster.startWorker(victim);
+		// n8n gives Bull maxStalledCount 0: the dead worker's job is failed, never re-run; wait until n8n says so.
+		const failedRun = await waitFor(`execution ${victimExecution} to end`, async () => {
+			const execution = (await executions(IDS.backlog)).find((candidate) => candidate.id === victimExecution);
+			return execution && FINAL.has(execution.status) ? execution : undefined;
+		});
+		await note(`execution ${victimExecution} ended: ${failedRun.status}`);
+
+		// 3. SIGKILL of main the moment a poll has enqueued a new execution (its cursor save may still be pending).
+		const before = await lastId(IDS.backlog);
+		await waitFor('a new trigger execution', async () => (await lastId(IDS.backlog)) > before, 120_000, 50);
+		await restartMain('SIGKILL');
+
+		// Until the trigger's cursor is the server's latest and every execution has ended.
+		const latest = String(backlog.control.latestCursor());
+		await waitFor('the whole backlog', async () => {
+			const staticData = JSON.stringify(await cluster.database.staticData(IDS.backlog));
+			const current = await executions(IDS.backlog);
+			return staticData.includes(latest) && current.every((execution) => FINAL.has(execution.status)) ? true : undefined;
+		}, 240_000, 1_000);
+		await delay(POLL_EVERY_SECONDS * 1000 + 1000);
+		all = await executions(IDS.backlog);
+		await note('backlog done');
+
+		const expected = new Set((await sandboxAllChats(backlog)).chats.map((chat) => String(chat.id)));
+		expect(expected.size).toBe(BACKLOG_CHATS);
+
+		const succeeded = all.filter((execution) => execution.status === 'success');
+		const ended = all.filter((execution) => execution.status !== 'success');
+		const delivered = succeeded.flatMap((execution) => chatIds(triggerItems(execution, TRIGGER_NODE)));
+		const held = ended.flatMap((execution) => chatIds(triggerItems(execution, TRIGGER_NODE)));
+		const kept = new Set([...delivered, ...held]);
+		const lost = [...expected].filter((id) => !kept.has(id));
+		expect(lost).toEqual([]);
+		// The only execution that did not succeed is the one whose worker was killed; n8n kept its chats.
+		expect(ended.map((execution) => execution.id)).toEqual([victimExecution]);
+		expect(held.length).toBeGreaterThan(0);
+		expect(held.length).toBeLessThanOrEqual(MAX_CHATS_PER_POLL + 100);
+		// Every poll stayed within its bound, and every execution ran on a worker, never on main.
+		for (const execution of all) {
+			expect(triggerItems(execution, TRIGGER_NODE).length).toBeLessThanOrEqual(MAX_CHATS_PER_POLL + 100);
+			expect(ranOnWorker(execution.id)).toBe(true);
+		}
+		expect(cluster.main.serverOutput).toMatch(/Enqueued execution \d+ \(job \d+\)/);
+
+		// Duplicates: a chat delivered again. Each must sit in the first poll after a main restart.
+		const seen = new Set<string>();
+		const duplicatesByExecution = new Map<number, number>();
+		for (const execution of all) {
+			for (const id of chatIds(triggerItems(execution, TRIGGER_NODE))) {
+				if (seen.has(id)) duplicatesByExecution.set(execution.id, (duplicatesByExecution.get(execution.id) ?? 0) + 1);
+				seen.add(id);
+			}
+		}
+		const firstPollsAfterRestart = timeline
+			.filter((entry) => entry.event === 'main restarted')
+			.map((entry) => all.find((execution) => execution.id > entry.lastExecutionId)?.id);
+		for (const executionId of duplicatesByExecution.keys()) expect(firstPollsAfterRestart).toContain(executionId);
+		say(
+			`backlog: ${all.length} executions, ${delivered.length} chats in successful ones (${new Set(delivered).size} distinct), ` +
+				`${held.length} held by failed execution ${victimExecution} (${failedRun.status}), lost 0; duplicates ${[...duplicatesByExecution.values()].reduce((a, b) => a + b, 0)} ` +
+				`in executions ${JSON.stringify(Object.fromEntries(duplicatesByExecution))}; first polls after restarts ${JSON.stringify(firstPollsAfterRestart)}`,
+		);
+	});
+
+	test("n8n's Retry of the execution whose worker died delivers its chats", async () => {
+		const failed = all.filter((execution) => execution.status !== 'success');
+		expect(failed).toHaveLength(1);
+		const rest = await cluster.main.restSession(OWNER);
+		const before = await lastId(IDS.backlog);
+		await rest('POST', `executions/${failed[0].id}/retry`, { loadWorkflow: false });
+		const retried = await nextFinished(IDS.backlog, before);
+		expect(retried.status).toBe('success');
+		expect(new Set(chatIds(triggerItems(retried, TRIGGER_NODE)))).toEqual(new Set(chatIds(triggerItems(failed[0], TRIGGER_NODE))));
+		expect(ranOnWorker(retried.id)).toBe(true);
+	});
+
+	test('the cursor survives deactivate → activate and a republish of the unchanged trigger', async () => {
+		const rest = await cluster.main.restSession(OWNER);
+		const cursorBefore = await cluster.database.staticData(IDS.backlog);
+		const before = await lastId(IDS.backlog);
+
+		await rest('POST', `workflows/${IDS.backlog}/deactivate`, {});
+		let workflow = await rest('GET', `workflows/${IDS.backlog}`);
+		await rest('POST', `workflows/${IDS.backlog}/activate`, { versionId: workflow.versionId });
+		await note('deactivated and activated');
+		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
+		expect(await lastId(IDS.backlog)).toBe(before);
+		expect(await cluster.database.staticData(IDS.backlog)).toEqual(cursorBefore);
+
+		// Republish: the editor saves the same trigger (moved on the canvas, a new version), then publishes it.
+		workflow = await rest('GET', `workflows/${IDS.backlog}`);
+		const nodes = (workflow.nodes as Array<{ position: [number, number] }>).map((node) => ({ ...node, position: [node.position[0] + 20, node.position[1]] }));
+		const saved = await rest('PATCH', `workflows/${IDS.backlog}`, { nodes, connections: workflow.connections, versionId: workflow.versionId });
+		expect(saved.versionId).not.toBe(workflow.versionId);
+		await rest('POST', `workflows/${IDS.backlog}/activate`, { versionId: saved.versionId });
+		await note('republished');
+		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
+		expect(await lastId(IDS.backlog)).toBe(before);
+		expect(await cluster.database.staticData(IDS.backlog)).toEqual(cursorBefore);
+
+		// Still polling from where it was: 5 new chats arrive as exactly those 5.
+		const added = backlog.control.addChats(5).map((chat) => String(chat.id));
+		const next = await nextFinished(IDS.backlog, before, 60_000);
+		expect(next.status).toBe('success');
+		expect(chatIds(triggerItems(next, TRIGGER_NODE)).sort()).toEqual(added.sort());
+	});
+});
+
+describe('workflows started by a webhook run on a worker', () => {
+	test('a 10,000-chat Get Many export, timed next to regular mode', async () => {
+		const before = await lastId(IDS.export);
+		await postWebhook(WEBHOOK_PATHS.export, {});
+		const queued = await nextFinished(IDS.export, before);
+		expect(queued.status).toBe('success');
+		expect(ranOnWorker(queued.id)).toBe(true);
+		expect(queued.data.resultData.runData[EXPORT_NODE][0].data?.main[0]).toHaveLength(EXPORT_CHATS);
+
+		// The same node in regular mode: `n8n execute` runs it in its own process, on the same database.
+		await cluster.main.cli(['execute', `--id=${IDS.exportManual}`], { env: { EXECUTIONS_MODE: 'regular', N8N_LOG_LEVEL: 'warn' } });
+		const [regular] = await executions(IDS.exportManual);
+		expect(regular.status).toBe('success');
+		expect(regular.data.resultData.runData[EXPORT_NODE][0].data?.main[0]).toHaveLength(EXPORT_CHATS);
+		const time = (execution: QueueExecution) => (execution.data.resultData.runData[EXPORT_NODE][0] as { executionTime?: number }).executionTime;
+		say(`export of ${EXPORT_CHATS} chats, Get Many node time: queue mode (worker) ${time(queued)} ms, regular mode ${time(regular)} ms`);
+		expect(time(queued)).toBeGreaterThan(0);
+	});
+
+	const contacts = (from: number, count: number) =>
+		Array.from({ length: count }, (_, index) => ({ phone: `+1555${String(from + index).padStart(7, '0')}`, name: `Contact ${from + index}` }));
+	const sentTo = () => exports.control.broadcasts().flatMap((broadcast) => (broadcast.data.entries as Array<{ phone_number: string }>).map((entry) => entry.phone_number));
+	const timesSent = (phones: string[]) => phones.map((phone) => sentTo().filter((sent) => sent === phone).length);
+
+	test('a template broadcast sends each recipient exactly once', async () => {
+		const batch = contacts(1000, 40);
+		const before = await lastId(IDS.broadcast);
+		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: batch });
+		const execution = await nextFinished(IDS.broadcast, before);
+		expect(execution.status).toBe('success');
+		expect(ranOnWorker(execution.id)).toBe(true);
+		expect(execution.data.resultData.runData[SEND_NODE][0].data?.main[0]).toHaveLength(40);
+		expect(timesSent(batch.map((contact) => contact.phone))).toEqual(batch.map(() => 1));
+	});
+
+	async function killWorkerOf(workflowId: string, afterId: number, when: () => boolean): Promise<QueueExecution> {
+		const [executionId, worker] = await waitFor('the broadcast running on a worker at the kill point', async () => {
+			const execution = (await executions(workflowId)).find((candidate) => candidate.id > afterId);
+			const running = execution && cluster.workerRunning(execution.id);
+			return running && when() ? ([execution.id, running] as const) : undefined;
+		}, 60_000, 20);
+		await worker.kill('SIGKILL');
+		await cluster.startWorker(worker);
+		const ended = await waitFor(`broadcast execution ${executionId} to end`, async () => {
+			const execution = (await executions(workflowId)).find((candidate) => candidate.id === executionId);
+			return execution && FINAL.has(execution.status) ? execution : undefined;
+		});
+		// Longer than a lock and a stalled check more: had n8n re-run the job, the send would show twice by now.
+		await delay(20_000);
+		return ended;
+	}
+
+	test('a worker killed right after the send: the execution fails, it is not re-run, each recipient got it once', async () => {
+		const batch = contacts(2000, 40);
+		const phones = batch.map((contact) => contact.phone);
+		const before = await lastId(IDS.broadcast);
+		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: batch });
+		const ended = await killWorkerOf(IDS.broadcast, before, () => timesSent(phones).every((count) => count === 1));
+		expect(ended.status).not.toBe('success');
+		expect((await executions(IDS.broadcast)).filter((execution) => execution.id > before)).toHaveLength(1);
+		expect(timesSent(phones)).toEqual(phones.map(() => 1));
+	});
+
+	test('a worker killed while the send is in flight: the server still got it once, and n8n does not send it again', async () => {
+		const batch = contacts(3000, 40);
+		const phones = batch.map((contact) => contact.phone);
+		exports.control.injectFault({ kind: 'delay', delayMs: 4_000, path: '/api/v2/rt/send_broadcast', count: 1 });
+		const before = await lastId(IDS.broadcast);
+		const requestsBefore = exports.control.requestLog().length;
+		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: batch });
+		const inFlight = () => exports.control.requestLog().slice(requestsBefore).some((entry) => entry.path === '/api/v2/rt/send_broadcast' && entry.status === 0);
+		const ended = await killWorkerOf(IDS.broadcast, before, inFlight);
+		expect(ended.status).not.toBe('success');
+		expect((await executions(IDS.broadcast)).filter((execution) => execution.id > before)).toHaveLength(1);
+		expect(timesSent(phones)).toEqual(phones.map(() => 1));
+	});
+});
