@@ -494,7 +494,8 @@ export class N8n {
 	async start(options: { readyTimeoutMs?: number; command?: string[] } = {}): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		this.serverLog = '';
+		// A restart keeps what the previous run said (tests look for which process ran what), after a marker.
+		if (this.serverLog) this.serverLog += `\n--- restarted: n8n ${(options.command ?? ['start']).join(' ')} ---\n`;
 		const server = spawnTracked(this.runtime.nodeBin, [this.runtime.n8nBin, ...(options.command ?? ['start'])], {
 			env: this.env,
 			cwd: this.userFolder,

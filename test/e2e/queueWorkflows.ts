@@ -14,7 +14,7 @@ export const WEBHOOK_PATHS = { export: 'svc-queue-export', broadcast: 'svc-queue
 export const POLL_EVERY_SECONDS = 4;
 export const MAX_CHATS_PER_POLL = 1000;
 /** Each trigger execution waits this long on its worker, so a worker can be killed during one. */
-export const EXECUTION_SECONDS = 2;
+export const EXECUTION_SECONDS = 8;
 
 const svcCredential = (credential: { id: string; name: string }) => ({ svcApi: credential });
 const chain = (...names: string[]): Workflow['connections'] =>
