@@ -190,6 +190,15 @@ export class QueueDatabase {
 		return rows.map((row) => ({ ...row, id: Number(row.id), data: (row.data ? this.parse(row.data) : { resultData: { runData: {} } }) as QueueExecution['data'] }));
 	}
 
+	/** Id, status and times of every execution of a workflow, without its run data: cheap enough to poll often. */
+	async executionStates(workflowId: string): Promise<Array<Omit<QueueExecution, 'data'>>> {
+		const { rows } = await this.client.query<Omit<QueueExecution, 'data'>>(
+			'select id, mode, status, "startedAt", "stoppedAt" from execution_entity where "workflowId" = $1 order by id',
+			[workflowId],
+		);
+		return rows.map((row) => ({ ...row, id: Number(row.id) }));
+	}
+
 	/** The workflow's static data (where a polling trigger keeps its cursor), as n8n stored it. */
 	async staticData(workflowId: string): Promise<Record<string, unknown> | null> {
 		const { rows } = await this.client.query<{ staticData: Record<string, unknown> | null }>('select "staticData" from workflow_entity where id = $1', [workflowId]);

@@ -11,7 +11,7 @@ export const SEND_NODE = 'Send template';
 export const WEBHOOK_PATHS = { export: 'svc-queue-export', broadcast: 'svc-queue-broadcast' };
 
 /** Seconds between polls; n8n rejects a cron that fires more than once a minute, so it gets one cron per second mark. */
-export const POLL_EVERY_SECONDS = 4;
+export const POLL_EVERY_SECONDS = 6;
 export const MAX_CHATS_PER_POLL = 1000;
 /** Each trigger execution waits this long on its worker, so a worker can be killed during one. */
 export const EXECUTION_SECONDS = 8;

@@ -69,13 +69,13 @@ describe('Broadcast > Send Template', () => {
 		);
 	});
 
-	test('by default at most 1,000 recipients go in one request: 2,500 items make 1,000 + 1,000 + 500', async () => {
-		const bodies = captureBroadcasts(3);
-		const output = await runNode(recipient(), { items: items(2500) });
-		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1000, 1000, 500]);
+	test('by default at most 1,000 recipients go in one request: 1,001 items make 1,000 + 1', async () => {
+		const bodies = captureBroadcasts(2);
+		const output = await runNode(recipient(), { items: items(1001) });
+		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1000, 1]);
 		const sentPhones = bodies.flatMap((body) => body.data.data.entries.map((entry) => entry.phone_number));
-		expect(sentPhones).toEqual(Array.from({ length: 2500 }, (_, i) => phone(i)));
-		expect(output.map((item) => item.json.request)).toEqual(Array.from({ length: 2500 }, (_, i) => Math.floor(i / 1000) + 1));
+		expect(sentPhones).toEqual(Array.from({ length: 1001 }, (_, i) => phone(i)));
+		expect(output.map((item) => item.json.request)).toEqual(Array.from({ length: 1001 }, (_, i) => (i < 1000 ? 1 : 2)));
 	});
 
 	test('Recipients per Request 0 puts every item in one request', async () => {
