@@ -15,7 +15,7 @@
 #
 # Environment: N8N_RUNTIME_DIR (install folder, default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder
 # under runtime/ holding package.json and package-lock.json; default "." = runtime/ itself; "n8n-1" = n8n 1.x,
-# whose lockfile pins Node 20: "node24" below then names that flavour's own Node).
+# whose lockfile pins Node 20: "node24" and "Node 24" below then mean that flavour's own Node).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
@@ -84,10 +84,10 @@ say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
 export JOBS=max
 with_heartbeat "compiling sqlite3" \
 	npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$node24_dir" --no-update-notifier --loglevel=error \
-	>/dev/null || fail "compiling sqlite3 for Node $("$node24" --version) (npm rebuild sqlite3)"
+	>/dev/null || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
 
 say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
-sqlite_loads || fail "Node $("$node24" --version) cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"
+sqlite_loads || fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"
 version="$(N8N_DIAGNOSTICS_ENABLED=false "$node24" "$n8n_bin" --version 2>/dev/null | tail -n 1)" || true
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "'n8n --version' did not answer with a version (got: '${version}')"
 
