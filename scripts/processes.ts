@@ -44,15 +44,6 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
 	return child;
 }
 
-/** Kills a child's whole group at once with SIGKILL, as a crash or an OOM kill would: nothing in it gets to save. */
-export async function killProcess(child: ChildProcess): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-	signalGroup(child, 'SIGKILL');
-	await exited;
-	running.delete(child);
-}
-
 /** Asks a child's group to stop with SIGTERM, then kills it if it is still there after `graceMs`. */
 export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
 	if (child.exitCode !== null || child.signalCode !== null) return;
@@ -69,6 +60,17 @@ export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promis
 		await exited;
 	}
 	// The group may hold grandchildren that outlived their parent (a task runner): end them too.
+	signalGroup(child, 'SIGKILL');
+	running.delete(child);
+}
+
+/** Sends `signal` to a child's group (SIGKILL: a crash, SIGTERM: a stop) and waits until the child has exited. */
+export async function signalProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	signalGroup(child, signal);
+	await exited;
+	// Whatever of the group outlived its leader (a task runner) goes too.
 	signalGroup(child, 'SIGKILL');
 	running.delete(child);
 }

@@ -1,8 +1,15 @@
 // Builds the package once per jest run for the projects that read dist/ (package, e2e); parallel builds would collide.
+// For the e2e project it also starts installing the pinned n8n 1.x in the background, so that install overlaps other tests.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-export default function buildOnce(): void {
+import { FLAVOURS, prefetchRuntime } from '../scripts/n8n';
+
+export default function buildOnce(_globalConfig: unknown, projectConfig?: { displayName?: { name?: string } }): void {
+	if (projectConfig?.displayName?.name === 'e2e') {
+		// The n8n 1.x test waits for it (the install script's lock); its progress goes to this file.
+		prefetchRuntime(FLAVOURS['n8n-1'], path.resolve(__dirname, '../.cache/n8n-runtime-n8n-1.log'));
+	}
 	// Jest calls this once per project that needs it, in the same parent process.
 	if (process.env.SVC_DIST_BUILT_BY_JEST === String(process.pid)) return;
 	execFileSync('npm', ['run', '--silent', 'build'], { cwd: path.resolve(__dirname, '..'), stdio: 'inherit' });

@@ -2,7 +2,7 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
-import { ensureRuntime, N8n, quiet, REPO_ROOT, type SvcCredentialExport } from '../../scripts/n8n';
+import { ensureRuntime, FLAVOURS, N8n, quiet, REPO_ROOT, type N8nFlavour, type SvcCredentialExport } from '../../scripts/n8n';
 
 /** Generous: the first run on a fresh machine installs the runtime (about 4 minutes) inside beforeAll. */
 export const SETUP_TIMEOUT_MS = 15 * 60_000;
@@ -17,6 +17,17 @@ export interface E2eEnvironment {
 	dispose(): Promise<void>;
 }
 
+let flavour: N8nFlavour = FLAVOURS['n8n-2'];
+
+/** Which n8n this test file's environments run (jest gives every test file its own modules): n8n 2.x unless told. */
+export function useRuntimeFlavour(name: N8nFlavour['name']): void {
+	flavour = FLAVOURS[name];
+}
+
+export function runtimeFlavour(): N8nFlavour {
+	return flavour;
+}
+
 const log = process.env.E2E_VERBOSE ? (line: string) => process.stderr.write(`[e2e] ${line}\n`) : quiet;
 
 /**
@@ -24,7 +35,7 @@ const log = process.env.E2E_VERBOSE ? (line: string) => process.stderr.write(`[e
  * the way n8n installs community packages. Jest's global set-up has just built ./dist.
  */
 export async function startE2eEnvironment(options: { sandbox?: SandboxOptions; wrongPasswordCredential?: boolean } = {}): Promise<E2eEnvironment> {
-	const runtime = ensureRuntime(log);
+	const runtime = ensureRuntime(log, flavour);
 	const sandbox = await startSandbox(options.sandbox);
 	let n8n: N8n | undefined;
 	try {

