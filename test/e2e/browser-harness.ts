@@ -117,8 +117,10 @@ export interface OperationPanel {
 }
 
 function isEmptyDefault(value: unknown): boolean {
-	// A resource locator's default is { mode, value }: empty when its value is.
-	if (value && typeof value === 'object' && !Array.isArray(value) && '__rl' in value) return isEmptyDefault((value as { value?: unknown }).value);
+	// A resource locator's default is { mode, value } (with or without __rl): empty when its value is.
+	if (value && typeof value === 'object' && !Array.isArray(value) && 'mode' in value && 'value' in value) {
+		return isEmptyDefault((value as { value?: unknown }).value);
+	}
 	return value === '' || value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 }
 

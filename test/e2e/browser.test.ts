@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { INodeTypeDescription } from 'n8n-workflow';
 import type { Locator } from 'playwright-core';
 
+import { SvcApi } from '../../credentials/SvcApi.credentials';
 import type { Chat, Department } from '../../nodes/SvcChat/types';
 import { SVC_HTTP_ERRORS } from '../../nodes/SvcChat/transport/errors';
 import { normalizeBaseUrl } from '../../nodes/SvcChat/transport/baseUrl';
@@ -297,12 +298,16 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	await expectTestMessage(modal, SVC_HTTP_ERRORS[401].message);
 	await browser.screenshot('4-credential-401');
 
+	// The transport refuses plain http:// to a host that is not local; n8n's Test shows only its own code for that
+	// (ERR_INVALID_URL), so the form says why as soon as such a host is typed. Nothing is sent either way.
 	const nonLoopback = 'http://svc.example.com';
-	const refusal = normalizeBaseUrl(nonLoopback).problem;
-	expect(refusal).toBeDefined();
+	expect(normalizeBaseUrl(nonLoopback).problem).toBeDefined();
+	const notice = new SvcApi().properties.find((property) => property.name === 'plainHttpNotice')?.displayName;
+	expect(notice).toBeDefined();
 	await byTestId(modal, 'parameter-input-host').locator('input').fill(nonLoopback);
+	await modal.getByText(notice!.slice(0, 40), { exact: false }).first().waitFor({ timeout: 10_000 });
 	await byTestId(modal, 'credential-save-button').click();
-	await expectTestMessage(modal, refusal!.split(': ')[0]);
+	await expectTestMessage(modal, 'ERR_INVALID_URL');
 	await browser.screenshot('4-credential-http-refused');
 
 	// The stored password never reaches the page; what the user types stays masked and is never sent back.

@@ -17,9 +17,9 @@ const BROWSER_ID = 'svc-e2e-browser';
 const MESSAGES = {
 	ok: 'Connection successful!',
 	wrongLogin:
-		'Wrong e-mail or password. Check the admin e-mail and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+		'Wrong email or password. Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
 	forbidden:
-		'Access denied: the user is not an administrator, or there were too many login attempts. Use the e-mail and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many failures.',
+		'Access denied: the user is not an administrator, or there were too many login attempts. Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	noApiAccess:
 		'API access is not enabled for this account. Ask Svc technical support to enable Integration API access for your account, then test the credentials again.',
 	unavailable: 'The server is temporarily unavailable (503). Try again later.',
