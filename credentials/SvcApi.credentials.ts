@@ -109,7 +109,6 @@ export class SvcApi implements ICredentialType {
 				type: 'responseSuccessBody',
 				properties: { key: 'error', value: code, message: sentence(SVC_ERROR_CODES[code]) },
 			})),
-			// n8n's tester reads each rule by its own type; its declared type only allows lists of one kind.
 		] as unknown as ICredentialTestRequest['rules'],
 	};
 }
