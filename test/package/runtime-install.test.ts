@@ -1,5 +1,5 @@
 // The runtime install script's decisions, with npm and Node 24 faked: it never reports success for a runtime that cannot run.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,6 +99,41 @@ test('sqlite3 is compiled beside the n8n install from a pinned lockfile of the s
 	const run = await runScript();
 	expect(run.npmCalls.some((call) => call.startsWith(`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source`))).toBe(true);
 	expect(fs.existsSync(path.join(run.runtimeDir, 'sqlite3-build'))).toBe(false);
+});
+
+test('the lockfile gets each tarball address on the configured registry; scoped, aliased, linked and bundled entries handled', () => {
+	const lockfile = path.join(scratch, 'package-lock.json');
+	const packages = {
+		'': { name: 'root' },
+		'node_modules/plain': { version: '1.2.3', integrity: 'sha512-a' },
+		'node_modules/@scope/pkg': { version: '4.5.6', integrity: 'sha512-b' },
+		'node_modules/outer/node_modules/@scope/nested': { version: '7.0.0', integrity: 'sha512-c' },
+		'node_modules/alias': { name: 'real-name', version: '2.0.0', integrity: 'sha512-d' },
+		'node_modules/linked': { link: true, resolved: 'packages/linked' },
+		'node_modules/outer/node_modules/bundled': { version: '1.0.0', inBundle: true },
+	};
+	fs.writeFileSync(lockfile, JSON.stringify({ lockfileVersion: 3, packages }));
+	const result = spawnSync('node', [path.join(repo, 'scripts/lockfile-with-registry-urls.cjs'), lockfile, 'https://registry.example.test/npm/'], { encoding: 'utf8' });
+	expect(result.status).toBe(0);
+	const written = (JSON.parse(fs.readFileSync(lockfile, 'utf8')) as { packages: Record<string, { resolved?: string }> }).packages;
+	expect(Object.fromEntries(Object.entries(written).map(([location, entry]) => [location, entry.resolved]))).toEqual({
+		'': undefined,
+		'node_modules/plain': 'https://registry.example.test/npm/plain/-/plain-1.2.3.tgz',
+		'node_modules/@scope/pkg': 'https://registry.example.test/npm/@scope/pkg/-/pkg-4.5.6.tgz',
+		'node_modules/outer/node_modules/@scope/nested': 'https://registry.example.test/npm/@scope/nested/-/nested-7.0.0.tgz',
+		'node_modules/alias': 'https://registry.example.test/npm/real-name/-/real-name-2.0.0.tgz',
+		'node_modules/linked': 'packages/linked',
+		'node_modules/outer/node_modules/bundled': undefined,
+	});
+});
+
+test('a registry whose addresses differ costs one more install with the plain lockfile, not a failure', async () => {
+	const run = await runScript({ FAKE_REGISTRY: 'http://127.0.0.1:9/npm/', FAKE_REGISTRY_LAYOUT_DIFFERS: '1' });
+	expect(run.code).toBe(0);
+	expect(run.stamped).toBe(true);
+	expect(run.output).toMatch(/trying once more with the plain lockfile/);
+	expect(installsInto(run.runtimeDir, run.npmCalls)).toBe(2);
+	expect(fs.readFileSync(path.join(run.runtimeDir, 'package-lock.json'), 'utf8')).not.toContain('"resolved"');
 });
 
 test('a good stamped runtime is reused without calling npm', async () => {
