@@ -60,6 +60,9 @@ async function run(target: MatrixOperation, using: SvcCredentials, continueOnFai
 	return leaksAfter(outcome, logLines).map((leak) => `${target.name}${continueOnFail ? ' (continue on fail)' : ''}: ${leak}`);
 }
 
+/** Every operation against 20 MB replies takes tens of seconds on a busy 2-core machine; speed is the benchmarks' business. */
+const MATRIX_TIMEOUT_MS = 180_000;
+
 describe('the hostile-server matrix', () => {
 	test.each(MATRIX_FAULTS.map((fault) => [fault.name, fault] as const))('%s, every operation', async (_name, fault) => {
 		const echoedBefore = proxy.echoed();
@@ -75,7 +78,7 @@ describe('the hostile-server matrix', () => {
 		expect(leaks).toEqual([]);
 		// The secrets really were in the replies (a slow reply is a healthy one, and a reset has no reply to echo into).
 		if (fault.spec.kind !== 'delay' && fault.spec.kind !== 'reset') expect(proxy.echoed()).toBeGreaterThan(echoedBefore);
-	});
+	}, MATRIX_TIMEOUT_MS);
 
 	test('wrong credentials, every operation', async () => {
 		const echoedBefore = proxy.echoed();
