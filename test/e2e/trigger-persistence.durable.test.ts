@@ -8,13 +8,18 @@ beforeAll(async () => {
 	process.stderr.write(`trigger persistence, durable cursors: ${JSON.stringify(figures)}\n`);
 }, SETUP_TIMEOUT_MS);
 
-test('the activation poll that emitted nothing is not kept; a scheduled poll that emitted nothing is', () => {
-	expect(figures.nowPositionAfterFirstPoll).toBeUndefined();
+// Whether a scheduled poll (once a minute) ran before the position is read depends on where activation falls in the
+// minute, so the two outcomes are tied together rather than one of them assumed.
+test('the activation poll that emitted nothing is not kept; a "Now" position exists only once a scheduled poll has run', () => {
 	expect(figures.nowPositionAfterLaterPoll).toMatch(/^\d+$/);
-});
-
-test('"Now": a chat that changed before the first scheduled poll is not emitted (the measured loss)', () => {
-	expect(figures.nowChangesEmitted).toBe(0);
+	if (figures.nowPositionAfterFirstPoll === undefined) {
+		// No position yet: a chat that changed while n8n was down is not emitted (the measured loss).
+		expect(figures.nowChangesEmitted).toBe(0);
+	} else {
+		// A scheduled poll had already stored a position: the change is emitted, once.
+		expect(figures.nowPositionAfterFirstPoll).toMatch(/^\d+$/);
+		expect(figures.nowChangesEmitted).toBe(1);
+	}
 });
 
 test('a change made while n8n was down is delivered after the restart, once', () => {
