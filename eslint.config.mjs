@@ -7,11 +7,26 @@ import globals from 'globals';
 const toolingFolders = ['sandbox/**', 'test/**', 'bench/**', 'scripts/**'];
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'.cache/**',
+			'coverage/**',
+			'**/*.js',
+			'**/*.cjs',
+			'**/*.mjs',
+		],
+	},
 	...n8nCommunityNodeConfig.map((block) =>
-		block.files?.includes('**/*.ts') ? { ...block, ignores: [...(block.ignores ?? []), ...toolingFolders] } : block,
+		block.files?.includes('**/*.ts')
+			? { ...block, ignores: [...(block.ignores ?? []), ...toolingFolders] }
+			: block,
 	),
-	...tseslint.configs.recommended.map((block) => ({ ...block, files: toolingFolders.map((f) => `${f.replace('/**', '')}/**/*.ts`) })),
+	...tseslint.configs.recommended.map((block) => ({
+		...block,
+		files: toolingFolders.map((f) => `${f.replace('/**', '')}/**/*.ts`),
+	})),
 	{
 		files: toolingFolders.map((f) => `${f.replace('/**', '')}/**/*.ts`),
 		languageOptions: { globals: { ...globals.node, ...globals.jest } },

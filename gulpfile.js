@@ -2,7 +2,9 @@
 const { src, dest } = require('gulp');
 
 function copyAssets() {
-	return src(['nodes/**/*.svg', 'nodes/**/*.node.json', 'credentials/**/*.svg'], { base: '.' }).pipe(dest('dist'));
+	return src(['nodes/**/*.svg', 'nodes/**/*.node.json', 'credentials/**/*.svg'], {
+		base: '.',
+	}).pipe(dest('dist'));
 }
 
 exports['build:assets'] = copyAssets;

@@ -7,7 +7,12 @@ const shared = {
 	// nock's interceptors keep module-level state; Jest 30's global clean-up between files would break it.
 	testEnvironmentOptions: { globalsCleanup: 'off' },
 };
-const project = (name, extra = {}) => ({ ...shared, displayName: name, roots: [`<rootDir>/test/${name}`], ...extra });
+const project = (name, extra = {}) => ({
+	...shared,
+	displayName: name,
+	roots: [`<rootDir>/test/${name}`],
+	...extra,
+});
 const needsDist = { globalSetup: '<rootDir>/test/global-setup.ts' };
 
 /** @type {import('jest').Config} */

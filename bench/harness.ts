@@ -11,15 +11,36 @@ import type {
 import { constructExecutionMetaData, returnJsonArray } from 'n8n-core';
 
 import type { SvcCredentials } from '../nodes/SvcChat/transport';
-import { createExecuteContext, createPollContext, strictParameters, testCredentials } from '../test/harness/contexts';
+import {
+	createExecuteContext,
+	createPollContext,
+	strictParameters,
+	testCredentials,
+} from '../test/harness/contexts';
 import { n8nHttpRequestWithAuthentication } from '../test/harness/n8nRequest';
 import type { SandboxProcess } from './sandboxProcess';
 
-export const credentialsFor = (sandbox: SandboxProcess): SvcCredentials => testCredentials(sandbox.host, sandbox.admin);
+export const credentialsFor = (sandbox: SandboxProcess): SvcCredentials =>
+	testCredentials(sandbox.host, sandbox.admin);
 
 // What the nodes use of their context; the benchmark fails loudly (undefined is not a function) if one is missing.
-const EXECUTE_MEMBERS = ['getInputData', 'getNodeParameter', 'getNode', 'continueOnFail', 'getCredentials', 'logger'] as const;
-const POLL_MEMBERS = ['getNodeParameter', 'getNode', 'getMode', 'getWorkflowStaticData', 'getCredentials', 'getPollBudgetMs', 'logger'] as const;
+const EXECUTE_MEMBERS = [
+	'getInputData',
+	'getNodeParameter',
+	'getNode',
+	'continueOnFail',
+	'getCredentials',
+	'logger',
+] as const;
+const POLL_MEMBERS = [
+	'getNodeParameter',
+	'getNode',
+	'getMode',
+	'getWorkflowStaticData',
+	'getCredentials',
+	'getPollBudgetMs',
+	'logger',
+] as const;
 
 /**
  * A plain object with the harness context's members, read once. The harness's contexts are jest-mock-extended
@@ -38,11 +59,15 @@ function plain<T extends object>(proxy: T, members: ReadonlyArray<keyof T>): T {
 	return context;
 }
 
-export function executeContextForTiming(options: Parameters<typeof createExecuteContext>[0]): IExecuteFunctions {
+export function executeContextForTiming(
+	options: Parameters<typeof createExecuteContext>[0],
+): IExecuteFunctions {
 	return plain<IExecuteFunctions>(createExecuteContext(options), EXECUTE_MEMBERS);
 }
 
-export function pollContextForTiming(options: Parameters<typeof createPollContext>[0]): IPollFunctions {
+export function pollContextForTiming(
+	options: Parameters<typeof createPollContext>[0],
+): IPollFunctions {
 	return plain<IPollFunctions>(createPollContext(options), POLL_MEMBERS);
 }
 

@@ -6,7 +6,11 @@ const ACTION_SOURCE = path.join(__dirname, '../nodes/SvcChat/SvcChat.node.ts');
 const TRIGGER_SOURCE = path.join(__dirname, '../nodes/SvcChat/SvcChatTrigger.node.ts');
 
 export async function loadNodes() {
-	const { SvcChat } = (await import(ACTION_SOURCE)) as typeof import('../nodes/SvcChat/SvcChat.node');
-	const { SvcChatTrigger } = (await import(TRIGGER_SOURCE)) as typeof import('../nodes/SvcChat/SvcChatTrigger.node');
+	const { SvcChat } = (await import(
+		ACTION_SOURCE
+	)) as typeof import('../nodes/SvcChat/SvcChat.node');
+	const { SvcChatTrigger } = (await import(
+		TRIGGER_SOURCE
+	)) as typeof import('../nodes/SvcChat/SvcChatTrigger.node');
 	return { SvcChat, SvcChatTrigger };
 }

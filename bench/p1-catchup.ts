@@ -43,12 +43,16 @@ export interface P1Result {
 const TARGET = 1.15;
 
 /** The baseline: Node's fetch (keep-alive), JSON, the cursor passed back; the chats are kept, as any client would. */
-async function rawFetchCatchUp(sandbox: SandboxProcess): Promise<{ chats: number; pages: number; bytes: number }> {
+async function rawFetchCatchUp(
+	sandbox: SandboxProcess,
+): Promise<{ chats: number; pages: number; bytes: number }> {
 	const chats: Chat[] = [];
 	let since: string | number = 0;
 	let bytes = 0;
 	for (let pages = 1; ; pages++) {
-		const reply = await fetch(`${sandbox.url}/api/v2/chats?since=${since}`, { headers: { authorization: sandbox.authorization } });
+		const reply = await fetch(`${sandbox.url}/api/v2/chats?since=${since}`, {
+			headers: { authorization: sandbox.authorization },
+		});
 		// What reply.json() does, with the size counted on the way.
 		const text = await reply.text();
 		bytes += Buffer.byteLength(text);
@@ -87,19 +91,30 @@ async function n8nStackCatchUp(sandbox: SandboxProcess, node: INode): Promise<nu
 	}
 }
 
-export async function benchCatchUp({ runs, chats, log, minimalPercent = 0 }: P1Options): Promise<P1Result> {
+export async function benchCatchUp({
+	runs,
+	chats,
+	log,
+	minimalPercent = 0,
+}: P1Options): Promise<P1Result> {
 	const { SvcChatTrigger } = await loadNodes();
 	const trigger = new SvcChatTrigger();
 	const sandbox = await startSandboxProcess({ chats, seed: 1 });
 	try {
-		if (minimalPercent > 0) await sandbox.control('POST', 'settings', { minimalChatsInLists: minimalPercent });
+		if (minimalPercent > 0)
+			await sandbox.control('POST', 'settings', { minimalChatsInLists: minimalPercent });
 		const credentials = credentialsFor(sandbox);
 		const { last_ts: latest } = await sandbox.control<{ last_ts: number }>('GET', 'cursor');
 		const newContext = (staticData: IDataObject) =>
 			pollContextForTiming({
 				description: trigger.description,
 				// Raw output: the baseline keeps the chats as the API sends them, so the trigger does too.
-				parameters: { startFrom: 'beginning', emit: 'everyChange', output: 'raw', options: { maxChatsPerPoll: chats * 10 } },
+				parameters: {
+					startFrom: 'beginning',
+					emit: 'everyChange',
+					output: 'raw',
+					options: { maxChatsPerPoll: chats * 10 },
+				},
 				credentials,
 				staticData,
 			});
@@ -109,7 +124,8 @@ export async function benchCatchUp({ runs, chats, log, minimalPercent = 0 }: P1O
 		const runners: Record<'rawFetch' | 'n8nStack' | 'trigger', () => Promise<void>> = {
 			rawFetch: async () => {
 				const read = await rawFetchCatchUp(sandbox);
-				if (read.chats !== chats) throw new Error(`The fetch loop read ${read.chats} chats, not ${chats}`);
+				if (read.chats !== chats)
+					throw new Error(`The fetch loop read ${read.chats} chats, not ${chats}`);
 				pages = read.pages;
 				pageBytes = Math.round(read.bytes / read.pages);
 			},
@@ -121,20 +137,35 @@ export async function benchCatchUp({ runs, chats, log, minimalPercent = 0 }: P1O
 				const staticData: IDataObject = {};
 				const result = await trigger.poll.call(newContext(staticData));
 				const emitted = result?.[0].length ?? 0;
-				if (emitted !== chats) throw new Error(`The trigger emitted ${emitted} chats, not ${chats}`);
+				if (emitted !== chats)
+					throw new Error(`The trigger emitted ${emitted} chats, not ${chats}`);
 				// Caught up to the end: its stored cursor is the server's latest.
-				if (staticData.cursor !== String(latest)) throw new Error(`The trigger stopped at cursor ${String(staticData.cursor)}, not ${latest}`);
+				if (staticData.cursor !== String(latest))
+					throw new Error(
+						`The trigger stopped at cursor ${String(staticData.cursor)}, not ${latest}`,
+					);
 			},
 		};
 		const names = Object.keys(runners) as Array<keyof typeof runners>;
-		const times: Record<keyof typeof runners, number[]> = { rawFetch: [], n8nStack: [], trigger: [] };
+		const times: Record<keyof typeof runners, number[]> = {
+			rawFetch: [],
+			n8nStack: [],
+			trigger: [],
+		};
 		// CPU time of this process (the sandbox runs in its own): the client's work alone, much less noisy than wall time.
-		const cpuTimes: Record<keyof typeof runners, number[]> = { rawFetch: [], n8nStack: [], trigger: [] };
+		const cpuTimes: Record<keyof typeof runners, number[]> = {
+			rawFetch: [],
+			n8nStack: [],
+			trigger: [],
+		};
 		// One unmeasured round first: JIT compilation and the sandbox's first replies are not what is compared.
 		for (const name of names) await runners[name]();
 		for (let run = 0; run < runs; run++) {
 			// Rotate the order, so that none always runs first (or last) in a round.
-			for (const name of [...names.slice(run % names.length), ...names.slice(0, run % names.length)]) {
+			for (const name of [
+				...names.slice(run % names.length),
+				...names.slice(0, run % names.length),
+			]) {
 				const startedAt = performance.now();
 				const cpuAtStart = process.cpuUsage();
 				await runners[name]();
@@ -142,9 +173,15 @@ export async function benchCatchUp({ runs, chats, log, minimalPercent = 0 }: P1O
 				const cpu = process.cpuUsage(cpuAtStart);
 				cpuTimes[name].push(Math.round((cpu.user + cpu.system) / 1000));
 			}
-			log(`P1 (${minimalPercent} % minimal) run ${run + 1}/${runs}: fetch ${times.rawFetch[run]} ms, n8n stack ${times.n8nStack[run]} ms, trigger ${times.trigger[run]} ms`);
+			log(
+				`P1 (${minimalPercent} % minimal) run ${run + 1}/${runs}: fetch ${times.rawFetch[run]} ms, n8n stack ${times.n8nStack[run]} ms, trigger ${times.trigger[run]} ms`,
+			);
 		}
-		const clientCpuMs = { rawFetch: figures(cpuTimes.rawFetch, 'ms'), n8nStack: figures(cpuTimes.n8nStack, 'ms'), trigger: figures(cpuTimes.trigger, 'ms') };
+		const clientCpuMs = {
+			rawFetch: figures(cpuTimes.rawFetch, 'ms'),
+			n8nStack: figures(cpuTimes.n8nStack, 'ms'),
+			trigger: figures(cpuTimes.trigger, 'ms'),
+		};
 		const rawFetch = figures(times.rawFetch, 'ms');
 		const n8nStack = figures(times.n8nStack, 'ms');
 		const triggerTimes = figures(times.trigger, 'ms');

@@ -3,7 +3,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { buildPackageInRepo, ensureRuntime, N8n, nodeOutput, REPO_ROOT, type Workflow, type WorkflowNode } from '../scripts/n8n';
+import {
+	buildPackageInRepo,
+	ensureRuntime,
+	N8n,
+	nodeOutput,
+	REPO_ROOT,
+	type Workflow,
+	type WorkflowNode,
+} from '../scripts/n8n';
 import { runTracked } from '../scripts/processes';
 import { figures, round, type Figures } from './stats';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
@@ -38,7 +46,14 @@ const SVC_CREDENTIAL = { id: 'svcBenchCred0001', name: 'Svc sandbox (bench)' };
 const BASIC_CREDENTIAL = { id: 'svcBenchBasic001', name: 'Svc sandbox Basic Auth (bench)' };
 const EXECUTE_TIMEOUT_MS = 10 * 60_000;
 
-const start: WorkflowNode = { id: 'b0000000-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+const start: WorkflowNode = {
+	id: 'b0000000-0000-4000-8000-000000000001',
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
 
 function workflow(id: string, name: string, reader: WorkflowNode): Workflow {
 	return {
@@ -58,7 +73,14 @@ export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: 
 		type: 'n8n-nodes-svc.svcChat',
 		typeVersion: 1,
 		position: [240, 0],
-		parameters: { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0', returnAll: true, output: 'raw' },
+		parameters: {
+			resource: 'chat',
+			operation: 'getMany',
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+			output: 'raw',
+		},
 		credentials: { svcApi: SVC_CREDENTIAL },
 	});
 	const http = workflow('svcBenchP2Http01', 'Bench P2: HTTP Request with pagination', {
@@ -77,7 +99,9 @@ export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: 
 				pagination: {
 					pagination: {
 						paginationMode: 'updateAParameterInEachRequest',
-						parameters: { parameters: [{ type: 'qs', name: 'since', value: '={{ $response.body.last_ts }}' }] },
+						parameters: {
+							parameters: [{ type: 'qs', name: 'since', value: '={{ $response.body.last_ts }}' }],
+						},
 						paginationCompleteWhen: 'other',
 						completeExpression: '={{ $response.body.more_chats_available === false }}',
 						requestInterval: 0,
@@ -94,46 +118,82 @@ export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: 
  * Reads a node's start and run time from what `n8n execute --rawOutput` prints. n8n exits before a large output is
  * flushed, so the print of 10,000 chats is cut short; the times come before each node's data, so they are there.
  */
-function nodeTimes(stdout: string, nodeName: string): { startTime: number; executionTime: number; status: string } {
+function nodeTimes(
+	stdout: string,
+	nodeName: string,
+): { startTime: number; executionTime: number; status: string } {
 	const at = stdout.indexOf(`"${nodeName}": [`);
-	const found = at < 0 ? null : /"startTime": (\d+),[\s\S]*?"executionTime": (\d+),\s*"executionStatus": "(\w+)"/.exec(stdout.slice(at, at + 5_000));
-	if (!found) throw new Error(`n8n execute printed no run of "${nodeName}":\n${stdout.slice(0, 3_000)}`);
+	const found =
+		at < 0
+			? null
+			: /"startTime": (\d+),[\s\S]*?"executionTime": (\d+),\s*"executionStatus": "(\w+)"/.exec(
+					stdout.slice(at, at + 5_000),
+				);
+	if (!found)
+		throw new Error(`n8n execute printed no run of "${nodeName}":\n${stdout.slice(0, 3_000)}`);
 	return { startTime: Number(found[1]), executionTime: Number(found[2]), status: found[3] };
 }
 
 /** Runs one workflow under GNU time, for the peak RSS of the n8n process. */
 async function execute(n8n: N8n, workflowId: string, readerName: string): Promise<ExecuteMeasure> {
-	const result = await runTracked('/usr/bin/time', ['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'], {
-		// `execute` prints the run through its logger, which must be at info.
-		env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
-		cwd: n8n.userFolder,
-		timeoutMs: EXECUTE_TIMEOUT_MS,
-	});
-	if (result.code !== 0) throw new Error(`n8n execute --id=${workflowId} failed (${result.code}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`);
+	const result = await runTracked(
+		'/usr/bin/time',
+		['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'],
+		{
+			// `execute` prints the run through its logger, which must be at info.
+			env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
+			cwd: n8n.userFolder,
+			timeoutMs: EXECUTE_TIMEOUT_MS,
+		},
+	);
+	if (result.code !== 0)
+		throw new Error(
+			`n8n execute --id=${workflowId} failed (${result.code}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
+		);
 	const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
 	const first = nodeTimes(result.stdout, 'Start');
 	const reader = nodeTimes(result.stdout, readerName);
-	if (reader.status !== 'success') throw new Error(`${readerName} ended with status ${reader.status}`);
-	return { workflowMs: reader.startTime + reader.executionTime - first.startTime, processMs: result.ms, peakRssMb: peakKb / 1024 };
+	if (reader.status !== 'success')
+		throw new Error(`${readerName} ended with status ${reader.status}`);
+	return {
+		workflowMs: reader.startTime + reader.executionTime - first.startTime,
+		processMs: result.ms,
+		peakRssMb: peakKb / 1024,
+	};
 }
 
 /** One run of each through `execute-batch`, whose run data goes to files whole: both must give every chat. */
-async function verifyOutputs(n8n: N8n, svc: Workflow, http: Workflow, chats: number): Promise<{ svcItems: number; httpItems: number }> {
+async function verifyOutputs(
+	n8n: N8n,
+	svc: Workflow,
+	http: Workflow,
+	chats: number,
+): Promise<{ svcItems: number; httpItems: number }> {
 	const { runs, errors } = await n8n.executeBatch([svc.id, http.id]);
-	if (Object.keys(errors).length) throw new Error(`The P2 workflows failed: ${JSON.stringify(errors)}`);
+	if (Object.keys(errors).length)
+		throw new Error(`The P2 workflows failed: ${JSON.stringify(errors)}`);
 	const svcItems = nodeOutput(runs[svc.id], 'Svc Chat');
 	const pages = nodeOutput(runs[http.id], 'HTTP Request');
-	const httpChats = pages.reduce((sum, page) => sum + (Array.isArray(page.chats) ? page.chats.length : 0), 0);
+	const httpChats = pages.reduce(
+		(sum, page) => sum + (Array.isArray(page.chats) ? page.chats.length : 0),
+		0,
+	);
 	const distinct = new Set(svcItems.map((chat) => String(chat.id))).size;
 	if (svcItems.length !== chats || distinct !== chats || httpChats !== chats) {
-		throw new Error(`Expected ${chats} chats from both workflows; Svc Chat gave ${svcItems.length} (${distinct} distinct), HTTP Request ${httpChats}`);
+		throw new Error(
+			`Expected ${chats} chats from both workflows; Svc Chat gave ${svcItems.length} (${distinct} distinct), HTTP Request ${httpChats}`,
+		);
 	}
 	return { svcItems: svcItems.length, httpItems: pages.length };
 }
 
 async function importBasicAuthCredential(n8n: N8n, sandbox: SandboxProcess): Promise<void> {
 	const file = path.join(n8n.userFolder, `basic-credential-${process.pid}.json`);
-	const credential = { ...BASIC_CREDENTIAL, type: 'httpBasicAuth', data: { user: sandbox.admin.email, password: sandbox.admin.password } };
+	const credential = {
+		...BASIC_CREDENTIAL,
+		type: 'httpBasicAuth',
+		data: { user: sandbox.admin.email, password: sandbox.admin.password },
+	};
 	fs.writeFileSync(file, JSON.stringify([credential]), { mode: 0o600 });
 	try {
 		await n8n.cli(['import:credentials', `--input=${file}`]);
@@ -150,27 +210,50 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 	const n8n = await N8n.create({ runtime });
 	try {
 		n8n.installPackage(REPO_ROOT);
-		await n8n.importCredentials([{ ...SVC_CREDENTIAL, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password }]);
+		await n8n.importCredentials([
+			{
+				...SVC_CREDENTIAL,
+				host: sandbox.host,
+				email: sandbox.admin.email,
+				password: sandbox.admin.password,
+			},
+		]);
 		await importBasicAuthCredential(n8n, sandbox);
 		const { svc, http } = benchWorkflows(sandbox);
 		await n8n.importWorkflows([svc, http]);
 		const { svcItems, httpItems } = await verifyOutputs(n8n, svc, http, chats);
-		log(`P2: both workflows give all ${chats} chats (Svc Chat ${svcItems} items, HTTP Request ${httpItems} page items)`);
+		log(
+			`P2: both workflows give all ${chats} chats (Svc Chat ${svcItems} items, HTTP Request ${httpItems} page items)`,
+		);
 
 		const measured: Record<'svc' | 'http', ExecuteMeasure[]> = { svc: [], http: [] };
 		for (let run = 0; run < runs; run++) {
 			// Alternate which goes first, so that neither always meets a warmer machine.
 			const order = run % 2 ? (['http', 'svc'] as const) : (['svc', 'http'] as const);
 			for (const which of order) {
-				const measure = which === 'svc' ? await execute(n8n, svc.id, 'Svc Chat') : await execute(n8n, http.id, 'HTTP Request');
+				const measure =
+					which === 'svc'
+						? await execute(n8n, svc.id, 'Svc Chat')
+						: await execute(n8n, http.id, 'HTTP Request');
 				measured[which].push(measure);
-				log(`P2 run ${run + 1}/${runs} ${which}: workflow ${measure.workflowMs} ms, process ${measure.processMs} ms, peak RSS ${measure.peakRssMb.toFixed(0)} MB`);
+				log(
+					`P2 run ${run + 1}/${runs} ${which}: workflow ${measure.workflowMs} ms, process ${measure.processMs} ms, peak RSS ${measure.peakRssMb.toFixed(0)} MB`,
+				);
 			}
 		}
 		const summary = (list: ExecuteMeasure[], items: number) => ({
-			workflowMs: figures(list.map((m) => m.workflowMs), 'ms'),
-			processMs: figures(list.map((m) => m.processMs), 'ms'),
-			peakRssMb: figures(list.map((m) => round(m.peakRssMb, 1)), 'MB'),
+			workflowMs: figures(
+				list.map((m) => m.workflowMs),
+				'ms',
+			),
+			processMs: figures(
+				list.map((m) => m.processMs),
+				'ms',
+			),
+			peakRssMb: figures(
+				list.map((m) => round(m.peakRssMb, 1)),
+				'MB',
+			),
 			items,
 		});
 		const svcChat = summary(measured.svc, svcItems);

@@ -25,7 +25,12 @@ export interface P3Result {
 }
 
 const TARGET = 20;
-const TEMPLATE = { operatorId: 1, channelId: 'wa-main', templateId: 'welcome_v2', languageCode: 'en' };
+const TEMPLATE = {
+	operatorId: 1,
+	channelId: 'wa-main',
+	templateId: 'welcome_v2',
+	languageCode: 'en',
+};
 const phoneOf = (index: number) => `+1555${String((index % 50) + 1).padStart(7, '0')}`;
 
 /** The entry the node sends for one recipient, with one body parameter. */
@@ -39,7 +44,11 @@ async function sendOnePerItem(sandbox: SandboxProcess, items: number): Promise<v
 	for (let index = 0; index < items; index++) {
 		const body = {
 			operator_id: TEMPLATE.operatorId,
-			data: { kind: 'msgapp', channel_id: TEMPLATE.channelId, data: { template_id: TEMPLATE.templateId, entries: [entryOf(index)] } },
+			data: {
+				kind: 'msgapp',
+				channel_id: TEMPLATE.channelId,
+				data: { template_id: TEMPLATE.templateId, entries: [entryOf(index)] },
+			},
 		};
 		const reply = await fetch(`${sandbox.url}/api/v2/rt/send_broadcast`, {
 			method: 'POST',
@@ -55,9 +64,22 @@ async function sendWithSvcChat(sandbox: SandboxProcess, items: number): Promise<
 	const { SvcChat } = await loadNodes();
 	const node = new SvcChat();
 	const credentials = credentialsFor(sandbox);
-	const input: INodeExecutionData[] = Array.from({ length: items }, (_, index) => ({ json: { phone: phoneOf(index), name: `Customer ${index}` } }));
-	const parameters = { resource: 'broadcast', operation: 'sendTemplate', ...TEMPLATE, phoneNumber: '', bodyParameters: { parameter: [{ text: '' }] } };
-	const context = executeContextForTiming({ description: node.description, parameters, credentials, items: input });
+	const input: INodeExecutionData[] = Array.from({ length: items }, (_, index) => ({
+		json: { phone: phoneOf(index), name: `Customer ${index}` },
+	}));
+	const parameters = {
+		resource: 'broadcast',
+		operation: 'sendTemplate',
+		...TEMPLATE,
+		phoneNumber: '',
+		bodyParameters: { parameter: [{ text: '' }] },
+	};
+	const context = executeContextForTiming({
+		description: node.description,
+		parameters,
+		credentials,
+		items: input,
+	});
 	// As n8n evaluates {{ $json.phone }} and {{ $json.name }} for each item.
 	context.getNodeParameter = resolvedParameters(node.description, parameters, {
 		phoneNumber: (index) => input[index].json.phone,
@@ -65,16 +87,22 @@ async function sendWithSvcChat(sandbox: SandboxProcess, items: number): Promise<
 	});
 	const [output] = await node.execute.call(context);
 	const failed = output.filter((item) => item.json.result !== 'ok');
-	if (output.length !== items || failed.length) throw new Error(`Svc Chat sent ${output.length - failed.length} of ${items}: ${JSON.stringify(failed[0]?.json)}`);
+	if (output.length !== items || failed.length)
+		throw new Error(
+			`Svc Chat sent ${output.length - failed.length} of ${items}: ${JSON.stringify(failed[0]?.json)}`,
+		);
 }
 
 /** The sandbox saw exactly `requests` broadcast requests carrying every recipient once, in order. */
 async function checkDelivery(sandbox: SandboxProcess, items: number): Promise<number> {
-	const requests = (await sandbox.requestLog()).filter((entry) => entry.path === '/api/v2/rt/send_broadcast');
+	const requests = (await sandbox.requestLog()).filter(
+		(entry) => entry.path === '/api/v2/rt/send_broadcast',
+	);
 	const broadcasts = await sandbox.control<BroadcastRecord[]>('GET', 'broadcasts');
 	const entries = broadcasts.flatMap((broadcast) => broadcast.data.entries as IDataObject[]);
 	const expected = Array.from({ length: items }, (_, index) => entryOf(index));
-	if (JSON.stringify(entries) !== JSON.stringify(expected)) throw new Error(`The sandbox received ${entries.length} entries, not the ${items} expected`);
+	if (JSON.stringify(entries) !== JSON.stringify(expected))
+		throw new Error(`The sandbox received ${entries.length} entries, not the ${items} expected`);
 	if (requests.some((entry) => entry.status !== 200)) throw new Error('A broadcast request failed');
 	return requests.length;
 }
@@ -82,7 +110,10 @@ async function checkDelivery(sandbox: SandboxProcess, items: number): Promise<nu
 export async function benchBroadcast({ runs, items, log }: P3Options): Promise<P3Result> {
 	const sandbox = await startSandboxProcess({ chats: 10, seed: 3 });
 	try {
-		const senders = { svcChat: () => sendWithSvcChat(sandbox, items), perItem: () => sendOnePerItem(sandbox, items) };
+		const senders = {
+			svcChat: () => sendWithSvcChat(sandbox, items),
+			perItem: () => sendOnePerItem(sandbox, items),
+		};
 		const times: Record<keyof typeof senders, number[]> = { svcChat: [], perItem: [] };
 		const requests: Record<keyof typeof senders, number[]> = { svcChat: [], perItem: [] };
 		for (let run = 0; run < runs; run++) {
@@ -94,12 +125,21 @@ export async function benchBroadcast({ runs, items, log }: P3Options): Promise<P
 				times[name].push(Math.round(elapsedMs(startedAt)));
 				requests[name].push(await checkDelivery(sandbox, items));
 			}
-			log(`P3 run ${run + 1}/${runs}: Svc Chat ${times.svcChat[run]} ms in ${requests.svcChat[run]} request(s), one per item ${times.perItem[run]} ms in ${requests.perItem[run]} requests`);
+			log(
+				`P3 run ${run + 1}/${runs}: Svc Chat ${times.svcChat[run]} ms in ${requests.svcChat[run]} request(s), one per item ${times.perItem[run]} ms in ${requests.perItem[run]} requests`,
+			);
 		}
 		const svcChat = { ms: figures(times.svcChat, 'ms'), requests: median(requests.svcChat) };
 		const perItem = { ms: figures(times.perItem, 'ms'), requests: median(requests.perItem) };
 		const speedup = round(perItem.ms.median / svcChat.ms.median, 1);
-		return { items, svcChat, perItem, speedup, target: `one request per item / Svc Chat >= ${TARGET}x`, met: speedup >= TARGET };
+		return {
+			items,
+			svcChat,
+			perItem,
+			speedup,
+			target: `one request per item / Svc Chat >= ${TARGET}x`,
+			met: speedup >= TARGET,
+		};
 	} finally {
 		await sandbox.stop();
 	}

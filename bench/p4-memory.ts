@@ -39,35 +39,56 @@ const ROOT = path.resolve(__dirname, '..');
 /** Well below the 5x of the backlogs: noise between polls stays under it, real scaling would not. */
 const TARGET = 1.25;
 
-async function measure(chats: number, maxChatsPerPoll: number, log: P4Options['log']): Promise<BacklogMemory> {
+async function measure(
+	chats: number,
+	maxChatsPerPoll: number,
+	log: P4Options['log'],
+): Promise<BacklogMemory> {
 	const sandbox = await startSandboxProcess({ chats, seed: 4 });
 	try {
 		const maxPolls = Math.ceil(chats / maxChatsPerPoll) + 5;
 		const result = await runTracked(
 			path.join(ROOT, 'node_modules/.bin/tsx'),
-			['--expose-gc', path.join(ROOT, 'bench/p4-worker.ts'), sandbox.url, String(maxChatsPerPoll), String(maxPolls)],
+			[
+				'--expose-gc',
+				path.join(ROOT, 'bench/p4-worker.ts'),
+				sandbox.url,
+				String(maxChatsPerPoll),
+				String(maxPolls),
+			],
 			{ cwd: ROOT, timeoutMs: 15 * 60_000 },
 		);
 		const line = /^P4-RESULT (.*)$/m.exec(result.stdout)?.[1];
-		if (result.code !== 0 || !line) throw new Error(`The P4 worker failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+		if (result.code !== 0 || !line)
+			throw new Error(`The P4 worker failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
 		const run = JSON.parse(line) as MemoryRun;
-		if (run.emitted !== chats) throw new Error(`The trigger emitted ${run.emitted} chats of a ${chats}-chat backlog`);
+		if (run.emitted !== chats)
+			throw new Error(`The trigger emitted ${run.emitted} chats of a ${chats}-chat backlog`);
 		const memory = {
 			chats,
 			polls: run.polls,
 			emitted: run.emitted,
-			peakGrowthMb: figures(run.peakGrowthMb.map((mb) => round(mb, 2)), 'MB'),
+			peakGrowthMb: figures(
+				run.peakGrowthMb.map((mb) => round(mb, 2)),
+				'MB',
+			),
 			retainedMb: round(run.retainedMb, 2),
 			maxRssMb: round(run.maxRssMb, 1),
 		};
-		log(`P4 ${chats} chats: ${memory.polls} polls, peak growth per poll median ${memory.peakGrowthMb.median} MB (max ${memory.peakGrowthMb.max}), retained ${memory.retainedMb} MB, max RSS ${memory.maxRssMb} MB`);
+		log(
+			`P4 ${chats} chats: ${memory.polls} polls, peak growth per poll median ${memory.peakGrowthMb.median} MB (max ${memory.peakGrowthMb.max}), retained ${memory.retainedMb} MB, max RSS ${memory.maxRssMb} MB`,
+		);
 		return memory;
 	} finally {
 		await sandbox.stop();
 	}
 }
 
-export async function benchMemory({ backlogs, maxChatsPerPoll, log }: P4Options): Promise<P4Result> {
+export async function benchMemory({
+	backlogs,
+	maxChatsPerPoll,
+	log,
+}: P4Options): Promise<P4Result> {
 	const large = await measure(backlogs.large, maxChatsPerPoll, log);
 	const baseline = await measure(backlogs.baseline, maxChatsPerPoll, log);
 	const ratio = round(large.peakGrowthMb.median / baseline.peakGrowthMb.median);

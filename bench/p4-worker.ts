@@ -27,7 +27,11 @@ const used = () => {
 	return memory.heapUsed + memory.external;
 };
 
-export async function pollUntilCaughtUp(sandbox: Pick<SandboxProcess, 'host' | 'admin' | 'url'>, maxChatsPerPoll: number, maxPolls: number): Promise<MemoryRun> {
+export async function pollUntilCaughtUp(
+	sandbox: Pick<SandboxProcess, 'host' | 'admin' | 'url'>,
+	maxChatsPerPoll: number,
+	maxPolls: number,
+): Promise<MemoryRun> {
 	const collect = (globalThis as { gc?: () => void }).gc;
 	if (!collect) throw new Error('Run with --expose-gc');
 	const fullGc = () => {
@@ -39,11 +43,19 @@ export async function pollUntilCaughtUp(sandbox: Pick<SandboxProcess, 'host' | '
 	const staticData: IDataObject = {};
 	const context = pollContextForTiming({
 		description: trigger.description,
-		parameters: { startFrom: 'beginning', emit: 'everyChange', output: 'simplified', options: { maxChatsPerPoll } },
+		parameters: {
+			startFrom: 'beginning',
+			emit: 'everyChange',
+			output: 'simplified',
+			options: { maxChatsPerPoll },
+		},
 		credentials: credentialsFor(sandbox as SandboxProcess),
 		staticData,
 	});
-	const latest = String(((await (await fetch(`${sandbox.url}/__control/cursor`)).json()) as { last_ts: number }).last_ts);
+	const latest = String(
+		((await (await fetch(`${sandbox.url}/__control/cursor`)).json()) as { last_ts: number })
+			.last_ts,
+	);
 
 	fullGc();
 	const before = used();
@@ -51,7 +63,10 @@ export async function pollUntilCaughtUp(sandbox: Pick<SandboxProcess, 'host' | '
 	let emitted = 0;
 	let polls = 0;
 	while (staticData.cursor !== latest) {
-		if (++polls > maxPolls) throw new Error(`Not caught up after ${maxPolls} polls (cursor ${String(staticData.cursor)}, latest ${latest})`);
+		if (++polls > maxPolls)
+			throw new Error(
+				`Not caught up after ${maxPolls} polls (cursor ${String(staticData.cursor)}, latest ${latest})`,
+			);
 		fullGc();
 		const base = used();
 		let peak = base;
@@ -65,7 +80,13 @@ export async function pollUntilCaughtUp(sandbox: Pick<SandboxProcess, 'host' | '
 		peakGrowthMb.push((peak - base) / MB);
 	}
 	fullGc();
-	return { polls, emitted, peakGrowthMb, retainedMb: (used() - before) / MB, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+	return {
+		polls,
+		emitted,
+		peakGrowthMb,
+		retainedMb: (used() - before) / MB,
+		maxRssMb: process.resourceUsage().maxRSS / 1024,
+	};
 }
 
 if (require.main === module) {

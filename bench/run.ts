@@ -66,19 +66,34 @@ function printP4(r: P4Result): string[] {
 }
 
 async function main(): Promise<number> {
-	const { values } = parseArgs({ options: { only: { type: 'string' }, runs: { type: 'string' }, help: { type: 'boolean', default: false } } });
+	const { values } = parseArgs({
+		options: {
+			only: { type: 'string' },
+			runs: { type: 'string' },
+			help: { type: 'boolean', default: false },
+		},
+	});
 	if (values.help) {
 		console.log(USAGE);
 		return 0;
 	}
-	const only = (values.only?.split(',').map((name) => name.trim().toUpperCase()) ?? [...BENCHMARKS]) as Benchmark[];
+	const only = (values.only?.split(',').map((name) => name.trim().toUpperCase()) ?? [
+		...BENCHMARKS,
+	]) as Benchmark[];
 	const unknown = only.filter((name) => !BENCHMARKS.includes(name));
 	const runs = Math.max(5, Number(values.runs ?? 5));
 	if (unknown.length || !Number.isInteger(runs)) throw new Error(`Bad arguments.\n${USAGE}`);
 
 	const startedAt = new Date();
-	const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtStart: os.loadavg().map((load) => Number(load.toFixed(2))) };
-	console.log(`Svc benchmarks (${only.join(', ')}; ${runs} runs each) on ${machine.cpus} CPUs, load ${machine.loadAverageAtStart.join(' ')}, Node ${machine.node}`);
+	const machine = {
+		cpus: os.cpus().length,
+		cpuModel: os.cpus()[0]?.model,
+		node: process.version,
+		loadAverageAtStart: os.loadavg().map((load) => Number(load.toFixed(2))),
+	};
+	console.log(
+		`Svc benchmarks (${only.join(', ')}; ${runs} runs each) on ${machine.cpus} CPUs, load ${machine.loadAverageAtStart.join(' ')}, Node ${machine.node}`,
+	);
 
 	const results: Partial<Record<Benchmark, unknown>> = {};
 	const report: string[] = [];
@@ -92,7 +107,9 @@ async function main(): Promise<number> {
 			results.P1 = { ...result, minimalEntries30: { ...minimal, triggerOverPlainTrigger: cost } };
 			return [
 				...printP1(result),
-				...printP1(minimal).map((line) => line.replace(/; target .*$/, ' (for information: the baselines fetch no chat in full)')),
+				...printP1(minimal).map((line) =>
+					line.replace(/; target .*$/, ' (for information: the baselines fetch no chat in full)'),
+				),
 				`   30 % minimal entries: trigger x${cost} of the trigger with none`,
 			];
 		},
@@ -102,7 +119,11 @@ async function main(): Promise<number> {
 			return printP3(result);
 		},
 		P4: async () => {
-			const result = await benchMemory({ backlogs: { large: 100_000, baseline: 20_000 }, maxChatsPerPoll: 1_000, log });
+			const result = await benchMemory({
+				backlogs: { large: 100_000, baseline: 20_000 },
+				maxChatsPerPoll: 1_000,
+				log,
+			});
 			results.P4 = result;
 			return printP4(result);
 		},
@@ -135,8 +156,11 @@ async function main(): Promise<number> {
 		RESULTS_FILE,
 		`${JSON.stringify({ startedAt, finishedAt, machine: { ...machine, loadAverageAtEnd: os.loadavg().map((load) => Number(load.toFixed(2))) }, runs, results, report }, null, 2)}\n`,
 	);
-	console.log(`\n=== Summary (${((finishedAt.getTime() - startedAt.getTime()) / 60_000).toFixed(1)} min) ===\n${report.join('\n')}`);
-	if (failures.length) console.log(`\nFailed: ${failures.map((failure) => failure.split('\n')[0]).join('; ')}`);
+	console.log(
+		`\n=== Summary (${((finishedAt.getTime() - startedAt.getTime()) / 60_000).toFixed(1)} min) ===\n${report.join('\n')}`,
+	);
+	if (failures.length)
+		console.log(`\nFailed: ${failures.map((failure) => failure.split('\n')[0]).join('; ')}`);
 	console.log(`\nWritten to ${path.relative(process.cwd(), RESULTS_FILE)}`);
 	return failures.length ? 1 : 0;
 }

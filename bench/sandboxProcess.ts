@@ -22,12 +22,25 @@ export interface SandboxProcess {
 	stop(): Promise<void>;
 }
 
-export async function startSandboxProcess(options: { chats: number; seed?: number }): Promise<SandboxProcess> {
-	const args = [path.join(ROOT, 'sandbox/cli.ts'), '--chats', String(options.chats), '--seed', String(options.seed ?? 1)];
+export async function startSandboxProcess(options: {
+	chats: number;
+	seed?: number;
+}): Promise<SandboxProcess> {
+	const args = [
+		path.join(ROOT, 'sandbox/cli.ts'),
+		'--chats',
+		String(options.chats),
+		'--seed',
+		String(options.seed ?? 1),
+	];
 	const child = spawnTracked(TSX, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 	let output = '';
 	const url = await new Promise<string>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`The sandbox did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)), READY_TIMEOUT_MS);
+		const timer = setTimeout(
+			() =>
+				reject(new Error(`The sandbox did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)),
+			READY_TIMEOUT_MS,
+		);
 		const read = (chunk: Buffer) => {
 			output += chunk.toString('utf8');
 			const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
@@ -50,7 +63,8 @@ export async function startSandboxProcess(options: { chats: number; seed?: numbe
 			headers: body === undefined ? undefined : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		if (!reply.ok) throw new Error(`Sandbox control ${method} ${route}: ${reply.status} ${await reply.text()}`);
+		if (!reply.ok)
+			throw new Error(`Sandbox control ${method} ${route}: ${reply.status} ${await reply.text()}`);
 		return (await reply.json()) as T;
 	};
 	return {

@@ -18,12 +18,19 @@ export const round = (value: number, digits = 3) => Math.round(value * 10 ** dig
 
 export function figures(runs: number[], unit: string): Figures {
 	if (!runs.length) throw new Error('No runs to summarise');
-	return { unit, runs, median: round(median(runs)), min: Math.min(...runs), max: Math.max(...runs) };
+	return {
+		unit,
+		runs,
+		median: round(median(runs)),
+		min: Math.min(...runs),
+		max: Math.max(...runs),
+	};
 }
 
 /** "1,234 ms (min 1,100, max 1,500, 5 runs)". */
 export function describe(value: Figures, digits = 0): string {
-	const show = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+	const show = (n: number) =>
+		n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 	return `${show(value.median)} ${value.unit} (min ${show(value.min)}, max ${show(value.max)}, ${value.runs.length} runs)`;
 }
 

@@ -1,28 +1,41 @@
 // The one credentials type: the chat server host and an administrator's e-mail and password, sent as HTTP Basic.
 import type { Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { describeHttpStatus, SVC_ERROR_CODES, type SvcErrorText } from '../nodes/SvcChat/transport/errors';
+import {
+	describeHttpStatus,
+	SVC_ERROR_CODES,
+	type SvcErrorText,
+} from '../nodes/SvcChat/transport/errors';
 import { credentialTestUrlExpression } from '../nodes/SvcChat/transport/baseUrl';
 
 const REDIRECT_REFUSED: SvcErrorText = {
-	message: 'The server redirects the request elsewhere, and the credentials are never sent on to another address',
+	message:
+		'The server redirects the request elsewhere, and the credentials are never sent on to another address',
 	fix: 'Enter the final host (the address the chat server answers on) in the Host field.',
 };
 
 const PLAIN_HTTP = '^\\s*[hH][tT][tT][pP]://';
-const PLAIN_HTTP_TO_LOOPBACK = '^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
+const PLAIN_HTTP_TO_LOOPBACK =
+	'^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, index) => 400 + index)];
+const ERROR_STATUSES = [
+	...REDIRECT_STATUSES,
+	...Array.from({ length: 200 }, (_, index) => 400 + index),
+];
 
-const sentence = ({ message, fix }: SvcErrorText) => `${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;
+const sentence = ({ message, fix }: SvcErrorText) =>
+	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
 
 	displayName = 'Svc API';
 
-	icon: Icon = { light: 'file:../nodes/SvcChat/svc.svg', dark: 'file:../nodes/SvcChat/svc.dark.svg' };
+	icon: Icon = {
+		light: 'file:../nodes/SvcChat/svc.svg',
+		dark: 'file:../nodes/SvcChat/svc.dark.svg',
+	};
 
 	documentationUrl = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc#credentials';
 
@@ -103,7 +116,12 @@ export class SvcApi implements ICredentialType {
 			// hostile server could fill with the Basic credentials it was just sent.
 			...ERROR_STATUSES.map((status) => ({
 				type: 'responseCode',
-				properties: { value: status, message: sentence(REDIRECT_STATUSES.has(status) ? REDIRECT_REFUSED : describeHttpStatus(status)) },
+				properties: {
+					value: status,
+					message: sentence(
+						REDIRECT_STATUSES.has(status) ? REDIRECT_REFUSED : describeHttpStatus(status),
+					),
+				},
 			})),
 			...['no-tariff-option', 'unauthorized'].map((code) => ({
 				type: 'responseSuccessBody',

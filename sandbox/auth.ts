@@ -4,7 +4,11 @@ import type { SandboxState } from './state';
 
 export type AuthOutcome =
 	| { ok: true; operator: SeedOperator }
-	| { ok: false; status: 401 | 403; reason: 'unauthorized' | 'not-administrator' | 'too-many-attempts' };
+	| {
+			ok: false;
+			status: 401 | 403;
+			reason: 'unauthorized' | 'not-administrator' | 'too-many-attempts';
+	  };
 
 function parseBasic(header: string | undefined): { email: string; password: string } | undefined {
 	const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
@@ -28,13 +32,15 @@ export function authorize(state: SandboxState, header: string | undefined): Auth
 	const { lockoutThreshold, lockoutWindowMs } = state.settings;
 	const recent = (state.failedLogins.get(key) ?? []).filter((at) => at > nowMs - lockoutWindowMs);
 	state.failedLogins.set(key, recent);
-	if (recent.length >= lockoutThreshold) return { ok: false, status: 403, reason: 'too-many-attempts' };
+	if (recent.length >= lockoutThreshold)
+		return { ok: false, status: 403, reason: 'too-many-attempts' };
 
 	const operator = state.findOperator(credentials.email);
 	if (!operator || operator.password !== credentials.password) {
 		recent.push(nowMs);
 		return { ok: false, status: 401, reason: 'unauthorized' };
 	}
-	if (!operator.roles.includes('admin')) return { ok: false, status: 403, reason: 'not-administrator' };
+	if (!operator.roles.includes('admin'))
+		return { ok: false, status: 403, reason: 'not-administrator' };
 	return { ok: true, operator };
 }

@@ -16,7 +16,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
 function integer(name: string, text: string | undefined, fallback: number): number {
 	if (text === undefined) return fallback;
 	const value = Number(text);
-	if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a non-negative integer, got "${text}"`);
+	if (!Number.isInteger(value) || value < 0)
+		throw new Error(`--${name} needs a non-negative integer, got "${text}"`);
 	return value;
 }
 
@@ -43,7 +44,10 @@ async function main(): Promise<void> {
 		port: integer('port', values.port, 0),
 		https: values.https,
 		lastTsAsString: values['last-ts-as-string'],
-		lockoutThreshold: values['lockout-threshold'] === undefined ? undefined : Math.max(1, integer('lockout-threshold', values['lockout-threshold'], 5)),
+		lockoutThreshold:
+			values['lockout-threshold'] === undefined
+				? undefined
+				: Math.max(1, integer('lockout-threshold', values['lockout-threshold'], 5)),
 	});
 	console.log(`Svc sandbox listening on ${sandbox.url} (${sandbox.control.chatCount()} chats)
 

@@ -2,7 +2,13 @@
 import type { Chat, Operator } from '../nodes/SvcChat/types';
 import { fingerprint } from './data';
 import { FaultInjector, type FaultSpec } from './faults';
-import { ChatNotFoundError, type BroadcastRecord, type RequestLogEntry, type SandboxSettings, type SandboxState } from './state';
+import {
+	ChatNotFoundError,
+	type BroadcastRecord,
+	type RequestLogEntry,
+	type SandboxSettings,
+	type SandboxState,
+} from './state';
 
 export interface SandboxControl {
 	/** Back to the seeded state; also clears faults, recorded broadcasts, pairings, lockouts and logs. */
@@ -53,14 +59,16 @@ export function createControl(state: SandboxState, faults: FaultInjector): Sandb
 		allVersions: () => state.allVersions(),
 		latestCursor: () => state.latestTs(),
 		setOperatorStatus: (email, status) => {
-			if (typeof status !== 'string' || status === '') throw new Error('status must be a non-empty string');
+			if (typeof status !== 'string' || status === '')
+				throw new Error('status must be a non-empty string');
 			return state.setOperatorStatus(email, status);
 		},
 		getOperators: () => state.publicOperators(),
 		setSettings: (partial) => state.setSettings(partial),
 		getSettings: () => structuredClone(state.settings),
 		broadcasts: () => structuredClone(state.broadcasts),
-		pairings: () => Object.fromEntries([...state.pairings].map(([token, fields]) => [token, { ...fields }])),
+		pairings: () =>
+			Object.fromEntries([...state.pairings].map(([token, fields]) => [token, { ...fields }])),
 		injectFault: (fault) => faults.inject(fault),
 		clearFaults: () => faults.clear(),
 		requestLog: () => state.requestLog.map((entry) => ({ ...entry, query: { ...entry.query } })),
@@ -68,7 +76,8 @@ export function createControl(state: SandboxState, faults: FaultInjector): Sandb
 }
 
 function requireCount(n: unknown): number {
-	if (!Number.isInteger(n) || (n as number) < 0) throw new Error('n must be a non-negative integer');
+	if (!Number.isInteger(n) || (n as number) < 0)
+		throw new Error('n must be a non-negative integer');
 	return n as number;
 }
 
@@ -95,16 +104,22 @@ function routes(control: SandboxControl): Record<string, Route> {
 			return chat;
 		},
 		'GET chats/count': () => ({ count: control.chatCount() }),
-		'POST fingerprint': ({ body }) => ({ fingerprint: control.fingerprint(body as unknown as Chat) }),
+		'POST fingerprint': ({ body }) => ({
+			fingerprint: control.fingerprint(body as unknown as Chat),
+		}),
 		'GET versions': () => control.allVersions(),
 		'GET cursor': () => ({ last_ts: control.latestCursor() }),
 		'GET operators': () => control.getOperators(),
-		'POST operators/status': ({ body }) => control.setOperatorStatus(body.email as string, body.status as string),
+		'POST operators/status': ({ body }) =>
+			control.setOperatorStatus(body.email as string, body.status as string),
 		'GET settings': () => control.getSettings(),
 		'POST settings': ({ body }) => control.setSettings(body),
 		'GET broadcasts': () => control.broadcasts(),
 		'GET pairings': () => control.pairings(),
-		'POST faults': ({ body }) => (control.injectFault(body as unknown as FaultSpec), { result: 'ok' }),
+		'POST faults': ({ body }) => (
+			control.injectFault(body as unknown as FaultSpec),
+			{ result: 'ok' }
+		),
 		'DELETE faults': () => (control.clearFaults(), { result: 'ok' }),
 		'POST faults/clear': () => (control.clearFaults(), { result: 'ok' }),
 		'GET requests': () => control.requestLog(),
@@ -115,7 +130,11 @@ export function createControlHandler(control: SandboxControl) {
 	const table = routes(control);
 	return (method: string, path: string, query: URLSearchParams, rawBody: string): ControlReply => {
 		const route = table[`${method} ${path.slice(CONTROL_PREFIX.length)}`];
-		if (!route) return { status: 404, body: { error: `No control route ${method} ${path}`, routes: Object.keys(table) } };
+		if (!route)
+			return {
+				status: 404,
+				body: { error: `No control route ${method} ${path}`, routes: Object.keys(table) },
+			};
 		let body: Record<string, unknown> = {};
 		if (rawBody.trim() !== '') {
 			try {

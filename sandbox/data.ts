@@ -1,5 +1,13 @@
 // The sandbox's seed data: operators, departments, tariffs, templates, and chats generated lazily from (seed, index).
-import type { Chat, ChatMessage, Department, Operator, Rate, StateEntry, Tariff } from '../nodes/SvcChat/types';
+import type {
+	Chat,
+	ChatMessage,
+	Department,
+	Operator,
+	Rate,
+	StateEntry,
+	Tariff,
+} from '../nodes/SvcChat/types';
 import { Random } from './random';
 
 export const DAY_MS = 86_400_000;
@@ -16,7 +24,10 @@ export interface SeedOperator extends Operator {
 }
 
 /** The admin first, then operators with distinct statuses; none of the others is an administrator. */
-export function seedOperators(random: Random, admin: { email: string; password: string }): SeedOperator[] {
+export function seedOperators(
+	random: Random,
+	admin: { email: string; password: string },
+): SeedOperator[] {
 	const people: Array<[string, string, string, string[]]> = [
 		[admin.email, 'Sandbox Admin', 'online', ['admin', 'operator']],
 		['anna@svc.test', 'Anna Petrova', 'online', ['operator']],
@@ -32,7 +43,9 @@ export function seedOperators(random: Random, admin: { email: string; password: 
 		full_name,
 		status,
 		roles,
-		created_at: new Date(registered + random.int(0, 365) * DAY_MS + random.int(0, DAY_MS - 1)).toISOString(),
+		created_at: new Date(
+			registered + random.int(0, 365) * DAY_MS + random.int(0, DAY_MS - 1),
+		).toISOString(),
 		password: index === 0 ? admin.password : OPERATOR_PASSWORD,
 	}));
 }
@@ -113,7 +126,13 @@ const KIND_GROUPS: readonly string[][] = [
 	['for_operator', 'info', 'events', 'operator_busy'],
 ];
 // Kinds sent by (or about) an operator carry operator_id (spec 2.5).
-const OPERATOR_SIDE_KINDS = new Set(['operator', 'file_operator', 'keyboard', 'contacts_request', 'operator_busy']);
+const OPERATOR_SIDE_KINDS = new Set([
+	'operator',
+	'file_operator',
+	'keyboard',
+	'contacts_request',
+	'operator_busy',
+]);
 
 interface ChatPlan {
 	id: number | string;
@@ -166,15 +185,44 @@ export function newChatRecord(seed: number, index: number, createdMs: number): C
 }
 
 /** Creation time of seeded chat `index` of `count`: one slot each, spread evenly over the 30 days before `anchorMs`. */
-export function seededCreatedMs(seed: number, index: number, count: number, anchorMs: number): number {
+export function seededCreatedMs(
+	seed: number,
+	index: number,
+	count: number,
+	anchorMs: number,
+): number {
 	const start = anchorMs - HISTORY_SPAN_MS - HISTORY_END_GAP_MS;
 	const slot = HISTORY_SPAN_MS / Math.max(count, 1);
 	const jitter = Random.of(seed, index, 3).next() * slot * 0.5;
 	return Math.floor(start + index * slot + jitter);
 }
 
-const FIRST_NAMES = ['Olga', 'Mark', 'Sofia', 'Liam', 'Yuki', 'Amir', 'Ines', 'Tomas', 'Priya', 'Jonas', 'Mei', 'Omar'];
-const LAST_NAMES = ['Novak', 'Schmidt', 'Kowalski', 'Tanaka', 'Haddad', 'Silva', 'Larsen', 'Patel', 'Moreau', 'Kim'];
+const FIRST_NAMES = [
+	'Olga',
+	'Mark',
+	'Sofia',
+	'Liam',
+	'Yuki',
+	'Amir',
+	'Ines',
+	'Tomas',
+	'Priya',
+	'Jonas',
+	'Mei',
+	'Omar',
+];
+const LAST_NAMES = [
+	'Novak',
+	'Schmidt',
+	'Kowalski',
+	'Tanaka',
+	'Haddad',
+	'Silva',
+	'Larsen',
+	'Patel',
+	'Moreau',
+	'Kim',
+];
 const CATEGORIES: Record<string, Array<string | null>> = {
 	Orders: ['Delivery', 'Returns', null],
 	Payments: ['Refund', 'Invoice'],
@@ -198,7 +246,12 @@ const OPERATOR_LINES = [
 	'Anything else I can help with?',
 	'Yes, we ship to all EU countries.',
 ];
-const PAGES = ['https://shop.example/', 'https://shop.example/cart', 'https://shop.example/help', 'https://shop.example/p/42'];
+const PAGES = [
+	'https://shop.example/',
+	'https://shop.example/cart',
+	'https://shop.example/help',
+	'https://shop.example/p/42',
+];
 const FILES: Array<[string, string]> = [
 	['invoice.pdf', 'application/pdf'],
 	['photo.jpg', 'image/jpeg'],
@@ -209,7 +262,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A deterministic phone number; registered with the messaging application for about half the visitors. */
 function visitorPhone(random: Random): string {
-	return random.chance(0.5) ? `+1555${String(random.int(1, 50)).padStart(7, '0')}` : `+4930${random.int(1000000, 9999999)}`;
+	return random.chance(0.5)
+		? `+1555${String(random.int(1, 50)).padStart(7, '0')}`
+		: `+4930${random.int(1000000, 9999999)}`;
 }
 
 /** The full chat (spec 2.4): the base rebuilt from (seed, index), then the changes kept in the record. */
@@ -256,7 +311,11 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 				break;
 			case 'keyboard_response':
 				message.message = random.pick(['Great', 'OK', 'Bad']);
-				message.data = { id: `kb-${chatKey}`, buttonId: `btn-${random.int(1, 3)}`, messageId: `${chatKey}-m${k - 1}` };
+				message.data = {
+					id: `kb-${chatKey}`,
+					buttonId: `btn-${random.int(1, 3)}`,
+					messageId: `${chatKey}-m${k - 1}`,
+				};
 				break;
 			case 'for_operator':
 				message.message = 'Visitor came from the spring campaign.';
@@ -279,7 +338,12 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 		const endMs = createdMs + plan.durationMs;
 		stateHistory = plan.states.map((state, k) => ({
 			state,
-			operator_id: state === 'queue' ? null : k === 2 && state === 'chatting' ? random.pick(operatorIds) : operatorId,
+			operator_id:
+				state === 'queue'
+					? null
+					: k === 2 && state === 'chatting'
+						? random.pick(operatorIds)
+						: operatorId,
 			at: iso(state === 'closed' ? endMs : createdMs + k * 15_000),
 			department_id: state === 'queue' || random.chance(0.9) ? departmentId : null,
 		}));
@@ -289,7 +353,11 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	if (index % 4 !== 3) {
 		const count = random.int(1, 2);
 		for (let r = 0; r < count; r++) {
-			rates.push({ rate: random.int(1, 5), operator_id: operatorId, created_at: iso(createdMs + plan.durationMs - 1000 * (r + 1)) });
+			rates.push({
+				rate: random.int(1, 5),
+				operator_id: operatorId,
+				created_at: iso(createdMs + plan.durationMs - 1000 * (r + 1)),
+			});
 		}
 	}
 
@@ -318,7 +386,10 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 		operator_id: operatorId,
 		rates,
 		messages: [...messages, ...record.extraMessages.map((message) => structuredClone(message))],
-		state_history: stateHistory === null && record.extraStates.length === 0 ? null : [...(stateHistory ?? []), ...record.extraStates.map((s) => ({ ...s }))],
+		state_history:
+			stateHistory === null && record.extraStates.length === 0
+				? null
+				: [...(stateHistory ?? []), ...record.extraStates.map((s) => ({ ...s }))],
 		visitor: { id: `v-${random.hex(12)}`, fields },
 		visit_session: {
 			ip: index % 7 === 5 ? null : `203.0.113.${random.int(1, 254)}`,

@@ -46,15 +46,24 @@ interface ActiveFault {
 export function validateFault(input: unknown): FaultSpec {
 	if (typeof input !== 'object' || input === null) throw new Error('A fault must be an object');
 	const spec = input as Record<string, unknown>;
-	if (!FAULT_KINDS.includes(spec.kind as FaultKind)) throw new Error(`Unknown fault kind ${JSON.stringify(spec.kind)}; one of ${FAULT_KINDS.join(', ')}`);
+	if (!FAULT_KINDS.includes(spec.kind as FaultKind))
+		throw new Error(
+			`Unknown fault kind ${JSON.stringify(spec.kind)}; one of ${FAULT_KINDS.join(', ')}`,
+		);
 	for (const key of ['count', 'retryAfterSeconds', 'delayMs']) {
-		if (spec[key] !== undefined && (!Number.isInteger(spec[key]) || (spec[key] as number) < 0)) throw new Error(`${key} must be a non-negative integer`);
+		if (spec[key] !== undefined && (!Number.isInteger(spec[key]) || (spec[key] as number) < 0))
+			throw new Error(`${key} must be a non-negative integer`);
 	}
-	if (spec.percent !== undefined && (typeof spec.percent !== 'number' || spec.percent <= 0 || spec.percent > 100)) {
+	if (
+		spec.percent !== undefined &&
+		(typeof spec.percent !== 'number' || spec.percent <= 0 || spec.percent > 100)
+	) {
 		throw new Error('percent must be a number in (0, 100]');
 	}
-	if (spec.path !== undefined && typeof spec.path !== 'string') throw new Error('path must be a string');
-	if (spec.status !== undefined && spec.status !== 200 && spec.status !== 500) throw new Error('status must be 200 or 500');
+	if (spec.path !== undefined && typeof spec.path !== 'string')
+		throw new Error('path must be a string');
+	if (spec.status !== undefined && spec.status !== 200 && spec.status !== 500)
+		throw new Error('status must be 200 or 500');
 	return spec as unknown as FaultSpec;
 }
 
@@ -102,13 +111,19 @@ let hugeBody: Buffer | undefined;
 
 /** About 20 MB of valid JSON of a shape no endpoint has; built once. */
 export function hugeReply(): Buffer {
-	hugeBody ??= Buffer.from(JSON.stringify({ padding: Array.from({ length: 20_000 }, (_, i) => `${i}:${'x'.repeat(1000)}`) }));
+	hugeBody ??= Buffer.from(
+		JSON.stringify({
+			padding: Array.from({ length: 20_000 }, (_, i) => `${i}:${'x'.repeat(1000)}`),
+		}),
+	);
 	return hugeBody;
 }
 
 /** A reply of the wrong shape: an object where a list is expected, a list where an object is. */
 export function unexpectedShape(path: string, query: URLSearchParams): unknown {
 	const listExpected =
-		path === '/api/v2/operators' || path === '/api/v2/departments' || (path === '/api/v2/stats' && query.get('mode') === 'operators');
+		path === '/api/v2/operators' ||
+		path === '/api/v2/departments' ||
+		(path === '/api/v2/stats' && query.get('mode') === 'operators');
 	return listExpected ? { unexpected: 'shape', items: 'not-a-list' } : [{ unexpected: 'shape' }];
 }

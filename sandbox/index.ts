@@ -67,7 +67,13 @@ async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
 			{ name: 'basicConstraints', cA: false },
 			{ name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
 			{ name: 'extKeyUsage', serverAuth: true },
-			{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+			{
+				name: 'subjectAltName',
+				altNames: [
+					{ type: 7, ip: '127.0.0.1' },
+					{ type: 2, value: 'localhost' },
+				],
+			},
 		],
 	});
 	return { key: pems.private, cert: pems.cert };
@@ -75,7 +81,8 @@ async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const chats = options.chats ?? 10;
-	if (!Number.isInteger(chats) || chats < 0) throw new Error('chats must be a non-negative integer');
+	if (!Number.isInteger(chats) || chats < 0)
+		throw new Error('chats must be a non-negative integer');
 	const admin = { ...(options.admin ?? DEFAULT_ADMIN) };
 	const seed = options.seed ?? 1;
 	const state = new SandboxState({
@@ -97,7 +104,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const handler = createRequestHandler({ state, faults, control, timers });
 
 	const tls = options.https ? await selfSignedCertificate() : undefined;
-	const server = tls ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : http.createServer(handler);
+	const server = tls
+		? https.createServer({ key: tls.key, cert: tls.cert }, handler)
+		: http.createServer(handler);
 	const sockets = new Set<Socket>();
 	server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
 		sockets.add(socket);

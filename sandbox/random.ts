@@ -50,7 +50,10 @@ export class Random {
 
 	hex(length: number): string {
 		let text = '';
-		while (text.length < length) text += Math.floor(this.next() * 0x10000).toString(16).padStart(4, '0');
+		while (text.length < length)
+			text += Math.floor(this.next() * 0x10000)
+				.toString(16)
+				.padStart(4, '0');
 		return text.slice(0, length);
 	}
 

@@ -5,7 +5,10 @@ import type { SandboxState } from './state';
 export type RealTimeReply = { result: 'ok' } | ({ error: string } & Record<string, unknown>);
 
 const OK: RealTimeReply = { result: 'ok' };
-const fail = (error: string, extra: Record<string, unknown> = {}): RealTimeReply => ({ error, ...extra });
+const fail = (error: string, extra: Record<string, unknown> = {}): RealTimeReply => ({
+	error,
+	...extra,
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,7 +47,8 @@ export function provideVisitorFields(state: SandboxState, body: string): RealTim
 		return OK;
 	}
 	const fields = request.visitor_fields;
-	if (Array.isArray(fields) && fields.length > 0) return fail('field-name-is-not-string', { field_name: 0 });
+	if (Array.isArray(fields) && fields.length > 0)
+		return fail('field-name-is-not-string', { field_name: 0 });
 	if (!isObject(fields) || !('id' in fields) || fields.id === '') return fail('id-field-required');
 	for (const value of Object.values(fields)) {
 		if (typeof value !== 'string') return fail('field-value-is-not-string', { field_value: value });
@@ -86,10 +90,12 @@ export function agentStatus(state: SandboxState, body: string): RealTimeReply {
 	if ('reply' in parsed) return parsed.reply;
 	const request = parsed.value;
 	for (const argument of ['email', 'status']) {
-		if (request[argument] === undefined || request[argument] === null) return fail('missing-argument', { argument });
+		if (request[argument] === undefined || request[argument] === null)
+			return fail('missing-argument', { argument });
 	}
 	const { email, status, force, condition } = request;
-	const operator = typeof email === 'string' && EMAIL_SHAPE.test(email) ? state.findOperator(email) : undefined;
+	const operator =
+		typeof email === 'string' && EMAIL_SHAPE.test(email) ? state.findOperator(email) : undefined;
 	if (!operator) return fail('invalid-agent-email');
 	if (typeof status !== 'string' || status === '') return fail('agent-status-not-allowed');
 	let initialStatuses: string[] | undefined;
@@ -101,12 +107,15 @@ export function agentStatus(state: SandboxState, body: string): RealTimeReply {
 			initialStatuses = given as string[];
 		}
 	}
-	if (operator.status === 'offline' && status !== 'offline') return fail('agent-status-not-allowed');
-	if (initialStatuses && !initialStatuses.includes(operator.status)) return fail('condition-not-satisfied');
+	if (operator.status === 'offline' && status !== 'offline')
+		return fail('agent-status-not-allowed');
+	if (initialStatuses && !initialStatuses.includes(operator.status))
+		return fail('condition-not-satisfied');
 	if (force !== true) {
 		if (!state.settings.allowedStatuses.includes(status)) return fail('agent-status-not-allowed');
 		const window = state.settings.allowedOnlineTime;
-		if (status === 'online' && window && !inOnlineWindow(window, state.now())) return fail('not-in-allowed-online-time');
+		if (status === 'online' && window && !inOnlineWindow(window, state.now()))
+			return fail('not-in-allowed-online-time');
 	}
 	operator.status = status;
 	return OK;
@@ -128,7 +137,12 @@ function isValidParameter(part: string | undefined, parameter: unknown): boolean
 			return members.length === 1;
 		default:
 			// No `type` on the part: any of the three element shapes.
-			return members.length === 1 || (typeof parameter.type === 'string' && HEADER_TYPES.has(parameter.type) && members.length === 2);
+			return (
+				members.length === 1 ||
+				(typeof parameter.type === 'string' &&
+					HEADER_TYPES.has(parameter.type) &&
+					members.length === 2)
+			);
 	}
 }
 
@@ -138,7 +152,10 @@ function isValidPart(part: unknown): part is { type?: string } {
 	if (Object.keys(part).some((key) => key !== 'type' && key !== 'parameters')) return false;
 	if (part.type !== undefined && !PART_TYPES.has(part.type as string)) return false;
 	if (part.parameters === undefined) return true;
-	return Array.isArray(part.parameters) && part.parameters.every((p) => isValidParameter(part.type as string | undefined, p));
+	return (
+		Array.isArray(part.parameters) &&
+		part.parameters.every((p) => isValidParameter(part.type as string | undefined, p))
+	);
 }
 
 /**
@@ -194,7 +211,8 @@ export function sendBroadcast(state: SandboxState, body: string): RealTimeReply 
 	}
 	const isMsgApp = isObject(data) && data.kind === 'msgapp';
 	if (isMsgApp && isObject(payload)) {
-		if (missing(payload.template_id)) return fail('missing-argument', { argument: 'data.data.template_id' });
+		if (missing(payload.template_id))
+			return fail('missing-argument', { argument: 'data.data.template_id' });
 		const entries = payload.entries;
 		if (missing(entries) || (Array.isArray(entries) && entries.length === 0)) {
 			return fail('missing-argument', { argument: 'data.data.entries' });
@@ -203,31 +221,42 @@ export function sendBroadcast(state: SandboxState, body: string): RealTimeReply 
 			for (const [i, entry] of entries.entries()) {
 				if (!isObject(entry)) continue;
 				for (const member of ['phone_number', 'language_code']) {
-					if (missing(entry[member])) return fail('missing-argument', { argument: `data.data.entries[${i}].${member}` });
+					if (missing(entry[member]))
+						return fail('missing-argument', { argument: `data.data.entries[${i}].${member}` });
 				}
 			}
 		}
 	}
 
-	if (!Number.isInteger(request.operator_id) || !isObject(data) || typeof data.kind !== 'string') return fail('parsing-error');
+	if (!Number.isInteger(request.operator_id) || !isObject(data) || typeof data.kind !== 'string')
+		return fail('parsing-error');
 	if (typeof data.channel_id !== 'string' || !isObject(payload)) return fail('parsing-error');
 	if (isMsgApp) {
 		const entries = payload.entries;
-		if (typeof payload.template_id !== 'string' || !Array.isArray(entries)) return fail('parsing-error');
+		if (typeof payload.template_id !== 'string' || !Array.isArray(entries))
+			return fail('parsing-error');
 		for (const entry of entries) {
-			if (!isObject(entry) || typeof entry.phone_number !== 'string' || typeof entry.language_code !== 'string') {
+			if (
+				!isObject(entry) ||
+				typeof entry.phone_number !== 'string' ||
+				typeof entry.language_code !== 'string'
+			) {
 				return fail('parsing-error');
 			}
 			if (!isValidBody(entry.body)) return fail('parsing-error');
 		}
 	}
-	if (data.kind !== 'msgapp' && data.kind !== 'history-chats') return fail('unknown-broadcast-kind');
+	if (data.kind !== 'msgapp' && data.kind !== 'history-chats')
+		return fail('unknown-broadcast-kind');
 
-	if (!state.operators.some((operator) => operator.id === request.operator_id)) return fail('unknown');
+	if (!state.operators.some((operator) => operator.id === request.operator_id))
+		return fail('unknown');
 	if (!CHANNELS.includes(data.channel_id)) return fail('unknown');
 	let deliveredTo: string[] = [];
 	if (isMsgApp) {
-		const template = Object.hasOwn(TEMPLATES, payload.template_id as string) ? TEMPLATES[payload.template_id as string] : undefined;
+		const template = Object.hasOwn(TEMPLATES, payload.template_id as string)
+			? TEMPLATES[payload.template_id as string]
+			: undefined;
 		if (!template) return fail('template-not-found');
 		if (!template.active) return fail('template-not-active');
 		deliveredTo = (payload.entries as Array<{ phone_number: string }>)

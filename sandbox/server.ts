@@ -3,7 +3,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { authorize } from './auth';
 import { CONTROL_PREFIX, createControlHandler, type SandboxControl } from './control';
-import { CHATS_PATH, FaultInjector, HTML_ERROR_PAGE, hugeReply, NON_JSON_BODY, unexpectedShape, type FaultSpec } from './faults';
+import {
+	CHATS_PATH,
+	FaultInjector,
+	HTML_ERROR_PAGE,
+	hugeReply,
+	NON_JSON_BODY,
+	unexpectedShape,
+	type FaultSpec,
+} from './faults';
 import { agentStatus, provideVisitorFields, sendBroadcast, type RealTimeReply } from './realtime';
 import type { RequestLogEntry, SandboxState } from './state';
 import { STORED_PATHS, storedData } from './stored';
@@ -45,14 +53,21 @@ function answerApi(
 	contentType: string | undefined,
 ): ApiReply {
 	const path = url.pathname.slice(API_PREFIX.length);
-	const command = path.startsWith('rt/') && Object.hasOwn(REAL_TIME_COMMANDS, path.slice(3)) ? REAL_TIME_COMMANDS[path.slice(3)] : undefined;
+	const command =
+		path.startsWith('rt/') && Object.hasOwn(REAL_TIME_COMMANDS, path.slice(3))
+			? REAL_TIME_COMMANDS[path.slice(3)]
+			: undefined;
 	if (!url.pathname.startsWith(API_PREFIX) || (!command && !STORED_PATHS.has(path))) {
 		return { status: 404, body: { error: 'not-found' } };
 	}
 	const auth = authorize(state, authorization);
 	if (!auth.ok) {
 		return auth.status === 401
-			? { status: 401, body: { error: 'unauthorized' }, headers: { 'WWW-Authenticate': 'Basic realm="Svc API", charset="UTF-8"' } }
+			? {
+					status: 401,
+					body: { error: 'unauthorized' },
+					headers: { 'WWW-Authenticate': 'Basic realm="Svc API", charset="UTF-8"' },
+				}
 			: { status: 403, body: { error: 'forbidden', reason: auth.reason } };
 	}
 	if (!state.settings.apiAccess) return { status: 200, body: { error: 'no-tariff-option' } };
@@ -88,10 +103,20 @@ function readBody(request: IncomingMessage): Promise<string> {
 	});
 }
 
-function send(response: ServerResponse, status: number, contentType: string, payload: string | Buffer, headers: Record<string, string> = {}): void {
+function send(
+	response: ServerResponse,
+	status: number,
+	contentType: string,
+	payload: string | Buffer,
+	headers: Record<string, string> = {},
+): void {
 	if (response.destroyed || response.writableEnded) return;
 	const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-	response.writeHead(status, { 'Content-Type': contentType, 'Content-Length': String(bytes.length), ...headers });
+	response.writeHead(status, {
+		'Content-Type': contentType,
+		'Content-Length': String(bytes.length),
+		...headers,
+	});
 	response.end(bytes);
 }
 
@@ -123,7 +148,8 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 		try {
 			body = await readBody(request);
 		} catch (error) {
-			if (error instanceof BodyTooLargeError) send(response, 413, 'text/plain; charset=utf-8', 'Request body too large');
+			if (error instanceof BodyTooLargeError)
+				send(response, 413, 'text/plain; charset=utf-8', 'Request body too large');
 			else request.socket.destroy();
 			return;
 		}
@@ -134,20 +160,43 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 			return;
 		}
 
-		const entry: RequestLogEntry = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
+		const entry: RequestLogEntry = {
+			method,
+			path: url.pathname,
+			query: Object.fromEntries(url.searchParams),
+			status: 0,
+		};
 		state.requestLog.push(entry);
 		const fault = faults.take(url.pathname);
 		if (fault) entry.fault = fault.kind;
-		const reply = (status: number, contentType: string, payload: string | Buffer, headers?: Record<string, string>) => {
+		const reply = (
+			status: number,
+			contentType: string,
+			payload: string | Buffer,
+			headers?: Record<string, string>,
+		) => {
 			entry.status = status;
 			send(response, status, contentType, payload, headers);
 		};
 
 		if (fault && (await answerWithFault(fault, url, reply, request, response))) return;
 
-		const answer = answerApi(state, method, url, body, request.headers.authorization, request.headers['content-type']);
+		const answer = answerApi(
+			state,
+			method,
+			url,
+			body,
+			request.headers.authorization,
+			request.headers['content-type'],
+		);
 		let payload = answer.body;
-		if (fault?.kind === 'missing-last-ts' && answer.status === 200 && typeof payload === 'object' && payload !== null && 'last_ts' in payload) {
+		if (
+			fault?.kind === 'missing-last-ts' &&
+			answer.status === 200 &&
+			typeof payload === 'object' &&
+			payload !== null &&
+			'last_ts' in payload
+		) {
 			const withoutCursor = { ...(payload as Record<string, unknown>) };
 			delete withoutCursor.last_ts;
 			payload = withoutCursor;
@@ -162,7 +211,12 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 	async function answerWithFault(
 		fault: FaultSpec,
 		url: URL,
-		reply: (status: number, contentType: string, payload: string | Buffer, headers?: Record<string, string>) => void,
+		reply: (
+			status: number,
+			contentType: string,
+			payload: string | Buffer,
+			headers?: Record<string, string>,
+		) => void,
 		request: IncomingMessage,
 		response: ServerResponse,
 	): Promise<boolean> {
@@ -200,7 +254,11 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 				const since = url.searchParams.get('since') ?? '0';
 				const lastTs = state.settings.lastTsAsString ? since : Number(since);
 				if (url.pathname !== CHATS_PATH || !/^\d+$/.test(since)) return false;
-				reply(200, JSON_TYPE, JSON.stringify({ chats: [], more_chats_available: true, last_ts: lastTs }));
+				reply(
+					200,
+					JSON_TYPE,
+					JSON.stringify({ chats: [], more_chats_available: true, last_ts: lastTs }),
+				);
 				return true;
 			}
 			default:

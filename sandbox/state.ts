@@ -138,9 +138,12 @@ export class SandboxState {
 			this.records[index] = record;
 			this.byId.set(String(record.id), record);
 			// A chat's first version appears in the log when its last message was written; sub-ms jitter spreads ties.
-			firstTs[index] = (record.createdMs + record.durationMs) * 1000 + Random.of(seed, index, 4).int(0, 999);
+			firstTs[index] =
+				(record.createdMs + record.durationMs) * 1000 + Random.of(seed, index, 4).int(0, 999);
 		}
-		const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => firstTs[a] - firstTs[b] || a - b);
+		const order = Array.from({ length: count }, (_, i) => i).sort(
+			(a, b) => firstTs[a] - firstTs[b] || a - b,
+		);
 		this.logTs = [];
 		this.logIndex = [];
 		let previous = 0;
@@ -172,13 +175,18 @@ export class SandboxState {
 	}
 
 	private build(record: ChatRecord): Chat {
-		return buildChat(this.seed, record, this.operators.map((operator) => operator.id));
+		return buildChat(
+			this.seed,
+			record,
+			this.operators.map((operator) => operator.id),
+		);
 	}
 
 	/** How many chats were created in [fromMs, toMs). */
 	chatsCreatedBetween(fromMs: number, toMs: number): number {
 		let count = 0;
-		for (const record of this.records) if (record.createdMs >= fromMs && record.createdMs < toMs) count++;
+		for (const record of this.records)
+			if (record.createdMs >= fromMs && record.createdMs < toMs) count++;
 		return count;
 	}
 
@@ -194,7 +202,8 @@ export class SandboxState {
 	private nextTs(): number {
 		const latest = this.latestTs();
 		const clock = this.now().getTime() * 1000;
-		if (this.settings.equalTimestamps && clock <= latest && this.changesAt(latest) < TIE_SIZE) return latest;
+		if (this.settings.equalTimestamps && clock <= latest && this.changesAt(latest) < TIE_SIZE)
+			return latest;
 		return Math.max(clock, latest + 1);
 	}
 
@@ -253,7 +262,9 @@ export class SandboxState {
 			id: `${record.id}-m${count}`,
 			created_at: this.now().toISOString(),
 			kind: fromVisitor ? 'visitor' : 'operator',
-			message: fromVisitor ? `Follow-up question #${record.extraMessages.length + 1}` : `Follow-up answer #${record.extraMessages.length + 1}`,
+			message: fromVisitor
+				? `Follow-up question #${record.extraMessages.length + 1}`
+				: `Follow-up answer #${record.extraMessages.length + 1}`,
 		};
 		if (!fromVisitor) message.operator_id = chatOperator;
 		record.extraMessages.push(message);
@@ -279,7 +290,9 @@ export class SandboxState {
 		const changed: Chat[] = [];
 		for (let i = 0; i < n && this.records.length > 0; i++) {
 			const record = this.records[Math.floor(this.mutationRandom.next() * this.records.length)];
-			changed.push(this.mutationRandom.chance(0.7) ? this.updateChat(record.id) : this.closeChat(record.id));
+			changed.push(
+				this.mutationRandom.chance(0.7) ? this.updateChat(record.id) : this.closeChat(record.id),
+			);
 		}
 		return changed;
 	}
@@ -321,7 +334,12 @@ export class SandboxState {
 		// With equalTimestamps a page never ends inside a microsecond: if the next change shares the last one's, last_ts
 		// is one microsecond earlier, so that microsecond comes again whole (its chats sent here come twice). A server
 		// that ended the page at that microsecond would lose the rest of it for every client that follows spec 4.6.
-		if (lastTs !== undefined && position < this.logTs.length && this.logTs[position] === lastTs && lastTs - 1 > since) {
+		if (
+			lastTs !== undefined &&
+			position < this.logTs.length &&
+			this.logTs[position] === lastTs &&
+			lastTs - 1 > since
+		) {
 			lastTs -= 1;
 		}
 		let more = false;
@@ -377,33 +395,47 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /** Checks a partial settings object (it may come over HTTP); throws on anything unusable. */
 export function validateSettings(partial: unknown): Partial<SandboxSettings> {
-	if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new Error('Settings must be an object');
+	if (typeof partial !== 'object' || partial === null || Array.isArray(partial))
+		throw new Error('Settings must be an object');
 	const settings = partial as Record<string, unknown>;
 	const known = new Set(Object.keys(DEFAULT_SETTINGS));
-	for (const key of Object.keys(settings)) if (!known.has(key)) throw new Error(`Unknown setting ${key}`);
+	for (const key of Object.keys(settings))
+		if (!known.has(key)) throw new Error(`Unknown setting ${key}`);
 	for (const key of ['apiAccess', 'lastTsAsString', 'equalTimestamps', 'requireJsonContentType']) {
-		if (key in settings && typeof settings[key] !== 'boolean') throw new Error(`${key} must be true or false`);
+		if (key in settings && typeof settings[key] !== 'boolean')
+			throw new Error(`${key} must be true or false`);
 	}
 	if ('minimalChatsInLists' in settings) {
 		const share = settings.minimalChatsInLists;
-		const isPercent = typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 100;
-		if (typeof share !== 'boolean' && !isPercent) throw new Error('minimalChatsInLists must be true, false or a percent from 0 to 100');
+		const isPercent =
+			typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 100;
+		if (typeof share !== 'boolean' && !isPercent)
+			throw new Error('minimalChatsInLists must be true, false or a percent from 0 to 100');
 	}
-	if ('emptyPageLastTs' in settings && !(EMPTY_PAGE_LAST_TS as readonly unknown[]).includes(settings.emptyPageLastTs)) {
+	if (
+		'emptyPageLastTs' in settings &&
+		!(EMPTY_PAGE_LAST_TS as readonly unknown[]).includes(settings.emptyPageLastTs)
+	) {
 		throw new Error(`emptyPageLastTs must be one of ${EMPTY_PAGE_LAST_TS.join(', ')}`);
 	}
 	if ('allowedStatuses' in settings) {
 		const statuses = settings.allowedStatuses;
-		if (!Array.isArray(statuses) || statuses.some((s) => typeof s !== 'string')) throw new Error('allowedStatuses must be a list of strings');
+		if (!Array.isArray(statuses) || statuses.some((s) => typeof s !== 'string'))
+			throw new Error('allowedStatuses must be a list of strings');
 	}
 	if ('allowedOnlineTime' in settings && settings.allowedOnlineTime !== null) {
 		const window = settings.allowedOnlineTime as { from?: unknown; to?: unknown };
-		if (typeof window !== 'object' || !HH_MM.test(String(window.from)) || !HH_MM.test(String(window.to))) {
+		if (
+			typeof window !== 'object' ||
+			!HH_MM.test(String(window.from)) ||
+			!HH_MM.test(String(window.to))
+		) {
 			throw new Error('allowedOnlineTime must be null or { from: "HH:MM", to: "HH:MM" } (UTC)');
 		}
 	}
 	for (const key of ['lockoutThreshold', 'lockoutWindowMs']) {
-		if (key in settings && (!Number.isInteger(settings[key]) || (settings[key] as number) < 1)) throw new Error(`${key} must be a positive integer`);
+		if (key in settings && (!Number.isInteger(settings[key]) || (settings[key] as number) < 1))
+			throw new Error(`${key} must be a positive integer`);
 	}
 	return settings as Partial<SandboxSettings>;
 }

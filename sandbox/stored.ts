@@ -3,7 +3,14 @@ import { DAY_MS, DEPARTMENTS, TARIFFS } from './data';
 import { Random } from './random';
 import type { SandboxState } from './state';
 
-export const STORED_PATHS = new Set(['operators', 'departments', 'chats', 'chat', 'partner/tariffs', 'stats']);
+export const STORED_PATHS = new Set([
+	'operators',
+	'departments',
+	'chats',
+	'chat',
+	'partner/tariffs',
+	'stats',
+]);
 
 const fail = (error: string) => ({ error });
 
@@ -59,7 +66,11 @@ function operatorStats(state: SandboxState, dayMs: number, future: boolean) {
 }
 
 /** last_ts of an empty page under the emptyPageLastTs setting; undefined leaves the member out. */
-function emptyPageCursor(state: SandboxState, since: number, latest: number): number | null | undefined {
+function emptyPageCursor(
+	state: SandboxState,
+	since: number,
+	latest: number,
+): number | null | undefined {
 	switch (state.settings.emptyPageLastTs) {
 		case 'zero':
 			return 0;
@@ -100,9 +111,11 @@ export function storedData(state: SandboxState, path: string, query: URLSearchPa
 			const page = state.chatsSince(since);
 			const reply: Record<string, unknown> = { chats: page.chats, more_chats_available: page.more };
 			// The spec is silent on last_ts of an empty page; emptyPageLastTs lets a test try each reading of it.
-			const lastTs = page.chats.length === 0 ? emptyPageCursor(state, since, page.lastTs) : page.lastTs;
+			const lastTs =
+				page.chats.length === 0 ? emptyPageCursor(state, since, page.lastTs) : page.lastTs;
 			if (lastTs === null) reply.last_ts = null;
-			else if (lastTs !== undefined) reply.last_ts = state.settings.lastTsAsString ? String(lastTs) : lastTs;
+			else if (lastTs !== undefined)
+				reply.last_ts = state.settings.lastTsAsString ? String(lastTs) : lastTs;
 			return reply;
 		}
 		case 'stats': {

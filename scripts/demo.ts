@@ -5,7 +5,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { startSandbox, type Sandbox } from '../sandbox';
-import { EXAMPLE_IDS, EXAMPLES_NOT_RUN_HEADLESS, readExamples, runExamples, sandboxCredential, SANDBOX_CREDENTIAL, type ExampleStep } from './examples';
+import {
+	EXAMPLE_IDS,
+	EXAMPLES_NOT_RUN_HEADLESS,
+	readExamples,
+	runExamples,
+	sandboxCredential,
+	SANDBOX_CREDENTIAL,
+	type ExampleStep,
+} from './examples';
 import { buildPackageInRepo, ensureRuntime, N8n, REPO_ROOT, type Log } from './n8n';
 import { killAllNow } from './processes';
 
@@ -17,7 +25,12 @@ const USAGE = `Usage: npm start [-- options]
   --fresh         start from an empty n8n (forget the demo's earlier workflows and executions)
   --help          this text`;
 
-const OWNER = { email: 'demo@example.com', password: 'Svc-demo-2026', firstName: 'Demo', lastName: 'User' };
+const OWNER = {
+	email: 'demo@example.com',
+	password: 'Svc-demo-2026',
+	firstName: 'Demo',
+	lastName: 'User',
+};
 const DEMO_FOLDER = path.join(REPO_ROOT, '.cache/demo-n8n');
 /** The demo's data set: 30 chats over the past 30 days, the same on every start. */
 const DEMO_DATA = { seed: 1, chats: 30 };
@@ -75,7 +88,8 @@ function printStep(step: ExampleStep): void {
 		for (const item of items.slice(0, 3)) console.log(`    ${compact(item)}`);
 		if (items.length > 3) console.log(`    … ${items.length - 3} more`);
 	}
-	if (step.response) console.log(`  HTTP answer ${step.response.status}: ${compact(step.response.body)}`);
+	if (step.response)
+		console.log(`  HTTP answer ${step.response.status}: ${compact(step.response.body)}`);
 }
 
 async function headless(): Promise<void> {
@@ -89,8 +103,11 @@ async function headless(): Promise<void> {
 		const steps = await runExamples(n8n, { log });
 		for (const step of steps) printStep(step);
 		const broadcasts = sandbox.control.broadcasts();
-		console.log(`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${broadcasts.reduce((sum, b) => sum + (b.data.entries as unknown[]).length, 0)} recipient(s).`);
-		for (const [id, reason] of Object.entries(EXAMPLES_NOT_RUN_HEADLESS)) console.log(`\nNot run headless: ${id}, because ${reason}.`);
+		console.log(
+			`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${broadcasts.reduce((sum, b) => sum + (b.data.entries as unknown[]).length, 0)} recipient(s).`,
+		);
+		for (const [id, reason] of Object.entries(EXAMPLES_NOT_RUN_HEADLESS))
+			console.log(`\nNot run headless: ${id}, because ${reason}.`);
 		console.log(`\nAll ${steps.length} runs succeeded in ${elapsed()}.`);
 	} finally {
 		await n8n.dispose();
@@ -188,8 +205,14 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
 		// Re-imported on every start: the examples come back as shipped, and as the sandbox starts afresh, so does
 		// the trigger's cursor (n8n keeps a workflow's static data over an import unless it is given).
-		await n8n.importWorkflows(readExamples().map((workflow) => ({ ...workflow, staticData: null })));
-		await n8n.publishWorkflows([EXAMPLE_IDS.exportFinishedChats, EXAMPLE_IDS.crmBroadcast, EXAMPLE_IDS.visitorPairing]);
+		await n8n.importWorkflows(
+			readExamples().map((workflow) => ({ ...workflow, staticData: null })),
+		);
+		await n8n.publishWorkflows([
+			EXAMPLE_IDS.exportFinishedChats,
+			EXAMPLE_IDS.crmBroadcast,
+			EXAMPLE_IDS.visitorPairing,
+		]);
 		await n8n.start();
 	} catch (error) {
 		await n8n.stop();
@@ -201,7 +224,9 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 
 	const exitCode = await n8n.whenServerExits();
 	if (!stopping) {
-		console.error(`\nn8n stopped on its own (exit ${exitCode}). Its last output:\n${n8n.serverOutput.slice(-4_000)}`);
+		console.error(
+			`\nn8n stopped on its own (exit ${exitCode}). Its last output:\n${n8n.serverOutput.slice(-4_000)}`,
+		);
 		stop('n8n exited', 1);
 	}
 }
@@ -221,7 +246,8 @@ async function main(): Promise<void> {
 		return;
 	}
 	const port = Number(values.port);
-	if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port needs a port number, got "${values.port}"`);
+	if (!Number.isInteger(port) || port < 1 || port > 65_535)
+		throw new Error(`--port needs a port number, got "${values.port}"`);
 	if (values.headless) await headless();
 	else await interactive({ port, fresh: values.fresh });
 }

@@ -37,7 +37,12 @@ export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
 };
 
 export function sandboxCredential(sandbox: Sandbox): SvcCredentialExport {
-	return { ...SANDBOX_CREDENTIAL, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password };
+	return {
+		...SANDBOX_CREDENTIAL,
+		host: sandbox.host,
+		email: sandbox.admin.email,
+		password: sandbox.admin.password,
+	};
 }
 
 export function readExamples(): Workflow[] {
@@ -79,10 +84,17 @@ function reachableFrom(workflow: Workflow, start: string): Set<string> {
  * Manual Trigger of the same name, and everything not downstream of it is left out. Timed Wait nodes wait
  * `waitSeconds` instead of hours. The Svc nodes are untouched.
  */
-export function manualVariant(workflow: Workflow, triggerName: string, id: string, waitSeconds = 2): Workflow {
+export function manualVariant(
+	workflow: Workflow,
+	triggerName: string,
+	id: string,
+	waitSeconds = 2,
+): Workflow {
 	const trigger = findNode(workflow, triggerName);
 	if (trigger.type !== 'n8n-nodes-base.scheduleTrigger') {
-		throw new Error(`"${triggerName}" is a ${trigger.type}; only Schedule Triggers are swapped for a Manual Trigger`);
+		throw new Error(
+			`"${triggerName}" is a ${trigger.type}; only Schedule Triggers are swapped for a Manual Trigger`,
+		);
 	}
 	const kept = reachableFrom(workflow, triggerName);
 	return {
@@ -92,21 +104,40 @@ export function manualVariant(workflow: Workflow, triggerName: string, id: strin
 			.filter((node) => kept.has(node.name))
 			.map((node) => {
 				if (node.name === triggerName) {
-					return { id: node.id, name: node.name, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: node.position, parameters: {} };
+					return {
+						id: node.id,
+						name: node.name,
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: node.position,
+						parameters: {},
+					};
 				}
-				if (node.type === 'n8n-nodes-base.wait' && (node.parameters.resume ?? 'timeInterval') === 'timeInterval') {
-					return { ...node, parameters: { ...node.parameters, amount: waitSeconds, unit: 'seconds' } };
+				if (
+					node.type === 'n8n-nodes-base.wait' &&
+					(node.parameters.resume ?? 'timeInterval') === 'timeInterval'
+				) {
+					return {
+						...node,
+						parameters: { ...node.parameters, amount: waitSeconds, unit: 'seconds' },
+					};
 				}
 				return node;
 			}),
-		connections: Object.fromEntries(Object.entries(workflow.connections).filter(([name]) => kept.has(name))),
+		connections: Object.fromEntries(
+			Object.entries(workflow.connections).filter(([name]) => kept.has(name)),
+		),
 		settings: workflow.settings,
 	};
 }
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
-	const pinned = (workflow.pinData as Record<string, Array<{ json: { body?: Record<string, unknown> } }>> | undefined)?.[webhookName];
+	const pinned = (
+		workflow.pinData as
+			| Record<string, Array<{ json: { body?: Record<string, unknown> } }>>
+			| undefined
+	)?.[webhookName];
 	const body = pinned?.[0]?.json.body;
 	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
 	return body;
@@ -138,14 +169,20 @@ export interface RunExamplesOptions {
 }
 
 /** Each node's output items: their json, plus the name, type and size of any file they carry. */
-function outputsOf(run: RunData, nodeNames: string[]): Record<string, Array<Record<string, unknown>>> {
+function outputsOf(
+	run: RunData,
+	nodeNames: string[],
+): Record<string, Array<Record<string, unknown>>> {
 	return Object.fromEntries(
 		nodeNames.map((name) => [
 			name,
 			nodeItems(run, name).map(({ json, binary }) => {
 				if (!binary) return json;
 				const files = Object.fromEntries(
-					Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [key, { fileName, mimeType, fileSize }]),
+					Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [
+						key,
+						{ fileName, mimeType, fileSize },
+					]),
 				);
 				return { ...json, files };
 			}),
@@ -154,7 +191,11 @@ function outputsOf(run: RunData, nodeNames: string[]): Record<string, Array<Reco
 }
 
 /** POSTs to a production webhook, retrying while n8n is still registering it (404 right after start). */
-async function callWebhook(n8n: N8n, webhook: string, body: unknown): Promise<{ status: number; body: unknown }> {
+async function callWebhook(
+	n8n: N8n,
+	webhook: string,
+	body: unknown,
+): Promise<{ status: number; body: unknown }> {
 	const url = `${n8n.baseUrl}/webhook/${webhook}`;
 	const deadline = Date.now() + 30_000;
 	for (;;) {
@@ -179,7 +220,10 @@ async function callWebhook(n8n: N8n, webhook: string, body: unknown): Promise<{ 
  * production URLs, and the chat trigger by activation in `n8n start`. n8n must have the package and credential.
  * Throws on the first step that fails; always stops the n8n server it started.
  */
-export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): Promise<ExampleStep[]> {
+export async function runExamples(
+	n8n: N8n,
+	options: RunExamplesOptions = {},
+): Promise<ExampleStep[]> {
 	const log = options.log ?? (() => undefined);
 	const examples = readExamples();
 	const lunch = findExample(examples, EXAMPLE_IDS.lunchBreak);
@@ -202,20 +246,38 @@ export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): P
 	// Schedules run once now, together in one n8n process (each n8n start costs seconds); the lunch hour lasts two seconds.
 	const scheduled: Array<[Workflow, string, string[]]> = [
 		[variants.stats, 'Daily operator statistics (07:00)', ['Report columns']],
-		[variants.lunch, 'Lunch break (13:00, back at 14:00)', ['Online operators', 'Set to dinner', 'Back online']],
+		[
+			variants.lunch,
+			'Lunch break (13:00, back at 14:00)',
+			['Online operators', 'Set to dinner', 'Back online'],
+		],
 	];
 	const { runs, errors } = await n8n.executeBatch(scheduled.map(([variant]) => variant.id));
 	for (const [variant, title, shown] of scheduled) {
 		if (errors[variant.id]) throw new Error(`${title}: the workflow failed: ${errors[variant.id]}`);
-		await record({ title, workflowId: variant.id, how: 'n8n execute-batch', outputs: outputsOf(runs[variant.id], shown) });
+		await record({
+			title,
+			workflowId: variant.id,
+			how: 'n8n execute-batch',
+			outputs: outputsOf(runs[variant.id], shown),
+		});
 	}
 
 	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
-	await n8n.publishWorkflows([EXAMPLE_IDS.exportFinishedChats, EXAMPLE_IDS.crmBroadcast, EXAMPLE_IDS.visitorPairing]);
+	await n8n.publishWorkflows([
+		EXAMPLE_IDS.exportFinishedChats,
+		EXAMPLE_IDS.crmBroadcast,
+		EXAMPLE_IDS.visitorPairing,
+	]);
 	await n8n.start();
 	try {
-		const crm = await callWebhook(n8n, webhookPath(broadcast, 'CRM webhook'), pinnedBody(broadcast, 'CRM webhook'));
-		if (crm.status !== 200) throw new Error(`CRM broadcast webhook answered ${crm.status}: ${JSON.stringify(crm.body)}`);
+		const crm = await callWebhook(
+			n8n,
+			webhookPath(broadcast, 'CRM webhook'),
+			pinnedBody(broadcast, 'CRM webhook'),
+		);
+		if (crm.status !== 200)
+			throw new Error(`CRM broadcast webhook answered ${crm.status}: ${JSON.stringify(crm.body)}`);
 		const [crmRun] = await n8n.waitForExecutions(broadcast.id, 1);
 		await record({
 			title: 'CRM webhook sends a template broadcast',
@@ -225,10 +287,16 @@ export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): P
 			response: crm,
 		});
 
-		const login = await callWebhook(n8n, webhookPath(pairing, 'Website login'), pinnedBody(pairing, 'Website login'));
+		const login = await callWebhook(
+			n8n,
+			webhookPath(pairing, 'Website login'),
+			pinnedBody(pairing, 'Website login'),
+		);
 		const token = (login.body as { auth_token?: unknown } | null)?.auth_token;
 		if (login.status !== 200 || typeof token !== 'string') {
-			throw new Error(`Visitor login webhook answered ${login.status}: ${JSON.stringify(login.body)}`);
+			throw new Error(
+				`Visitor login webhook answered ${login.status}: ${JSON.stringify(login.body)}`,
+			);
 		}
 		const [loginRun] = await n8n.waitForExecutions(pairing.id, 1);
 		await record({
@@ -239,8 +307,13 @@ export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): P
 			response: login,
 		});
 
-		const logout = await callWebhook(n8n, webhookPath(pairing, 'Website logout'), { auth_token: token });
-		if (logout.status !== 200) throw new Error(`Visitor logout webhook answered ${logout.status}: ${JSON.stringify(logout.body)}`);
+		const logout = await callWebhook(n8n, webhookPath(pairing, 'Website logout'), {
+			auth_token: token,
+		});
+		if (logout.status !== 200)
+			throw new Error(
+				`Visitor logout webhook answered ${logout.status}: ${JSON.stringify(logout.body)}`,
+			);
 		const logoutRun = (await n8n.waitForExecutions(pairing.id, 2))[1];
 		await record({
 			title: 'Website logout removes the pairing',
@@ -253,7 +326,9 @@ export async function runExamples(n8n: N8n, options: RunExamplesOptions = {}): P
 		// Activation polls once at once; that poll reads the history from the beginning.
 		const [exportRun] = await n8n.waitForExecutions(EXAMPLE_IDS.exportFinishedChats, 1);
 		if (exportRun.status !== 'success') {
-			throw new Error(`The chat trigger's execution ended "${exportRun.status}": ${JSON.stringify(exportRun.data.resultData.error)}`);
+			throw new Error(
+				`The chat trigger's execution ended "${exportRun.status}": ${JSON.stringify(exportRun.data.resultData.error)}`,
+			);
 		}
 		await record({
 			title: 'Finished chats exported (Svc Chat Trigger, polled on activation)',

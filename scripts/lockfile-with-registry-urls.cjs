@@ -11,9 +11,18 @@ const registry = registryArgument.replace(/\/+$/, '');
 const lockfile = JSON.parse(fs.readFileSync(lockfilePath, 'utf8'));
 let added = 0;
 for (const [location, entry] of Object.entries(lockfile.packages ?? {})) {
-	if (!location || entry.resolved || entry.link || entry.inBundle || !entry.version || !entry.integrity) continue;
+	if (
+		!location ||
+		entry.resolved ||
+		entry.link ||
+		entry.inBundle ||
+		!entry.version ||
+		!entry.integrity
+	)
+		continue;
 	// An aliased package ("x": "npm:y@1") records its real name; otherwise the name is the path after node_modules/.
-	const name = entry.name ?? location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+	const name =
+		entry.name ?? location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
 	const file = `${name.split('/').pop()}-${entry.version}.tgz`;
 	entry.resolved = `${registry}/${name}/-/${file}`;
 	added++;

@@ -88,11 +88,16 @@ export function runtimePaths(
  * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
  * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
  */
-export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']): N8nRuntime {
+export function ensureRuntime(
+	log: Log = quiet,
+	flavour: N8nFlavour = FLAVOURS['n8n-2'],
+): N8nRuntime {
 	const runtime = runtimePaths(undefined, flavour);
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
-		process.stderr.write(`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`);
+		process.stderr.write(
+			`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`,
+		);
 	}
 	const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
 		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir, N8N_RUNTIME_FLAVOUR: flavour.pins },
@@ -100,7 +105,9 @@ export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['
 		encoding: 'utf8',
 	});
 	if (result.status !== 0) {
-		throw new Error(`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`);
+		throw new Error(
+			`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`,
+		);
 	}
 	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 	return runtime;
@@ -129,8 +136,12 @@ export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 
 /** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
 export function buildPackageInRepo(): string {
-	const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
-	if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+	const result = spawnSync('npm', ['run', 'build', '--silent'], {
+		cwd: REPO_ROOT,
+		encoding: 'utf8',
+	});
+	if (result.status !== 0)
+		throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
 	return REPO_ROOT;
 }
 
@@ -152,7 +163,10 @@ export interface Workflow {
 	id: string;
 	name: string;
 	nodes: WorkflowNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }> | null> }>;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: string; index: number }> | null> }
+	>;
 	settings?: Record<string, unknown>;
 	[key: string]: unknown;
 }
@@ -205,7 +219,11 @@ export interface NodeRun {
 export interface RunData {
 	resultData: {
 		runData: Record<string, NodeRun[]>;
-		error?: Record<string, unknown> & { message?: string; description?: string; node?: { name: string } };
+		error?: Record<string, unknown> & {
+			message?: string;
+			description?: string;
+			node?: { name: string };
+		};
 		lastNodeExecuted?: string;
 	};
 }
@@ -222,12 +240,19 @@ export interface StoredExecution {
 /** The items a node gave on one output (default the first), in its first run. */
 export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
 	const runs = data.resultData.runData[nodeName];
-	if (!runs?.length) throw new Error(`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`);
+	if (!runs?.length)
+		throw new Error(
+			`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`,
+		);
 	return runs[0].data?.main[outputIndex] ?? [];
 }
 
 /** The json of every item a node gave on one output, in its first run. */
-export function nodeOutput(data: RunData, nodeName: string, outputIndex = 0): Array<Record<string, unknown>> {
+export function nodeOutput(
+	data: RunData,
+	nodeName: string,
+	outputIndex = 0,
+): Array<Record<string, unknown>> {
 	return nodeItems(data, nodeName, outputIndex).map((item) => item.json);
 }
 
@@ -264,7 +289,11 @@ export interface Owner {
 }
 
 /** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
-export type RestCall = (method: string, route: string, body?: unknown) => Promise<Record<string, unknown>>;
+export type RestCall = (
+	method: string,
+	route: string,
+	body?: unknown,
+) => Promise<Record<string, unknown>>;
 
 export class N8n {
 	readonly runtime: N8nRuntime;
@@ -346,23 +375,36 @@ export class N8n {
 	/** Installs the built package the way n8n installs a community package: its package.json and dist/. */
 	installPackage(packageDir: string): void {
 		// n8n refuses the whole package when one listed file is missing, with an error that is easy to miss in its log.
-		const manifest = readJson<{ n8n?: { nodes?: string[]; credentials?: string[] } }>(path.join(packageDir, 'package.json'));
+		const manifest = readJson<{ n8n?: { nodes?: string[]; credentials?: string[] } }>(
+			path.join(packageDir, 'package.json'),
+		);
 		const listed = [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
 		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
 		if (!listed.length || missing.length) {
-			throw new Error(`The package in ${packageDir} is not built: ${missing.join(', ') || 'package.json lists no n8n nodes'} missing (run npm run build)`);
+			throw new Error(
+				`The package in ${packageDir} is not built: ${missing.join(', ') || 'package.json lists no n8n nodes'} missing (run npm run build)`,
+			);
 		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
 		fs.mkdirSync(this.packageFolder, { recursive: true });
-		fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(this.packageFolder, 'package.json'));
-		fs.cpSync(path.join(packageDir, 'dist'), path.join(this.packageFolder, 'dist'), { recursive: true });
+		fs.copyFileSync(
+			path.join(packageDir, 'package.json'),
+			path.join(this.packageFolder, 'package.json'),
+		);
+		fs.cpSync(path.join(packageDir, 'dist'), path.join(this.packageFolder, 'dist'), {
+			recursive: true,
+		});
 		this.log(`package installed in ${this.packageFolder}`);
 	}
 
 	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
 	setOwner(owner: Owner): void {
-		const runtimeRequire = createRequire(path.join(this.runtime.dir, 'node_modules/n8n/package.json'));
-		const bcrypt = runtimeRequire('bcryptjs') as { hashSync(password: string, rounds: number): string };
+		const runtimeRequire = createRequire(
+			path.join(this.runtime.dir, 'node_modules/n8n/package.json'),
+		);
+		const bcrypt = runtimeRequire('bcryptjs') as {
+			hashSync(password: string, rounds: number): string;
+		};
 		Object.assign(this.env, {
 			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 			N8N_INSTANCE_OWNER_EMAIL: owner.email,
@@ -380,9 +422,14 @@ export class N8n {
 		const login = await fetch(`${this.baseUrl}/rest/login`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: owner.email, email: owner.email, password: owner.password }),
+			body: JSON.stringify({
+				emailOrLdapLoginId: owner.email,
+				email: owner.email,
+				password: owner.password,
+			}),
 		});
-		if (login.status !== 200) throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
+		if (login.status !== 200)
+			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 		return async (method, route, body) => {
 			const reply = await fetch(`${this.baseUrl}/rest/${route}`, {
@@ -391,7 +438,8 @@ export class N8n {
 				body: body === undefined ? undefined : JSON.stringify(body),
 			});
 			const text = await reply.text();
-			if (reply.status !== 200) throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
+			if (reply.status !== 200)
+				throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
 			return (JSON.parse(text) as { data: Record<string, unknown> }).data;
 		};
 	}
@@ -406,9 +454,13 @@ export class N8n {
 			cwd: this.userFolder,
 			timeoutMs: options.timeoutMs ?? 180_000,
 		});
-		this.log(`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${(result.ms / 1000).toFixed(1)} s`);
+		this.log(
+			`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${(result.ms / 1000).toFixed(1)} s`,
+		);
 		if (result.code !== 0 && !options.allowFailure) {
-			throw new Error(`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+			throw new Error(
+				`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+			);
 		}
 		return result;
 	}
@@ -432,7 +484,9 @@ export class N8n {
 	}
 
 	/** Imports credentials of any type (e.g. an OpenAI account for the AI agent test), encrypted by n8n like the others. */
-	async importOtherCredentials(credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>): Promise<void> {
+	async importOtherCredentials(
+		credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>,
+	): Promise<void> {
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
 		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
 		try {
@@ -440,7 +494,9 @@ export class N8n {
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		this.log(`credentials imported: ${credentials.map((credential) => `"${credential.name}" (${credential.type})`).join(', ')}`);
+		this.log(
+			`credentials imported: ${credentials.map((credential) => `"${credential.name}" (${credential.type})`).join(', ')}`,
+		);
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
@@ -465,11 +521,20 @@ export class N8n {
 	 * Runs workflows (each must start with a Manual Trigger) one after the other in one n8n process, and returns
 	 * the run data of each successful one and the error of each failed one. Failures are stored executions too.
 	 */
-	async executeBatch(ids: string[]): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
+	async executeBatch(
+		ids: string[],
+	): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
 		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
 		const summaryFile = path.join(snapshots, 'summary.json');
 		await this.cli(
-			['execute-batch', `--ids=${ids.join(',')}`, `--snapshot=${snapshots}`, `--output=${summaryFile}`, '--retries=0', '--shortOutput'],
+			[
+				'execute-batch',
+				`--ids=${ids.join(',')}`,
+				`--snapshot=${snapshots}`,
+				`--output=${summaryFile}`,
+				'--retries=0',
+				'--shortOutput',
+			],
 			{ allowFailure: true },
 		);
 		const runs: Record<string, RunData> = {};
@@ -479,24 +544,34 @@ export class N8n {
 			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
 		}
 		if (fs.existsSync(summaryFile)) {
-			const summary = readJson<{ summary: { errors: Array<{ workflowId: string; error: string }> } }>(summaryFile);
+			const summary = readJson<{
+				summary: { errors: Array<{ workflowId: string; error: string }> };
+			}>(summaryFile);
 			for (const failure of summary.summary.errors) errors[failure.workflowId] = failure.error;
 		}
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
-		if (missing.length) throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}`);
+		if (missing.length)
+			throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}`);
 		return { runs, errors };
 	}
 
 	/** Runs one workflow with `n8n execute --id`; returns its run data whether it succeeded or failed. */
 	async execute(id: string): Promise<{ status: string; data: RunData }> {
 		// `execute` prints through the logger, which must be at info for the run data to appear.
-		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], { env: { N8N_LOG_LEVEL: 'info' }, allowFailure: true });
+		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], {
+			env: { N8N_LOG_LEVEL: 'info' },
+			allowFailure: true,
+		});
 		const start = result.stdout.search(/^\{$/m);
-		if (start < 0) throw new Error(`n8n execute --id=${id} printed no run data:\n${result.stdout}\n${result.stderr}`);
+		if (start < 0)
+			throw new Error(
+				`n8n execute --id=${id} printed no run data:\n${result.stdout}\n${result.stderr}`,
+			);
 		// The run is printed pretty, so it ends at the first line that is exactly "}"; a failure adds error lines after it.
 		const end = result.stdout.indexOf('\n}', start);
-		if (end < 0) throw new Error(`n8n execute --id=${id} printed incomplete run data:\n${result.stdout}`);
+		if (end < 0)
+			throw new Error(`n8n execute --id=${id} printed incomplete run data:\n${result.stdout}`);
 		return JSON.parse(result.stdout.slice(start, end + 2)) as { status: string; data: RunData };
 	}
 
@@ -508,12 +583,17 @@ export class N8n {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
 		// A restart keeps what the previous run said (tests look for which process ran what), after a marker.
-		if (this.serverLog) this.serverLog += `\n--- restarted: n8n ${(options.command ?? ['start']).join(' ')} ---\n`;
-		const server = spawnTracked(this.runtime.nodeBin, [this.runtime.n8nBin, ...(options.command ?? ['start'])], {
-			env: this.env,
-			cwd: this.userFolder,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		if (this.serverLog)
+			this.serverLog += `\n--- restarted: n8n ${(options.command ?? ['start']).join(' ')} ---\n`;
+		const server = spawnTracked(
+			this.runtime.nodeBin,
+			[this.runtime.n8nBin, ...(options.command ?? ['start'])],
+			{
+				env: this.env,
+				cwd: this.userFolder,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		this.server = server;
 		const keep = (chunk: Buffer) => {
 			// The tail is what explains a failure; keep it bounded.
@@ -525,11 +605,15 @@ export class N8n {
 		while (!(await this.isReady())) {
 			if (server.exitCode !== null || server.signalCode !== null) {
 				this.server = undefined;
-				throw new Error(`n8n start exited (${server.exitCode ?? server.signalCode}) before it was ready:\n${this.serverLog}`);
+				throw new Error(
+					`n8n start exited (${server.exitCode ?? server.signalCode}) before it was ready:\n${this.serverLog}`,
+				);
 			}
 			if (Date.now() > deadline) {
 				await this.stop();
-				throw new Error(`n8n start was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${this.serverLog}`);
+				throw new Error(
+					`n8n start was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${this.serverLog}`,
+				);
 			}
 			await delay(250);
 		}
@@ -549,7 +633,9 @@ export class N8n {
 
 	private async isReady(): Promise<boolean> {
 		try {
-			const reply = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+			const reply = await fetch(`${this.baseUrl}/healthz/readiness`, {
+				signal: AbortSignal.timeout(2_000),
+			});
 			return reply.status === 200;
 		} catch {
 			return false;
@@ -593,7 +679,11 @@ export class N8n {
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
-	async waitForExecutions(workflowId: string, count = 1, timeoutMs = 90_000): Promise<StoredExecution[]> {
+	async waitForExecutions(
+		workflowId: string,
+		count = 1,
+		timeoutMs = 90_000,
+	): Promise<StoredExecution[]> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const executions = await this.readExecutions(workflowId);
@@ -610,7 +700,8 @@ export class N8n {
 	/** Stops everything this instance started and removes its temporary user folder. */
 	async dispose(): Promise<void> {
 		await this.stop();
-		if (this.ownsUserFolder && !process.env.E2E_KEEP) fs.rmSync(this.userFolder, { recursive: true, force: true });
+		if (this.ownsUserFolder && !process.env.E2E_KEEP)
+			fs.rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }
 
@@ -618,7 +709,11 @@ export class N8n {
  * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
-export function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+export function postJsonOnNewConnection(
+	url: string,
+	body: unknown,
+	timeoutMs: number,
+): Promise<{ status: number; text: string }> {
 	const payload = JSON.stringify(body);
 	return new Promise((resolve, reject) => {
 		const request = http.request(
@@ -626,7 +721,11 @@ export function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: n
 			{
 				method: 'POST',
 				agent: false,
-				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' },
+				headers: {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(payload),
+					connection: 'close',
+				},
 				timeout: timeoutMs,
 			},
 			(response) => {
@@ -637,7 +736,9 @@ export function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: n
 				response.on('error', reject);
 			},
 		);
-		request.on('timeout', () => request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)));
+		request.on('timeout', () =>
+			request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
+		);
 		request.on('error', reject);
 		request.end(payload);
 	});

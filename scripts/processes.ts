@@ -99,10 +99,12 @@ export async function runTracked(
 		stderr += `\n[killed after ${options.timeoutMs} ms]`;
 		signalGroup(child, 'SIGKILL');
 	}, options.timeoutMs);
-	const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-		child.once('error', reject);
-		child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-	});
+	const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+		(resolve, reject) => {
+			child.once('error', reject);
+			child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+		},
+	);
 	clearTimeout(timer);
 	signalGroup(child, 'SIGKILL');
 	return { code, signal, stdout, stderr, ms: Date.now() - started };

@@ -7,7 +7,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { delay, freePort, N8n, quiet, type Log, type N8nRuntime, type Owner, type RunData } from './n8n';
+import {
+	delay,
+	freePort,
+	N8n,
+	quiet,
+	type Log,
+	type N8nRuntime,
+	type Owner,
+	type RunData,
+} from './n8n';
 import { runTracked, signalProcess, spawnTracked } from './processes';
 import { ensureSystemPackages } from './system-packages';
 
@@ -16,15 +25,26 @@ export const QUEUE_SYSTEM_PACKAGES = ['postgresql', 'redis-server'];
 /** The newest Postgres that Debian installed (/usr/lib/postgresql/<major>/bin). */
 function postgresBin(): string {
 	const root = '/usr/lib/postgresql';
-	const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
-	if (!majors.length) throw new Error(`No Postgres under ${root}; run: bash scripts/system-packages.sh ${QUEUE_SYSTEM_PACKAGES.join(' ')}`);
+	const majors = fs.existsSync(root)
+		? fs
+				.readdirSync(root)
+				.filter((name) => /^\d+$/.test(name))
+				.sort((a, b) => Number(b) - Number(a))
+		: [];
+	if (!majors.length)
+		throw new Error(
+			`No Postgres under ${root}; run: bash scripts/system-packages.sh ${QUEUE_SYSTEM_PACKAGES.join(' ')}`,
+		);
 	return path.join(root, majors[0], 'bin');
 }
 
 /** Postgres refuses to run as root: as root, its commands run as the `postgres` user (setpriv execs, no extra process). */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	if (process.getuid?.() !== 0) return [command, args];
-	return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args]];
+	return [
+		'setpriv',
+		['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args],
+	];
 }
 
 function ownForPostgres(folder: string): void {
@@ -34,11 +54,21 @@ function ownForPostgres(folder: string): void {
 	fs.chownSync(folder, uid, gid);
 }
 
-async function waitUntil(what: string, ready: () => Promise<boolean>, child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<void> {
+async function waitUntil(
+	what: string,
+	ready: () => Promise<boolean>,
+	child: ChildProcess,
+	output: () => string,
+	timeoutMs = 60_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await ready())) {
-		if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output()}`);
-		if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${output()}`);
+		if (child.exitCode !== null || child.signalCode !== null)
+			throw new Error(
+				`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output()}`,
+			);
+		if (Date.now() > deadline)
+			throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${output()}`);
 		await delay(200);
 	}
 }
@@ -73,7 +103,16 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const started = Date.now();
 	const remove = () => fs.rmSync(folder, { recursive: true, force: true });
 	try {
-		const [initdb, initArgs] = asPostgresUser(path.join(bin, 'initdb'), ['-D', dataDir, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
+		const [initdb, initArgs] = asPostgresUser(path.join(bin, 'initdb'), [
+			'-D',
+			dataDir,
+			'-U',
+			user,
+			'--auth=trust',
+			'-E',
+			'UTF8',
+			'--no-sync',
+		]);
 		const init = await runTracked(initdb, initArgs, { timeoutMs: 120_000, cwd: folder });
 		if (init.code !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
 	} catch (error) {
@@ -83,8 +122,20 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const port = await freePort();
 	// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
 	const [postgres, args] = asPostgresUser(path.join(bin, 'postgres'), [
-		'-D', dataDir, '-p', String(port), '-k', folder,
-		'-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+		'-D',
+		dataDir,
+		'-p',
+		String(port),
+		'-k',
+		folder,
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		'fsync=off',
+		'-c',
+		'synchronous_commit=off',
+		'-c',
+		'full_page_writes=off',
 	]);
 	const child = spawnTracked(postgres, args, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
 	const output = collectOutput(child);
@@ -94,15 +145,28 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 		remove();
 	};
 	try {
-		const isReady = async () => (await runTracked(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', user], { timeoutMs: 10_000 })).code === 0;
+		const isReady = async () =>
+			(
+				await runTracked(
+					path.join(bin, 'pg_isready'),
+					['-h', '127.0.0.1', '-p', String(port), '-U', user],
+					{ timeoutMs: 10_000 },
+				)
+			).code === 0;
 		await waitUntil('Postgres', isReady, child, output);
-		const created = await runTracked(path.join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, 'n8n'], { timeoutMs: 30_000 });
+		const created = await runTracked(
+			path.join(bin, 'createdb'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', user, 'n8n'],
+			{ timeoutMs: 30_000 },
+		);
 		if (created.code !== 0) throw new Error(`createdb n8n failed:\n${created.stderr}`);
 	} catch (error) {
 		await stop();
 		throw error;
 	}
-	log(`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log(
+		`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+	);
 	return { host: '127.0.0.1', port, database: 'n8n', user, stop };
 }
 
@@ -126,10 +190,25 @@ export async function startRedis(log: Log = quiet): Promise<Service> {
 	ensureSystemPackages(QUEUE_SYSTEM_PACKAGES);
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
 	const port = await freePort();
-	const child = spawnTracked('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', folder], {
-		cwd: folder,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const child = spawnTracked(
+		'redis-server',
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			folder,
+		],
+		{
+			cwd: folder,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	const output = collectOutput(child);
 	const stop = async () => {
 		await signalProcess(child, 'SIGTERM');
@@ -154,7 +233,14 @@ export interface QueueExecution {
 	status: string;
 	startedAt: Date | null;
 	stoppedAt: Date | null;
-	data: RunData & { executionData?: { nodeExecutionStack?: Array<{ node: { name: string }; data: { main: Array<Array<{ json: Record<string, unknown> }> | null> } }> } };
+	data: RunData & {
+		executionData?: {
+			nodeExecutionStack?: Array<{
+				node: { name: string };
+				data: { main: Array<Array<{ json: Record<string, unknown> }> | null> };
+			}>;
+		};
+	};
 }
 
 interface PgClient {
@@ -174,20 +260,33 @@ export class QueueDatabase {
 		const runtimeRequire = createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'));
 		const { Client } = runtimeRequire('pg') as { Client: new (config: object) => PgClient };
 		const { parse } = runtimeRequire('flatted') as { parse: (text: string) => unknown };
-		const client = new Client({ host: postgres.host, port: postgres.port, user: postgres.user, database: postgres.database });
+		const client = new Client({
+			host: postgres.host,
+			port: postgres.port,
+			user: postgres.user,
+			database: postgres.database,
+		});
 		await client.connect();
 		return new QueueDatabase(client, parse);
 	}
 
 	/** Every execution of a workflow (any status), oldest first, with its run data. */
 	async executions(workflowId: string): Promise<QueueExecution[]> {
-		const { rows } = await this.client.query<Omit<QueueExecution, 'data'> & { data: string | null }>(
+		const { rows } = await this.client.query<
+			Omit<QueueExecution, 'data'> & { data: string | null }
+		>(
 			`select e.id, e.mode, e.status, e."startedAt", e."stoppedAt", d.data
 			   from execution_entity e left join execution_data d on d."executionId" = e.id
 			  where e."workflowId" = $1 order by e.id`,
 			[workflowId],
 		);
-		return rows.map((row) => ({ ...row, id: Number(row.id), data: (row.data ? this.parse(row.data) : { resultData: { runData: {} } }) as QueueExecution['data'] }));
+		return rows.map((row) => ({
+			...row,
+			id: Number(row.id),
+			data: (row.data
+				? this.parse(row.data)
+				: { resultData: { runData: {} } }) as QueueExecution['data'],
+		}));
 	}
 
 	/** Id, status and times of every execution of a workflow, without its run data: cheap enough to poll often. */
@@ -201,7 +300,10 @@ export class QueueDatabase {
 
 	/** The workflow's static data (where a polling trigger keeps its cursor), as n8n stored it. */
 	async staticData(workflowId: string): Promise<Record<string, unknown> | null> {
-		const { rows } = await this.client.query<{ staticData: Record<string, unknown> | null }>('select "staticData" from workflow_entity where id = $1', [workflowId]);
+		const { rows } = await this.client.query<{ staticData: Record<string, unknown> | null }>(
+			'select "staticData" from workflow_entity where id = $1',
+			[workflowId],
+		);
 		return rows[0]?.staticData ?? null;
 	}
 
@@ -214,11 +316,16 @@ export class QueueDatabase {
  * The items a trigger node handed to an execution: from its run data once the execution ran it, else from the
  * execution's start stack, where main stored them before a worker picked the job up (a crashed job keeps them there).
  */
-export function triggerItems(execution: QueueExecution, triggerName: string): Array<Record<string, unknown>> {
+export function triggerItems(
+	execution: QueueExecution,
+	triggerName: string,
+): Array<Record<string, unknown>> {
 	const run = execution.data.resultData?.runData?.[triggerName]?.[0];
 	const fromRun = run?.data?.main[0];
 	if (fromRun) return fromRun.map((item) => item.json);
-	const stacked = execution.data.executionData?.nodeExecutionStack?.find((entry) => entry.node.name === triggerName);
+	const stacked = execution.data.executionData?.nodeExecutionStack?.find(
+		(entry) => entry.node.name === triggerName,
+	);
 	return (stacked?.data.main[0] ?? []).map((item) => item.json);
 }
 
@@ -267,8 +374,17 @@ export class QueueCluster {
 			main = await N8n.create({ runtime: options.runtime, log, env: sharedEnv });
 			main.installPackage(options.packageDir);
 			if (options.owner) main.setOwner(options.owner);
-			const cluster = new QueueCluster(main, postgres, redis, await QueueDatabase.connect(options.runtime, postgres), options);
-			for (let index = 0; index < (options.workers ?? 2); index++) cluster.workers.push(await cluster.createProcess({ QUEUE_HEALTH_CHECK_ACTIVE: 'true' }, true));
+			const cluster = new QueueCluster(
+				main,
+				postgres,
+				redis,
+				await QueueDatabase.connect(options.runtime, postgres),
+				options,
+			);
+			for (let index = 0; index < (options.workers ?? 2); index++)
+				cluster.workers.push(
+					await cluster.createProcess({ QUEUE_HEALTH_CHECK_ACTIVE: 'true' }, true),
+				);
 			if (options.webhookProcessor) cluster.webhook = await cluster.createProcess({});
 			return cluster;
 		} catch (error) {
@@ -279,7 +395,11 @@ export class QueueCluster {
 		}
 	}
 
-	private static sharedEnv(postgres: Postgres, redis: Service, extra: Record<string, string> = {}): Record<string, string> {
+	private static sharedEnv(
+		postgres: Postgres,
+		redis: Service,
+		extra: Record<string, string> = {},
+	): Record<string, string> {
 		return {
 			DB_TYPE: 'postgresdb',
 			DB_POSTGRESDB_HOST: postgres.host,
@@ -298,9 +418,17 @@ export class QueueCluster {
 
 	private async createProcess(env: Record<string, string>, healthPort = false): Promise<N8n> {
 		const port = await freePort();
-		const processEnv = { ...QueueCluster.sharedEnv(this.postgres, this.redis, this.options.env), ...env };
+		const processEnv = {
+			...QueueCluster.sharedEnv(this.postgres, this.redis, this.options.env),
+			...env,
+		};
 		if (healthPort) processEnv.QUEUE_HEALTH_CHECK_PORT = String(port);
-		const instance = await N8n.create({ runtime: this.options.runtime, log: this.options.log, port, env: processEnv });
+		const instance = await N8n.create({
+			runtime: this.options.runtime,
+			log: this.options.log,
+			port,
+			env: processEnv,
+		});
 		instance.installPackage(this.options.packageDir);
 		return instance;
 	}
@@ -308,7 +436,10 @@ export class QueueCluster {
 	/** Starts main, then the workers (and the webhook processor) side by side. */
 	async startAll(): Promise<void> {
 		await this.main.start();
-		await Promise.all([...this.workers.map((worker) => this.startWorker(worker)), this.webhook?.start({ command: ['webhook'] })]);
+		await Promise.all([
+			...this.workers.map((worker) => this.startWorker(worker)),
+			this.webhook?.start({ command: ['webhook'] }),
+		]);
 	}
 
 	async startWorker(worker: N8n): Promise<void> {
@@ -340,7 +471,11 @@ export class QueueCluster {
 
 	/** Stops every n8n process, then Redis and Postgres, and removes their folders; safe to call after a failure. */
 	async dispose(): Promise<void> {
-		const results = await Promise.allSettled([this.main.dispose(), this.webhook?.dispose(), ...this.workers.map((worker) => worker.dispose())]);
+		const results = await Promise.allSettled([
+			this.main.dispose(),
+			this.webhook?.dispose(),
+			...this.workers.map((worker) => worker.dispose()),
+		]);
 		await this.database.close().catch(() => undefined);
 		await this.redis.stop();
 		await this.postgres.stop();

@@ -5,13 +5,19 @@ import path from 'node:path';
 
 import { FLAVOURS, prefetchRuntime } from '../scripts/n8n';
 
-export default function buildOnce(_globalConfig: unknown, projectConfig?: { displayName?: { name?: string } }): void {
+export default function buildOnce(
+	_globalConfig: unknown,
+	projectConfig?: { displayName?: { name?: string } },
+): void {
 	if (projectConfig?.displayName?.name === 'e2e') {
 		// The n8n 1.x test waits for it (the install script's lock); its progress goes to this file.
 		prefetchRuntime(FLAVOURS['n8n-1'], path.resolve(__dirname, '../.cache/n8n-runtime-n8n-1.log'));
 	}
 	// Jest calls this once per project that needs it, in the same parent process.
 	if (process.env.SVC_DIST_BUILT_BY_JEST === String(process.pid)) return;
-	execFileSync('npm', ['run', '--silent', 'build'], { cwd: path.resolve(__dirname, '..'), stdio: 'inherit' });
+	execFileSync('npm', ['run', '--silent', 'build'], {
+		cwd: path.resolve(__dirname, '..'),
+		stdio: 'inherit',
+	});
 	process.env.SVC_DIST_BUILT_BY_JEST = String(process.pid);
 }

@@ -2,7 +2,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** Operator statuses seen in the spec (section 3); the full set is not shown, so any string is accepted. */
-export const SEEN_OPERATOR_STATUSES = ['online', 'offline', 'invisible', 'dinner', 'pre-dinner'] as const;
+export const SEEN_OPERATOR_STATUSES = [
+	'online',
+	'offline',
+	'invisible',
+	'dinner',
+	'pre-dinner',
+] as const;
 
 export const OPERATOR_ROLES = ['operator', 'admin', 'supervisor'] as const;
 
@@ -113,4 +119,10 @@ export interface BroadcastEntry extends IDataObject {
 export type RealTimeCommand = 'provide_visitor_fields' | 'agent_status' | 'send_broadcast';
 
 /** The stored-data paths of section 4.4 to 4.9. */
-export type StoredDataPath = 'operators' | 'departments' | 'chats' | 'chat' | 'partner/tariffs' | 'stats';
+export type StoredDataPath =
+	| 'operators'
+	| 'departments'
+	| 'chats'
+	| 'chat'
+	| 'partner/tariffs'
+	| 'stats';

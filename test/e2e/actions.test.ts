@@ -14,7 +14,13 @@ import {
 } from './environment';
 
 const WORKFLOWS = path.join(__dirname, 'workflows');
-const BATCH = ['svcE2eReads', 'svcE2eStatus', 'svcE2eBroadcast', 'svcE2eWrongPass', 'svcE2eNoOperator'];
+const BATCH = [
+	'svcE2eReads',
+	'svcE2eStatus',
+	'svcE2eBroadcast',
+	'svcE2eWrongPass',
+	'svcE2eNoOperator',
+];
 
 let env: E2eEnvironment;
 let operatorsBefore: Operator[];
@@ -23,7 +29,10 @@ let errors: Record<string, string>;
 
 beforeAll(async () => {
 	// More than two pages of /chats (100 per page), so Return All has to follow the cursor.
-	env = await startE2eEnvironment({ sandbox: { seed: 3, chats: 250 }, wrongPasswordCredential: true });
+	env = await startE2eEnvironment({
+		sandbox: { seed: 3, chats: 250 },
+		wrongPasswordCredential: true,
+	});
 	operatorsBefore = env.sandbox.control.getOperators();
 	await env.n8n.importWorkflows(readWorkflowsIn(WORKFLOWS));
 	({ runs, errors } = await env.n8n.executeBatch(BATCH));
@@ -57,7 +66,9 @@ describe('stored-data reads', () => {
 		const supervisors = operatorsBefore.filter((operator) => operator.roles.includes('supervisor'));
 		expect(supervisors.length).toBeGreaterThan(0);
 		const output = nodeOutput(successfulRun('svcE2eReads'), 'Supervisors');
-		expect(output.map((operator) => operator.email)).toEqual(supervisors.map((operator) => operator.email));
+		expect(output.map((operator) => operator.email)).toEqual(
+			supervisors.map((operator) => operator.email),
+		);
 	});
 
 	test('Tariff > Get Many gives the tariffs of the API', async () => {
@@ -70,15 +81,23 @@ describe('stored-data reads', () => {
 		expect(pages).toBeGreaterThan(2);
 		const output = nodeOutput(successfulRun('svcE2eReads'), 'All chats');
 		expect(output).toHaveLength(chats.length);
-		expect(new Set(output.map((chat) => String(chat.id)))).toEqual(new Set(chats.map((chat) => String(chat.id))));
+		expect(new Set(output.map((chat) => String(chat.id)))).toEqual(
+			new Set(chats.map((chat) => String(chat.id))),
+		);
 		// Simplified output of each chat's latest version, with the cursor to continue from on every item.
 		const byId = new Map(chats.map((chat) => [String(chat.id), chat]));
 		const cursor = String(env.sandbox.control.latestCursor());
 		for (const item of output) {
 			const chat = byId.get(String(item.id))!;
-			expect(item).toMatchObject({ created_at: chat.created_at, message_count: chat.messages?.length ?? 0, last_ts: cursor });
+			expect(item).toMatchObject({
+				created_at: chat.created_at,
+				message_count: chat.messages?.length ?? 0,
+				last_ts: cursor,
+			});
 		}
-		const chatRequests = env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/chats' && entry.status === 200);
+		const chatRequests = env.sandbox.control
+			.requestLog()
+			.filter((entry) => entry.path === '/api/v2/chats' && entry.status === 200);
 		// n8n's reads plus this test's own walk: each walk needs every page.
 		expect(chatRequests.length).toBeGreaterThanOrEqual(2 * pages);
 	});
@@ -86,7 +105,9 @@ describe('stored-data reads', () => {
 
 describe('real-time commands', () => {
 	test('Operator > Set Status changes the operator in the sandbox, and nobody else', () => {
-		expect(operatorsBefore.find((operator) => operator.email === 'dmitri@svc.test')?.status).toBe('invisible');
+		expect(operatorsBefore.find((operator) => operator.email === 'dmitri@svc.test')?.status).toBe(
+			'invisible',
+		);
 		expect(nodeOutput(successfulRun('svcE2eStatus'), 'Dmitri online')).toEqual([
 			{ result: 'ok', email: 'dmitri@svc.test', status: 'online' },
 		]);
@@ -94,12 +115,21 @@ describe('real-time commands', () => {
 		const expected = operatorsBefore.map((operator) =>
 			operator.email === 'dmitri@svc.test' ? { ...operator, status: 'online' } : operator,
 		);
-		expect(after.map(({ email, status }) => ({ email, status }))).toEqual(expected.map(({ email, status }) => ({ email, status })));
+		expect(after.map(({ email, status }) => ({ email, status }))).toEqual(
+			expected.map(({ email, status }) => ({ email, status })),
+		);
 	});
 
 	test('Broadcast > Send Template sends every item in one request, as the sandbox recorded it', () => {
 		const output = nodeOutput(successfulRun('svcE2eBroadcast'), 'Send template');
-		expect(output.map((item) => [item.result, item.phone_number, item.recipients_in_request, item.requests])).toEqual([
+		expect(
+			output.map((item) => [
+				item.result,
+				item.phone_number,
+				item.recipients_in_request,
+				item.requests,
+			]),
+		).toEqual([
 			['ok', '+15550000011', 4, 1],
 			['ok', '+15550000012', 4, 1],
 			['ok', '+4930123456', 4, 1],
@@ -117,7 +147,13 @@ describe('real-time commands', () => {
 				// Several template parts have parameters, so `body` is the list of parts (see params.md).
 				body: [
 					{ type: 'header', parameters: [{ type: 'text', text: 'Spring offer' }] },
-					{ type: 'body', parameters: [{ type: 'text', text: name }, { type: 'text', text: '20%' }] },
+					{
+						type: 'body',
+						parameters: [
+							{ type: 'text', text: name },
+							{ type: 'text', text: '20%' },
+						],
+					},
 					{ type: 'footer', parameters: [{ text: 'Reply STOP to opt out' }] },
 				],
 			})),
@@ -134,17 +170,29 @@ describe('real-time commands', () => {
 		expect(nodeOutput(paired.data, 'Pair token')).toEqual([
 			{
 				auth_token: 'e2e-token-7f3a9c',
-				visitor_fields: { id: 'e2e-visitor-7', name: 'Ivy Example', email: 'ivy@example.com', plan: 'premium' },
+				visitor_fields: {
+					id: 'e2e-visitor-7',
+					name: 'Ivy Example',
+					email: 'ivy@example.com',
+					plan: 'premium',
+				},
 				snippet: 'window.svc_auth_token = "e2e-token-7f3a9c";',
 			},
 		]);
 		expect(env.sandbox.control.pairings()).toEqual({
-			'e2e-token-7f3a9c': { id: 'e2e-visitor-7', name: 'Ivy Example', email: 'ivy@example.com', plan: 'premium' },
+			'e2e-token-7f3a9c': {
+				id: 'e2e-visitor-7',
+				name: 'Ivy Example',
+				email: 'ivy@example.com',
+				plan: 'premium',
+			},
 		});
 
 		const removed = await env.n8n.execute('svcE2eUnpair');
 		expect(removed.status).toBe('success');
-		expect(nodeOutput(removed.data, 'Remove token')).toEqual([{ auth_token: 'e2e-token-7f3a9c', removed: true }]);
+		expect(nodeOutput(removed.data, 'Remove token')).toEqual([
+			{ auth_token: 'e2e-token-7f3a9c', removed: true },
+		]);
 		expect(env.sandbox.control.pairings()).toEqual({});
 	});
 });
@@ -170,9 +218,13 @@ describe('errors reach the n8n execution as node errors', () => {
 		const error = execution.data.resultData.error!;
 		expect(error.node?.name).toBe('Set status');
 		// What happened and the item in the title, as n8n titles errors; the API's code in the description.
-		expect(error.message).toMatch(/^no operator has this email, or the email is malformed \[item 0\]$/i);
+		expect(error.message).toMatch(
+			/^no operator has this email, or the email is malformed \[item 0\]$/i,
+		);
 		expect(error.description).toContain('(Svc code: invalid-agent-email)');
 		expect(JSON.stringify(error)).toContain('invalid-agent-email');
-		expect(env.sandbox.control.getOperators().map((operator) => operator.email)).not.toContain('nobody@svc.test');
+		expect(env.sandbox.control.getOperators().map((operator) => operator.email)).not.toContain(
+			'nobody@svc.test',
+		);
 	});
 });

@@ -19,11 +19,16 @@ export interface ToolCall {
 export interface ChatRequest {
 	model: string;
 	messages: ChatMessage[];
-	tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+	tools?: Array<{
+		type: string;
+		function: { name: string; description?: string; parameters?: unknown };
+	}>;
 }
 
 /** What the model does next: call tools, or answer with text. */
-export type ModelTurn = { toolCalls: Array<{ tool: RegExp; arguments: Record<string, unknown> }> } | { answer: string };
+export type ModelTurn =
+	| { toolCalls: Array<{ tool: RegExp; arguments: Record<string, unknown> }> }
+	| { answer: string };
 
 /** Picks the next turn from the conversation so far (the script), like a model that always decides the same way. */
 export type ModelScript = (request: ChatRequest) => ModelTurn;
@@ -40,22 +45,52 @@ export interface ScriptedModel {
 export function toolResults(request: ChatRequest): string[] {
 	return request.messages
 		.filter((message) => message.role === 'tool')
-		.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)));
+		.map((message) =>
+			typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
+		);
 }
 
 function completion(request: ChatRequest, turn: ModelTurn, callNumber: number) {
-	const base = { id: `chatcmpl-scripted-${callNumber}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: request.model };
+	const base = {
+		id: `chatcmpl-scripted-${callNumber}`,
+		object: 'chat.completion',
+		created: Math.floor(Date.now() / 1000),
+		model: request.model,
+	};
 	const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 	if ('answer' in turn) {
-		return { ...base, usage, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: turn.answer } }] };
+		return {
+			...base,
+			usage,
+			choices: [
+				{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: turn.answer } },
+			],
+		};
 	}
 	const offered = (request.tools ?? []).map((tool) => tool.function.name);
 	const toolCalls: ToolCall[] = turn.toolCalls.map((call, index) => {
 		const name = offered.find((candidate) => call.tool.test(candidate));
-		if (!name) throw new Error(`The script calls a tool matching ${call.tool}, but the agent offered only: ${offered.join(', ') || 'none'}`);
-		return { id: `call_${callNumber}_${index}`, type: 'function', function: { name, arguments: JSON.stringify(call.arguments) } };
+		if (!name)
+			throw new Error(
+				`The script calls a tool matching ${call.tool}, but the agent offered only: ${offered.join(', ') || 'none'}`,
+			);
+		return {
+			id: `call_${callNumber}_${index}`,
+			type: 'function',
+			function: { name, arguments: JSON.stringify(call.arguments) },
+		};
 	});
-	return { ...base, usage, choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: toolCalls } }] };
+	return {
+		...base,
+		usage,
+		choices: [
+			{
+				index: 0,
+				finish_reason: 'tool_calls',
+				message: { role: 'assistant', content: null, tool_calls: toolCalls },
+			},
+		],
+	};
 }
 
 export async function startScriptedModel(script: ModelScript): Promise<ScriptedModel> {
@@ -69,11 +104,18 @@ export async function startScriptedModel(script: ModelScript): Promise<ScriptedM
 				response.end(JSON.stringify(body));
 			};
 			if (incoming.method === 'GET' && incoming.url?.endsWith('/models')) {
-				reply(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'test' }] });
+				reply(200, {
+					object: 'list',
+					data: [{ id: 'scripted-model', object: 'model', owned_by: 'test' }],
+				});
 				return;
 			}
 			if (incoming.method !== 'POST' || !incoming.url?.endsWith('/chat/completions')) {
-				reply(404, { error: { message: `The scripted model serves POST /v1/chat/completions, not ${incoming.method} ${incoming.url}` } });
+				reply(404, {
+					error: {
+						message: `The scripted model serves POST /v1/chat/completions, not ${incoming.method} ${incoming.url}`,
+					},
+				});
 				return;
 			}
 			try {

@@ -3,8 +3,19 @@ import { SVC_ERROR_CODES } from '../../nodes/SvcChat/transport/errors';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { EXAMPLE_IDS, findExample, readExamples } from '../../scripts/examples';
 import { nodeOutput, type RunData } from '../../scripts/n8n';
-import { startScriptedModel, toolResults, type ChatRequest, type ModelTurn, type ScriptedModel } from './agent-model-server';
-import { SETUP_TIMEOUT_MS, startE2eEnvironment, TEST_TIMEOUT_MS, type E2eEnvironment } from './environment';
+import {
+	startScriptedModel,
+	toolResults,
+	type ChatRequest,
+	type ModelTurn,
+	type ScriptedModel,
+} from './agent-model-server';
+import {
+	SETUP_TIMEOUT_MS,
+	startE2eEnvironment,
+	TEST_TIMEOUT_MS,
+	type E2eEnvironment,
+} from './environment';
 
 const ANNA = 'anna@svc.test';
 const UNKNOWN_EMAIL = 'nobody-here@svc.test';
@@ -21,7 +32,9 @@ function script(request: ChatRequest): ModelTurn {
 		case 1:
 			return { toolCalls: [{ tool: /status/i, arguments: { email: ANNA, status: 'dinner' } }] };
 		case 2:
-			return { toolCalls: [{ tool: /status/i, arguments: { email: UNKNOWN_EMAIL, status: 'dinner' } }] };
+			return {
+				toolCalls: [{ tool: /status/i, arguments: { email: UNKNOWN_EMAIL, status: 'dinner' } }],
+			};
 		default:
 			return { answer: FINAL_ANSWER };
 	}
@@ -37,10 +50,14 @@ beforeAll(async () => {
 	env = await startE2eEnvironment();
 	operatorsBefore = env.sandbox.control.getOperators();
 	const example = findExample(readExamples(), EXAMPLE_IDS.aiAgent);
-	const modelNode = example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi');
+	const modelNode = example.nodes.find(
+		(node) => node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+	);
 	const openAi = modelNode?.credentials?.openAiApi;
 	if (!openAi) throw new Error('examples/6 has no OpenAI Chat Model with an openAiApi credential');
-	await env.n8n.importOtherCredentials([{ ...openAi, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } }]);
+	await env.n8n.importOtherCredentials([
+		{ ...openAi, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
+	]);
 	await env.n8n.importWorkflows([example]);
 	run = await env.n8n.execute(example.id);
 }, SETUP_TIMEOUT_MS);
@@ -53,7 +70,10 @@ afterAll(async () => {
 jest.setTimeout(TEST_TIMEOUT_MS);
 
 test('the run succeeds and the agent answers with what the model said last', () => {
-	expect({ status: run.status, error: run.data.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+	expect({ status: run.status, error: run.data.resultData.error?.message }).toEqual({
+		status: 'success',
+		error: undefined,
+	});
 	expect(nodeOutput(run.data, 'AI Agent')).toEqual([{ output: FINAL_ANSWER }]);
 	expect(model.requests).toHaveLength(4);
 });
@@ -77,13 +97,20 @@ test('the listed operators reach the model as the tool result', () => {
 test('$fromAI e-mail and status reach the sandbox: Anna is at dinner, nobody else changed', () => {
 	const after = env.sandbox.control.getOperators();
 	expect(after.find((operator) => operator.email === ANNA)?.status).toBe('dinner');
-	const others = (list: Operator[]) => list.filter((operator) => operator.email !== ANNA).map(({ email, status }) => ({ email, status }));
+	const others = (list: Operator[]) =>
+		list
+			.filter((operator) => operator.email !== ANNA)
+			.map(({ email, status }) => ({ email, status }));
 	expect(others(after)).toEqual(others(operatorsBefore));
 	const [, setAnna] = toolResults(model.requests[2]);
 	expect(setAnna).toContain(ANNA);
 	// One listing, then one status request per tool call (Anna's and the unknown e-mail's), nothing else.
 	const calls = env.sandbox.control.requestLog().map(({ method, path }) => `${method} ${path}`);
-	expect(calls).toEqual(['GET /api/v2/operators', 'POST /api/v2/rt/agent_status', 'POST /api/v2/rt/agent_status']);
+	expect(calls).toEqual([
+		'GET /api/v2/operators',
+		'POST /api/v2/rt/agent_status',
+		'POST /api/v2/rt/agent_status',
+	]);
 });
 
 test('an unknown e-mail comes back to the model as a readable tool result, not a crashed run', () => {

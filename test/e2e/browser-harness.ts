@@ -37,7 +37,8 @@ export interface Browser {
 /** Installs Debian's chromium when missing (as root) or throws saying how; playwright-core never downloads a browser. */
 export async function launchBrowser(): Promise<Browser> {
 	ensureSystemPackages(['chromium']);
-	if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing after installing Debian's chromium package`);
+	if (!fs.existsSync(CHROMIUM))
+		throw new Error(`${CHROMIUM} is missing after installing Debian's chromium package`);
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
 	const context = await chromium.launchPersistentContext(userDataDir, {
 		executablePath: CHROMIUM,
@@ -73,12 +74,16 @@ export async function launchBrowser(): Promise<Browser> {
 export async function logIn(page: Page, baseUrl: string, owner: Owner): Promise<void> {
 	await page.goto(`${baseUrl}/signin`);
 	await page.getByLabel(/email/i).first().fill(owner.email);
-	await page.getByLabel(/password/i).first().fill(owner.password);
+	await page
+		.getByLabel(/password/i)
+		.first()
+		.fill(owner.password);
 	await page.getByRole('button', { name: /sign in/i }).click();
 	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 60_000 });
 }
 
-export const byTestId = (scope: Page | Locator, id: string): Locator => scope.locator(`[data-test-id="${id}"]`);
+export const byTestId = (scope: Page | Locator, id: string): Locator =>
+	scope.locator(`[data-test-id="${id}"]`);
 
 /** Opens a stored workflow and waits until its canvas shows nodes and the "+" of the node creator. */
 export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
@@ -91,11 +96,16 @@ export async function openWorkflow(page: Page, baseUrl: string, workflowId: stri
 export async function editorApi<T>(page: Page, pathAndQuery: string): Promise<T> {
 	const reply = await page.evaluate(async (url) => {
 		// Runs in the page; the project's types have no DOM, so the page's localStorage is described here.
-		const storage = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage;
-		const response = await fetch(url, { headers: { 'browser-id': storage.getItem('n8n-browserId') ?? '' } });
+		const storage = (
+			globalThis as unknown as { localStorage: { getItem(key: string): string | null } }
+		).localStorage;
+		const response = await fetch(url, {
+			headers: { 'browser-id': storage.getItem('n8n-browserId') ?? '' },
+		});
 		return { status: response.status, text: await response.text() };
 	}, `/rest/${pathAndQuery}`);
-	if (reply.status !== 200) throw new Error(`GET /rest/${pathAndQuery}: ${reply.status} ${reply.text}`);
+	if (reply.status !== 200)
+		throw new Error(`GET /rest/${pathAndQuery}: ${reply.status} ${reply.text}`);
 	return (JSON.parse(reply.text) as { data: T }).data;
 }
 
@@ -118,10 +128,21 @@ export interface OperationPanel {
 
 function isEmptyDefault(value: unknown): boolean {
 	// A resource locator's default is { mode, value } (with or without __rl): empty when its value is.
-	if (value && typeof value === 'object' && !Array.isArray(value) && 'mode' in value && 'value' in value) {
+	if (
+		value &&
+		typeof value === 'object' &&
+		!Array.isArray(value) &&
+		'mode' in value &&
+		'value' in value
+	) {
 		return isEmptyDefault((value as { value?: unknown }).value);
 	}
-	return value === '' || value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+	return (
+		value === '' ||
+		value === undefined ||
+		value === null ||
+		(Array.isArray(value) && value.length === 0)
+	);
 }
 
 /** Every resource and operation of the node, in the order of the Resource dropdown. */
@@ -129,25 +150,60 @@ export function operationPanels(description: INodeTypeDescription): OperationPan
 	const resourceProperty = description.properties.find((property) => property.name === 'resource');
 	if (!resourceProperty?.options) throw new Error('The node has no Resource field');
 	return resourceProperty.options.flatMap((resourceOption) => {
-		const { name: resourceName, value: resource } = resourceOption as { name: string; value: string };
+		const { name: resourceName, value: resource } = resourceOption as {
+			name: string;
+			value: string;
+		};
 		const operationProperty = description.properties.find(
-			(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+			(property) =>
+				property.name === 'operation' &&
+				property.displayOptions?.show?.resource?.includes(resource),
 		);
-		const operations = (operationProperty?.options ?? []) as Array<{ value: string; name: string; action?: string }>;
+		const operations = (operationProperty?.options ?? []) as Array<{
+			value: string;
+			name: string;
+			action?: string;
+		}>;
 		return operations.map(({ value: operation, action, name }) => {
-			const node = { id: 'x', name: 'x', type: description.name, typeVersion: 1, position: [0, 0] as [number, number], parameters: { resource, operation } };
-			const values = NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) ?? {};
-			const shown = description.properties.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
+			const node = {
+				id: 'x',
+				name: 'x',
+				type: description.name,
+				typeVersion: 1,
+				position: [0, 0] as [number, number],
+				parameters: { resource, operation },
+			};
+			const values =
+				NodeHelpers.getNodeParameters(
+					description.properties,
+					node.parameters,
+					true,
+					false,
+					node,
+					description,
+				) ?? {};
+			const shown = description.properties.filter((property) =>
+				NodeHelpers.displayParameter(values, property, node, description),
+			);
 			const chosenByOperationOnly = (property: INodeProperties) =>
-				Object.keys(property.displayOptions?.show ?? {}).every((key) => key === 'resource' || key === 'operation');
+				Object.keys(property.displayOptions?.show ?? {}).every(
+					(key) => key === 'resource' || key === 'operation',
+				);
 			return {
 				resource,
 				resourceName,
 				operation,
 				action: action ?? `${resourceName} ${name}`,
-				fields: shown.filter((property) => property.type !== 'notice').map((property) => property.displayName),
+				fields: shown
+					.filter((property) => property.type !== 'notice')
+					.map((property) => property.displayName),
 				fieldsToFill: shown
-					.filter((property) => property.required && isEmptyDefault(property.default) && chosenByOperationOnly(property))
+					.filter(
+						(property) =>
+							property.required &&
+							isEmptyDefault(property.default) &&
+							chosenByOperationOnly(property),
+					)
 					.map((property) => property.displayName),
 			};
 		});

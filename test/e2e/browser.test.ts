@@ -23,10 +23,25 @@ import {
 	type Browser,
 	type OperationPanel,
 } from './browser-harness';
-import { sandboxGet, SETUP_TIMEOUT_MS, startE2eEnvironment, TEST_TIMEOUT_MS, type E2eEnvironment } from './environment';
+import {
+	sandboxGet,
+	SETUP_TIMEOUT_MS,
+	startE2eEnvironment,
+	TEST_TIMEOUT_MS,
+	type E2eEnvironment,
+} from './environment';
 
-const OWNER = { email: 'browser-owner@example.com', password: 'Browser-e2e-2026', firstName: 'Browser', lastName: 'Owner' };
-const WORKFLOW_IDS = { editor: 'svcBrowserEditor', departments: 'svcBrowserDepts', trigger: 'svcBrowserTrigger' };
+const OWNER = {
+	email: 'browser-owner@example.com',
+	password: 'Browser-e2e-2026',
+	firstName: 'Browser',
+	lastName: 'Owner',
+};
+const WORKFLOW_IDS = {
+	editor: 'svcBrowserEditor',
+	departments: 'svcBrowserDepts',
+	trigger: 'svcBrowserTrigger',
+};
 const TRIGGER_NAME = 'Svc Chat Trigger';
 /** A stored cursor the test event must leave alone: a test run never moves the trigger. */
 const STORED_TRIGGER_STATE = { startedFrom: 'beginning', cursor: '1000', catchingUp: false };
@@ -34,7 +49,10 @@ const STORED_TRIGGER_STATE = { startedFrom: 'beginning', cursor: '1000', catchin
 // Read from the build n8n loads, so other issues' relabelling needs no change here.
 const distNode = (file: string, className: string): INodeTypeDescription => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const module = require(path.join(REPO_ROOT, 'dist/nodes/SvcChat', file)) as Record<string, new () => { description: INodeTypeDescription }>;
+	const module = require(path.join(REPO_ROOT, 'dist/nodes/SvcChat', file)) as Record<
+		string,
+		new () => { description: INodeTypeDescription }
+	>;
 	return new module[className]().description;
 };
 
@@ -43,14 +61,30 @@ const workflows: Workflow[] = [
 	{
 		id: WORKFLOW_IDS.editor,
 		name: 'Browser: node creator',
-		nodes: [{ id: 'e1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }],
+		nodes: [
+			{
+				id: 'e1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+		],
 		connections: {},
 	},
 	{
 		id: WORKFLOW_IDS.departments,
 		name: 'Browser: departments',
 		nodes: [
-			{ id: 'd1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'd1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: 'd2',
 				name: 'Departments',
@@ -67,7 +101,15 @@ const workflows: Workflow[] = [
 		id: WORKFLOW_IDS.trigger,
 		name: 'Browser: trigger',
 		nodes: [
-			{ id: 't1', name: TRIGGER_NAME, type: 'n8n-nodes-svc.svcChatTrigger', typeVersion: 1, position: [0, 0], parameters: {}, credentials },
+			{
+				id: 't1',
+				name: TRIGGER_NAME,
+				type: 'n8n-nodes-svc.svcChatTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+				credentials,
+			},
 		],
 		connections: {},
 		staticData: { [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE },
@@ -76,7 +118,10 @@ const workflows: Workflow[] = [
 
 /** The README's pictures: into docs/ when SVC_UPDATE_DOCS_SCREENSHOTS=1, else beside the other screenshots (git stays clean). */
 function readmePicture(name: string): string {
-	const folder = process.env.SVC_UPDATE_DOCS_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs') : SCREENSHOTS_DIR;
+	const folder =
+		process.env.SVC_UPDATE_DOCS_SCREENSHOTS === '1'
+			? path.join(REPO_ROOT, 'docs')
+			: SCREENSHOTS_DIR;
 	fs.mkdirSync(folder, { recursive: true });
 	return path.join(folder, name);
 }
@@ -108,7 +153,10 @@ async function searchNodeCreator(text: string): Promise<void> {
 	// The test id sits on the input itself in n8n 2.x.
 	const bar = byTestId(browser.page, 'node-creator-search-bar');
 	await bar.first().waitFor();
-	const input = (await bar.first().evaluate((element) => element.tagName)) === 'INPUT' ? bar.first() : bar.locator('input').first();
+	const input =
+		(await bar.first().evaluate((element) => element.tagName)) === 'INPUT'
+			? bar.first()
+			: bar.locator('input').first();
 	await input.fill(text);
 }
 
@@ -117,7 +165,10 @@ async function openSvcChatActions(): Promise<void> {
 	const { page } = browser;
 	await byTestId(page, 'node-creator-plus-button').click();
 	await searchNodeCreator('Svc');
-	await byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }).first().click();
+	await byTestId(page, 'node-creator-item-name')
+		.filter({ hasText: /^Svc Chat$/ })
+		.first()
+		.click();
 	await byTestId(page, 'node-creator').getByText('Actions (', { exact: false }).first().waitFor();
 }
 
@@ -126,32 +177,50 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
 	await byTestId(page, 'node-creator-plus-button').click();
 	await searchNodeCreator('Svc');
-	const entry = byTestId(page, 'item-iterator-item').filter({ has: byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }) });
+	const entry = byTestId(page, 'item-iterator-item').filter({
+		has: byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }),
+	});
 	await entry.first().waitFor();
 	await browser.screenshot('1-search-svc');
 	// n8n merges the trigger into the app's entry and shows the trigger's description there (see nodeDescriptions.ts).
-	const shownDescription = normalizeSpace(await byTestId(entry.first(), 'node-creator-item-description').innerText());
+	const shownDescription = normalizeSpace(
+		await byTestId(entry.first(), 'node-creator-item-description').innerText(),
+	);
 	expect(shownDescription.startsWith(svcChat.description)).toBe(true);
 
-	await byTestId(page, 'node-creator-item-name').filter({ hasText: /^Svc Chat$/ }).first().click();
+	await byTestId(page, 'node-creator-item-name')
+		.filter({ hasText: /^Svc Chat$/ })
+		.first()
+		.click();
 	const creator = byTestId(page, 'node-creator');
 	await creator.getByText('Actions (', { exact: false }).first().waitFor();
 	await browser.screenshot('1-actions');
 	await creator.screenshot({ path: readmePicture('editor-actions.png') });
 	const lines = (await creator.innerText()).split('\n').map(normalizeSpace).filter(Boolean);
 	// The details header describes the node, not the trigger.
-	const header = lines.slice(0, lines.findIndex((line) => line.startsWith('Actions (')));
+	const header = lines.slice(
+		0,
+		lines.findIndex((line) => line.startsWith('Actions (')),
+	);
 	expect(header.some((line) => line.startsWith(svcChat.description))).toBe(true);
 
 	expect(lines).toContain(`Actions (${panels.length})`);
 	// Each action sits under its resource's heading, before the next heading.
 	for (const panel of panels) {
-		const heading = lines.findIndex((line) => line.toLowerCase() === `${panel.resourceName} actions`.toLowerCase());
-		expect({ resource: panel.resourceName, heading }).toEqual({ resource: panel.resourceName, heading: expect.any(Number) as number });
+		const heading = lines.findIndex(
+			(line) => line.toLowerCase() === `${panel.resourceName} actions`.toLowerCase(),
+		);
+		expect({ resource: panel.resourceName, heading }).toEqual({
+			resource: panel.resourceName,
+			heading: expect.any(Number) as number,
+		});
 		expect(heading).toBeGreaterThanOrEqual(0);
 		const nextHeading = lines.findIndex((line, index) => index > heading && /actions$/i.test(line));
 		const position = lines.indexOf(panel.action, heading);
-		expect({ action: panel.action, underItsHeading: position > heading && (nextHeading < 0 || position < nextHeading) }).toEqual({
+		expect({
+			action: panel.action,
+			underItsHeading: position > heading && (nextHeading < 0 || position < nextHeading),
+		}).toEqual({
 			action: panel.action,
 			underItsHeading: true,
 		});
@@ -180,8 +249,12 @@ test('2. every operation opens a panel with its fields and the credential select
 		if (panel.resource === 'chat' && panel.operation === 'getMany') {
 			await ndv.screenshot({ path: readmePicture('editor-node-panel.png') });
 		}
-		const selectedCredential = await byTestId(parameters, 'node-credentials-select').locator('input').first().inputValue();
-		if (selectedCredential !== SANDBOX_CREDENTIAL.name) problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
+		const selectedCredential = await byTestId(parameters, 'node-credentials-select')
+			.locator('input')
+			.first()
+			.inputValue();
+		if (selectedCredential !== SANDBOX_CREDENTIAL.name)
+			problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
 		const text = normalizeSpace(await parameters.innerText());
 		for (const field of panel.fields) {
 			if (!text.includes(field)) problems.push(`${panel.action}: field "${field}" not shown`);
@@ -192,7 +265,8 @@ test('2. every operation opens a panel with its fields and the credential select
 			const options = page.locator('[role="option"]:visible');
 			await options.first().waitFor();
 			const texts = await options.allInnerTexts();
-			if (texts.some((option) => /custom api call/i.test(option))) defaultsProblems.push(`${panel.action}: ${dropdown} offers "Custom API Call"`);
+			if (texts.some((option) => /custom api call/i.test(option)))
+				defaultsProblems.push(`${panel.action}: ${dropdown} offers "Custom API Call"`);
 			await page.keyboard.press('Escape');
 			await options.first().waitFor({ state: 'hidden' });
 		}
@@ -204,10 +278,15 @@ test('2. every operation opens a panel with its fields and the credential select
 		const marker = byTestId(node, 'node-issues');
 		if (await marker.count()) {
 			await marker.hover();
-			const tooltip = normalizeSpace(await page.getByText('Issues', { exact: true }).locator('xpath=..').last().innerText());
-			const flagged = panel.fields.filter((field) => tooltip.includes(`"${field}"`) || tooltip.includes(`'${field}'`));
+			const tooltip = normalizeSpace(
+				await page.getByText('Issues', { exact: true }).locator('xpath=..').last().innerText(),
+			);
+			const flagged = panel.fields.filter(
+				(field) => tooltip.includes(`"${field}"`) || tooltip.includes(`'${field}'`),
+			);
 			const unexpected = flagged.filter((field) => !panel.fieldsToFill.includes(field));
-			if (unexpected.length || !flagged.length) defaultsProblems.push(`${panel.action}: issue marker on a fresh node: ${tooltip}`);
+			if (unexpected.length || !flagged.length)
+				defaultsProblems.push(`${panel.action}: issue marker on a fresh node: ${tooltip}`);
 			await page.mouse.move(0, 0);
 		}
 	}
@@ -224,7 +303,10 @@ test('2b. no panel offers "Custom API Call", and a fresh node flags only the fie
 
 test('3. Execute step on Department > Get Many shows the departments of the sandbox', async () => {
 	const { page } = browser;
-	const departments = await sandboxGet<{ departments: Department[] } | Department[]>(env.sandbox, 'departments');
+	const departments = await sandboxGet<{ departments: Department[] } | Department[]>(
+		env.sandbox,
+		'departments',
+	);
 	const expected = Array.isArray(departments) ? departments : departments.departments;
 	expect(expected.length).toBeGreaterThan(0);
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.departments);
@@ -232,7 +314,10 @@ test('3. Execute step on Department > Get Many shows the departments of the sand
 	const ndv = byTestId(page, 'ndv');
 	await byTestId(ndv, 'node-execute-button').click();
 	const output = byTestId(ndv, 'output-panel');
-	await output.getByText(`${expected.length} item`, { exact: false }).first().waitFor({ timeout: 60_000 });
+	await output
+		.getByText(`${expected.length} item`, { exact: false })
+		.first()
+		.waitFor({ timeout: 60_000 });
 	await browser.screenshot('3-execute-step-departments');
 	const text = await output.innerText();
 	for (const department of expected) expect(text).toContain(department.name);
@@ -242,13 +327,19 @@ test('3. Execute step on Department > Get Many shows the departments of the sand
 test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone', async () => {
 	const { page } = browser;
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.trigger);
-	const before = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);
+	const before = await editorApi<{ staticData: unknown }>(
+		page,
+		`workflows/${WORKFLOW_IDS.trigger}`,
+	);
 	expect(before.staticData).toEqual({ [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE });
 	await byTestId(page, 'canvas-node').filter({ hasText: TRIGGER_NAME }).dblclick();
 	const ndv = byTestId(page, 'ndv');
 	await byTestId(ndv, 'node-execute-button').click();
 	const output = byTestId(ndv, 'output-panel');
-	await output.getByText(/\d+ items?/).first().waitFor({ timeout: 60_000 });
+	await output
+		.getByText(/\d+ items?/)
+		.first()
+		.waitFor({ timeout: 60_000 });
 	await browser.screenshot('5-fetch-test-event');
 	const text = await output.innerText();
 	const shownIds = (await recentChatIds()).filter((id) => text.includes(id));
@@ -287,7 +378,10 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	await page.goto(`${env.n8n.baseUrl}/home/credentials/create`);
 	await byTestId(page, 'new-credential-type-select').click();
 	await page.keyboard.type('Svc API');
-	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Svc API' }).first().click();
+	await byTestId(page, 'new-credential-type-select-option')
+		.filter({ hasText: 'Svc API' })
+		.first()
+		.click();
 	await byTestId(page, 'new-credential-type-button').click();
 	await byTestId(modal, 'parameter-input-host').waitFor();
 	const wrongPassword = 'Wrong-browser-pw-7310';
@@ -302,16 +396,23 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	// (ERR_INVALID_URL), so the form says why as soon as such a host is typed. Nothing is sent either way.
 	const nonLoopback = 'http://svc.example.com';
 	expect(normalizeBaseUrl(nonLoopback).problem).toBeDefined();
-	const notice = new SvcApi().properties.find((property) => property.name === 'plainHttpNotice')?.displayName;
+	const notice = new SvcApi().properties.find(
+		(property) => property.name === 'plainHttpNotice',
+	)?.displayName;
 	expect(notice).toBeDefined();
 	await byTestId(modal, 'parameter-input-host').locator('input').fill(nonLoopback);
-	await modal.getByText(notice!.slice(0, 40), { exact: false }).first().waitFor({ timeout: 10_000 });
+	await modal
+		.getByText(notice!.slice(0, 40), { exact: false })
+		.first()
+		.waitFor({ timeout: 10_000 });
 	await byTestId(modal, 'credential-save-button').click();
 	await expectTestMessage(modal, 'ERR_INVALID_URL');
 	await browser.screenshot('4-credential-http-refused');
 
 	// The stored password never reaches the page; what the user types stays masked and is never sent back.
-	expect(await byTestId(modal, 'parameter-input-password').locator('input').getAttribute('type')).toBe('password');
+	expect(
+		await byTestId(modal, 'parameter-input-password').locator('input').getAttribute('type'),
+	).toBe('password');
 	expect((await page.content()).includes(sandboxPassword)).toBe(false);
 	for (const secret of [sandboxPassword, wrongPassword]) {
 		expect(browser.responses.filter((body) => body.includes(secret)).length).toBe(0);

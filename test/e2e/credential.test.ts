@@ -6,7 +6,12 @@ import { startSandbox, type Sandbox } from '../../sandbox';
 import { ensureRuntime, N8n, quiet, REPO_ROOT, type Owner, type Workflow } from '../../scripts/n8n';
 import { SETUP_TIMEOUT_MS } from './environment';
 
-const OWNER: Owner = { email: 'owner@svc-e2e.test', password: 'Owner-pw-e2e-7f3a1', firstName: 'E2E', lastName: 'Owner' };
+const OWNER: Owner = {
+	email: 'owner@svc-e2e.test',
+	password: 'Owner-pw-e2e-7f3a1',
+	firstName: 'E2E',
+	lastName: 'Owner',
+};
 /** Recognisable in any text; the admin password of the HTTPS sandbox and of every scripted credential. */
 const PASSWORD = 'Svc-Canary-Pw-4d61b2e0';
 const EMAIL = 'admin@svc.test';
@@ -36,16 +41,25 @@ interface Recorded {
 }
 
 /** A loopback HTTP server that records every request (headers and body) and answers with `reply`. */
-async function recordingServer(reply: () => { status: number; body: string; headers?: Record<string, string>; reason?: string }) {
+async function recordingServer(
+	reply: () => { status: number; body: string; headers?: Record<string, string>; reason?: string },
+) {
 	const requests: Recorded[] = [];
 	const server = http.createServer((request, response) => {
 		let body = '';
 		request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
 		request.on('end', () => {
-			requests.push({ url: request.url ?? '', authorization: request.headers.authorization, raw: `${JSON.stringify(request.headers)} ${body}` });
+			requests.push({
+				url: request.url ?? '',
+				authorization: request.headers.authorization,
+				raw: `${JSON.stringify(request.headers)} ${body}`,
+			});
 			const { status, body: replyBody, headers, reason } = reply();
 			// A hostile server can say anything in its reason phrase, e.g. the Basic credentials it was just sent.
-			const phrase = reason === 'echo' ? `Echo ${request.headers.authorization ?? ''} ${Buffer.from(BASIC, 'base64').toString('utf8')}` : undefined;
+			const phrase =
+				reason === 'echo'
+					? `Echo ${request.headers.authorization ?? ''} ${Buffer.from(BASIC, 'base64').toString('utf8')}`
+					: undefined;
 			if (phrase) response.statusMessage = phrase;
 			response.writeHead(status, { 'content-type': 'application/json', ...headers });
 			response.end(replyBody);
@@ -53,7 +67,11 @@ async function recordingServer(reply: () => { status: number; body: string; head
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-	return { requests, hostPort, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+	return {
+		requests,
+		hostPort,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
 }
 
 type Server = Awaited<ReturnType<typeof recordingServer>>;
@@ -63,7 +81,12 @@ let sandbox: Sandbox;
 let scripted: Server;
 let elsewhere: Server;
 let recorder: Server;
-let scriptedReply: { status: number; body: string; headers: Record<string, string>; reason?: string } = { status: 200, body: '{"tariffs":[]}', headers: {} };
+let scriptedReply: {
+	status: number;
+	body: string;
+	headers: Record<string, string>;
+	reason?: string;
+} = { status: 200, body: '{"tariffs":[]}', headers: {} };
 let cookie = '';
 let batch: Awaited<ReturnType<N8n['executeBatch']>>;
 const messagesSeen: string[] = [];
@@ -71,34 +94,69 @@ const messagesSeen: string[] = [];
 const HTTP_REQUEST_WORKFLOW = 'svcE2eHttpSteal';
 const SVC_NODE_WORKFLOW = 'svcE2eRestricted';
 
-function workflowWith(id: string, name: string, node: { name: string; type: string; typeVersion: number; parameters: Record<string, unknown> }): Workflow {
+function workflowWith(
+	id: string,
+	name: string,
+	node: { name: string; type: string; typeVersion: number; parameters: Record<string, unknown> },
+): Workflow {
 	return {
 		id,
 		name,
 		nodes: [
-			{ id: `${id}-start`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: `${id}-start`,
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{ id: `${id}-node`, position: [240, 0], ...node, credentials: { svcApi: CREDENTIAL } },
 		],
 		connections: { Start: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
 	};
 }
 
-async function rest<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T; headers: Headers }> {
+async function rest<T>(
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<{ status: number; json: T; headers: Headers }> {
 	const reply = await fetch(`${n8n.baseUrl}/rest/${path}`, {
 		method,
 		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await reply.text();
-	return { status: reply.status, json: (text ? JSON.parse(text) : {}) as T, headers: reply.headers };
+	return {
+		status: reply.status,
+		json: (text ? JSON.parse(text) : {}) as T,
+		headers: reply.headers,
+	};
 }
 
 /** What the editor does when "Test" is clicked on the credential form: POST /rest/credentials/test. */
-async function testCredential(data: { host: string; email?: string; password?: string; ignoreSslIssues?: boolean }) {
-	const reply = await rest<{ data: { status: string; message: string } }>('POST', 'credentials/test', {
-		credentials: { ...CREDENTIAL, type: 'svcApi', data: { email: EMAIL, password: PASSWORD, ignoreSslIssues: false, ...data } },
-	});
-	if (reply.status !== 200) throw new Error(`POST /rest/credentials/test answered ${reply.status}: ${JSON.stringify(reply.json)}`);
+async function testCredential(data: {
+	host: string;
+	email?: string;
+	password?: string;
+	ignoreSslIssues?: boolean;
+}) {
+	const reply = await rest<{ data: { status: string; message: string } }>(
+		'POST',
+		'credentials/test',
+		{
+			credentials: {
+				...CREDENTIAL,
+				type: 'svcApi',
+				data: { email: EMAIL, password: PASSWORD, ignoreSslIssues: false, ...data },
+			},
+		},
+	);
+	if (reply.status !== 200)
+		throw new Error(
+			`POST /rest/credentials/test answered ${reply.status}: ${JSON.stringify(reply.json)}`,
+		);
 	messagesSeen.push(reply.json.data.message);
 	return reply.json.data;
 }
@@ -112,7 +170,9 @@ beforeAll(async () => {
 	n8n = await N8n.create({ runtime });
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
-	await n8n.importCredentials([{ ...CREDENTIAL, host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true }]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
+	]);
 	await n8n.importWorkflows([
 		workflowWith(HTTP_REQUEST_WORKFLOW, 'E2E: HTTP Request node with the Svc credential', {
 			name: 'Steal',
@@ -135,8 +195,12 @@ beforeAll(async () => {
 	]);
 	batch = await n8n.executeBatch([HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	await n8n.start();
-	const login = await rest('POST', 'login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
-	if (login.status !== 200) throw new Error(`n8n login failed: ${login.status} ${JSON.stringify(login.json)}`);
+	const login = await rest('POST', 'login', {
+		emailOrLdapLoginId: OWNER.email,
+		password: OWNER.password,
+	});
+	if (login.status !== 200)
+		throw new Error(`n8n login failed: ${login.status} ${JSON.stringify(login.json)}`);
 	cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 }, SETUP_TIMEOUT_MS);
 
@@ -154,33 +218,59 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 	test('the engine refuses it, and nothing reaches the recorder, let alone the password', () => {
 		expect(batch.errors[HTTP_REQUEST_WORKFLOW]).toMatch(/svcApi|credential/i);
 		expect(batch.runs[HTTP_REQUEST_WORKFLOW]).toBeUndefined();
-		expect(recorder.requests.filter((request) => request.raw.includes(PASSWORD) || request.raw.includes(BASIC))).toEqual([]);
+		expect(
+			recorder.requests.filter(
+				(request) => request.raw.includes(PASSWORD) || request.raw.includes(BASIC),
+			),
+		).toEqual([]);
 		expect(recorder.requests).toEqual([]);
 	});
 
 	test('the Svc Chat node still works with the restricted credential', () => {
 		expect(batch.errors[SVC_NODE_WORKFLOW]).toBeUndefined();
-		const departments = batch.runs[SVC_NODE_WORKFLOW]?.resultData.runData.Departments?.[0]?.data?.main?.[0] ?? [];
+		const departments =
+			batch.runs[SVC_NODE_WORKFLOW]?.resultData.runData.Departments?.[0]?.data?.main?.[0] ?? [];
 		expect(departments.length).toBeGreaterThan(0);
 	});
 
 	test('only the Svc nodes may use it: n8n infers Svc Chat and Svc Chat Trigger from our nodes', async () => {
 		// n8n's tool generation adds the AI-tool variant (svcChatTool) to the same list in memory when it creates it;
 		// the list served to the editor is the one read from the package.
-		const reply = await fetch(`${n8n.baseUrl}/types/credentials.json`, { headers: { cookie, 'browser-id': BROWSER_ID } });
-		const types = (await reply.json()) as Array<{ name: string; supportedNodes?: string[]; restrictToSupportedNodes?: boolean; authenticate?: unknown }>;
+		const reply = await fetch(`${n8n.baseUrl}/types/credentials.json`, {
+			headers: { cookie, 'browser-id': BROWSER_ID },
+		});
+		const types = (await reply.json()) as Array<{
+			name: string;
+			supportedNodes?: string[];
+			restrictToSupportedNodes?: boolean;
+			authenticate?: unknown;
+		}>;
 		const svcApi = types.find((type) => type.name === 'svcApi');
 		expect(svcApi?.restrictToSupportedNodes).toBe(true);
 		expect(svcApi?.authenticate).toBeUndefined();
-		expect([...(svcApi?.supportedNodes ?? [])].sort()).toEqual(['n8n-nodes-svc.svcChat', 'n8n-nodes-svc.svcChatTrigger']);
+		expect([...(svcApi?.supportedNodes ?? [])].sort()).toEqual([
+			'n8n-nodes-svc.svcChat',
+			'n8n-nodes-svc.svcChatTrigger',
+		]);
 	});
 
 	test('no "Custom API Call" is added to the node\'s Resource or Operation lists', async () => {
-		const reply = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie, 'browser-id': BROWSER_ID } });
-		const nodes = (await reply.json()) as Array<{ name: string; properties: Array<{ name: string; options?: Array<{ value?: unknown }> }> }>;
+		const reply = await fetch(`${n8n.baseUrl}/types/nodes.json`, {
+			headers: { cookie, 'browser-id': BROWSER_ID },
+		});
+		const nodes = (await reply.json()) as Array<{
+			name: string;
+			properties: Array<{ name: string; options?: Array<{ value?: unknown }> }>;
+		}>;
 		const svcNodes = nodes.filter((node) => node.name.startsWith('n8n-nodes-svc.'));
-		expect(svcNodes.map((node) => node.name).sort()).toEqual(['n8n-nodes-svc.svcChat', 'n8n-nodes-svc.svcChatTool', 'n8n-nodes-svc.svcChatTrigger']);
-		const values = svcNodes.flatMap((node) => node.properties.flatMap((property) => (property.options ?? []).map((option) => option.value)));
+		expect(svcNodes.map((node) => node.name).sort()).toEqual([
+			'n8n-nodes-svc.svcChat',
+			'n8n-nodes-svc.svcChatTool',
+			'n8n-nodes-svc.svcChatTrigger',
+		]);
+		const values = svcNodes.flatMap((node) =>
+			node.properties.flatMap((property) => (property.options ?? []).map((option) => option.value)),
+		);
 		expect(values.length).toBeGreaterThan(20);
 		expect(values).not.toContain('__CUSTOM_API_CALL__');
 	});
@@ -188,7 +278,10 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 
 describe('the credential test, run the way the editor runs it', () => {
 	test('OK against the HTTPS sandbox with "Ignore SSL Issues"', async () => {
-		expect(await testCredential({ host: sandbox.host, ignoreSslIssues: true })).toEqual({ status: 'OK', message: MESSAGES.ok });
+		expect(await testCredential({ host: sandbox.host, ignoreSslIssues: true })).toEqual({
+			status: 'OK',
+			message: MESSAGES.ok,
+		});
 	});
 
 	test('an untrusted certificate fails without "Ignore SSL Issues"', async () => {
@@ -198,18 +291,36 @@ describe('the credential test, run the way the editor runs it', () => {
 	});
 
 	test.each([
-		['403: not an administrator, or too many attempts', 403, '<html>Forbidden</html>', MESSAGES.forbidden],
-		['no-tariff-option: API access not enabled', 200, '{"error":"no-tariff-option"}', MESSAGES.noApiAccess],
+		[
+			'403: not an administrator, or too many attempts',
+			403,
+			'<html>Forbidden</html>',
+			MESSAGES.forbidden,
+		],
+		[
+			'no-tariff-option: API access not enabled',
+			200,
+			'{"error":"no-tariff-option"}',
+			MESSAGES.noApiAccess,
+		],
 		['503: not retried', 503, '', MESSAGES.unavailable],
 	])('%s, asked exactly once', async (_name, status, body, message) => {
 		scriptedReply = { status, body, headers: {} };
-		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({ status: 'Error', message });
-		expect(scripted.requests).toEqual([expect.objectContaining({ url: '/api/v2/partner/tariffs', authorization: `Basic ${BASIC}` })]);
+		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
+			status: 'Error',
+			message,
+		});
+		expect(scripted.requests).toEqual([
+			expect.objectContaining({ url: '/api/v2/partner/tariffs', authorization: `Basic ${BASIC}` }),
+		]);
 	});
 
 	test('401: wrong e-mail or password; n8n itself asks a second time (its request helper retries every 401 once)', async () => {
 		scriptedReply = { status: 401, body: '', headers: {} };
-		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({ status: 'Error', message: MESSAGES.wrongLogin });
+		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
+			status: 'Error',
+			message: MESSAGES.wrongLogin,
+		});
 		// n8n-core's httpRequestWithAuthentication re-sends any request answered 401 once, after a credential refresh
 		// (for token credentials); a declarative credential test always goes through it. Not more than that.
 		expect(scripted.requests).toHaveLength(2);
@@ -219,14 +330,22 @@ describe('the credential test, run the way the editor runs it', () => {
 		scriptedReply = { status: 418, body: '', headers: {}, reason: 'echo' };
 		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
 			status: 'Error',
-			message: 'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
+			message:
+				'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
 		});
 		expect(scripted.requests).toHaveLength(1);
 	});
 
 	test('a redirect is not followed: the credentials never reach the other address', async () => {
-		scriptedReply = { status: 302, body: '', headers: { location: `http://${elsewhere.hostPort}/api/v2/partner/tariffs` } };
-		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({ status: 'Error', message: MESSAGES.redirect });
+		scriptedReply = {
+			status: 302,
+			body: '',
+			headers: { location: `http://${elsewhere.hostPort}/api/v2/partner/tariffs` },
+		};
+		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
+			status: 'Error',
+			message: MESSAGES.redirect,
+		});
 		expect(scripted.requests).toHaveLength(1);
 		expect(elsewhere.requests).toEqual([]);
 	});
@@ -234,26 +353,43 @@ describe('the credential test, run the way the editor runs it', () => {
 	test('an unreachable host names the system error', async () => {
 		const closed = await recordingServer(() => scriptedReply);
 		await closed.close();
-		expect(await testCredential({ host: `http://${closed.hostPort}` })).toEqual({ status: 'Error', message: expect.stringMatching(/ECONNREFUSED/) });
+		expect(await testCredential({ host: `http://${closed.hostPort}` })).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/ECONNREFUSED/),
+		});
 	});
 
 	test('plain http:// to a host that is not loopback is refused before any request is sent', async () => {
 		// "localhost." is not a loopback name to the rule, yet it resolves to this machine: a request would be seen.
 		const [port] = scripted.hostPort.split(':').slice(-1);
-		expect(await testCredential({ host: `http://localhost.:${port}` })).toEqual({ status: 'Error', message: MESSAGES.refusedHost });
-		expect(await testCredential({ host: 'http://acme.svc.example/' })).toEqual({ status: 'Error', message: MESSAGES.refusedHost });
+		expect(await testCredential({ host: `http://localhost.:${port}` })).toEqual({
+			status: 'Error',
+			message: MESSAGES.refusedHost,
+		});
+		expect(await testCredential({ host: 'http://acme.svc.example/' })).toEqual({
+			status: 'Error',
+			message: MESSAGES.refusedHost,
+		});
 		expect(scripted.requests).toEqual([]);
 	});
 
 	test('a password pasted into the host is refused without being echoed', async () => {
-		expect(await testCredential({ host: `${PASSWORD} acme` })).toEqual({ status: 'Error', message: MESSAGES.refusedHost });
+		expect(await testCredential({ host: `${PASSWORD} acme` })).toEqual({
+			status: 'Error',
+			message: MESSAGES.refusedHost,
+		});
 	});
 
 	test('the four failures a user can cause each have their own message, and no message holds the password', () => {
-		for (const message of [MESSAGES.wrongLogin, MESSAGES.forbidden, MESSAGES.noApiAccess]) expect(messagesSeen).toContain(message);
+		for (const message of [MESSAGES.wrongLogin, MESSAGES.forbidden, MESSAGES.noApiAccess])
+			expect(messagesSeen).toContain(message);
 		const unreachable = messagesSeen.find((message) => message.includes('ECONNREFUSED'));
-		expect(new Set([MESSAGES.wrongLogin, MESSAGES.forbidden, MESSAGES.noApiAccess, unreachable]).size).toBe(4);
+		expect(
+			new Set([MESSAGES.wrongLogin, MESSAGES.forbidden, MESSAGES.noApiAccess, unreachable]).size,
+		).toBe(4);
 		expect(messagesSeen.length).toBeGreaterThanOrEqual(11);
-		expect(messagesSeen.filter((message) => message.includes(PASSWORD) || message.includes(BASIC))).toEqual([]);
+		expect(
+			messagesSeen.filter((message) => message.includes(PASSWORD) || message.includes(BASIC)),
+		).toEqual([]);
 	});
 });

@@ -2,14 +2,27 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
-import { ensureRuntime, FLAVOURS, N8n, quiet, REPO_ROOT, type N8nFlavour, type SvcCredentialExport } from '../../scripts/n8n';
+import {
+	ensureRuntime,
+	FLAVOURS,
+	N8n,
+	quiet,
+	REPO_ROOT,
+	type N8nFlavour,
+	type SvcCredentialExport,
+} from '../../scripts/n8n';
 
 /** Generous: the first run on a fresh machine installs the runtime (about 4 minutes) inside beforeAll. */
 export const SETUP_TIMEOUT_MS = 15 * 60_000;
 export const TEST_TIMEOUT_MS = 5 * 60_000;
 
 /** A second credential whose password is wrong; its user is unknown, so it can never lock out the sandbox admin. */
-export const WRONG_PASSWORD_CREDENTIAL = { id: 'svcE2eWrongPass1', name: 'Svc wrong password', email: 'nobody@svc.test', password: 'Wrong-pw-e2e-91c2' };
+export const WRONG_PASSWORD_CREDENTIAL = {
+	id: 'svcE2eWrongPass1',
+	name: 'Svc wrong password',
+	email: 'nobody@svc.test',
+	password: 'Wrong-pw-e2e-91c2',
+};
 
 export interface E2eEnvironment {
 	n8n: N8n;
@@ -28,13 +41,17 @@ export function runtimeFlavour(): N8nFlavour {
 	return flavour;
 }
 
-const log = process.env.E2E_VERBOSE ? (line: string) => process.stderr.write(`[e2e] ${line}\n`) : quiet;
+const log = process.env.E2E_VERBOSE
+	? (line: string) => process.stderr.write(`[e2e] ${line}\n`)
+	: quiet;
 
 /**
  * One n8n user folder per test file (each n8n CLI call costs seconds), with the package from ./dist installed
  * the way n8n installs community packages. Jest's global set-up has just built ./dist.
  */
-export async function startE2eEnvironment(options: { sandbox?: SandboxOptions; wrongPasswordCredential?: boolean } = {}): Promise<E2eEnvironment> {
+export async function startE2eEnvironment(
+	options: { sandbox?: SandboxOptions; wrongPasswordCredential?: boolean } = {},
+): Promise<E2eEnvironment> {
 	const runtime = ensureRuntime(log, flavour);
 	const sandbox = await startSandbox(options.sandbox);
 	let n8n: N8n | undefined;
@@ -42,7 +59,8 @@ export async function startE2eEnvironment(options: { sandbox?: SandboxOptions; w
 		n8n = await N8n.create({ runtime, log });
 		n8n.installPackage(REPO_ROOT);
 		const credentials: SvcCredentialExport[] = [sandboxCredential(sandbox)];
-		if (options.wrongPasswordCredential) credentials.push({ ...WRONG_PASSWORD_CREDENTIAL, host: sandbox.host });
+		if (options.wrongPasswordCredential)
+			credentials.push({ ...WRONG_PASSWORD_CREDENTIAL, host: sandbox.host });
 		await n8n.importCredentials(credentials);
 	} catch (error) {
 		await n8n?.dispose();
@@ -63,8 +81,11 @@ export async function startE2eEnvironment(options: { sandbox?: SandboxOptions; w
 /** Reads a stored-data endpoint of the sandbox directly, as the admin: what n8n's output must match. */
 export async function sandboxGet<T>(sandbox: Sandbox, pathAndQuery: string): Promise<T> {
 	const auth = Buffer.from(`${sandbox.admin.email}:${sandbox.admin.password}`).toString('base64');
-	const reply = await fetch(`${sandbox.url}/api/v2/${pathAndQuery}`, { headers: { authorization: `Basic ${auth}` } });
-	if (reply.status !== 200) throw new Error(`GET ${pathAndQuery}: ${reply.status} ${await reply.text()}`);
+	const reply = await fetch(`${sandbox.url}/api/v2/${pathAndQuery}`, {
+		headers: { authorization: `Basic ${auth}` },
+	});
+	if (reply.status !== 200)
+		throw new Error(`GET ${pathAndQuery}: ${reply.status} ${await reply.text()}`);
 	return (await reply.json()) as T;
 }
 
@@ -74,7 +95,11 @@ export async function sandboxAllChats(sandbox: Sandbox): Promise<{ chats: Chat[]
 	let since = '0';
 	let pages = 0;
 	for (;;) {
-		const page = await sandboxGet<{ chats: Chat[]; more_chats_available: boolean; last_ts: number | string }>(sandbox, `chats?since=${since}`);
+		const page = await sandboxGet<{
+			chats: Chat[];
+			more_chats_available: boolean;
+			last_ts: number | string;
+		}>(sandbox, `chats?since=${since}`);
 		pages++;
 		for (const chat of page.chats) latest.set(String(chat.id), chat);
 		since = String(page.last_ts);

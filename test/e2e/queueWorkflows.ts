@@ -4,7 +4,12 @@ import type { Workflow, WorkflowNode } from '../../scripts/n8n';
 export const BACKLOG_CREDENTIAL = { id: 'svcQueueBacklog1', name: 'Svc backlog sandbox' };
 export const EXPORT_CREDENTIAL = { id: 'svcQueueExports1', name: 'Svc export sandbox' };
 
-export const IDS = { backlog: 'svcQueueBacklog', export: 'svcQueueExport', exportManual: 'svcQueueExportCli', broadcast: 'svcQueueBroadcast' };
+export const IDS = {
+	backlog: 'svcQueueBacklog',
+	export: 'svcQueueExport',
+	exportManual: 'svcQueueExportCli',
+	broadcast: 'svcQueueBroadcast',
+};
 export const TRIGGER_NODE = 'Chat changes';
 export const EXPORT_NODE = 'All chats';
 export const SEND_NODE = 'Send template';
@@ -18,19 +23,50 @@ export const EXECUTION_SECONDS = 8;
 
 const svcCredential = (credential: { id: string; name: string }) => ({ svcApi: credential });
 const chain = (...names: string[]): Workflow['connections'] =>
-	Object.fromEntries(names.slice(0, -1).map((name, index) => [name, { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] }]));
+	Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((name, index) => [
+				name,
+				{ main: [[{ node: names[index + 1], type: 'main', index: 0 }]] },
+			]),
+	);
 
-function node(id: string, name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
-	return { id: `5e2e0000-0000-4000-8000-${id.padStart(12, '0')}`, name, type, typeVersion, position: [0, 0], parameters, ...extra };
+function node(
+	id: string,
+	name: string,
+	type: string,
+	typeVersion: number,
+	parameters: Record<string, unknown>,
+	extra: Partial<WorkflowNode> = {},
+): WorkflowNode {
+	return {
+		id: `5e2e0000-0000-4000-8000-${id.padStart(12, '0')}`,
+		name,
+		type,
+		typeVersion,
+		position: [0, 0],
+		parameters,
+		...extra,
+	};
 }
 
 const waitSeconds = (id: string, name: string, seconds: number) =>
-	node(id, name, 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: seconds, unit: 'seconds' });
+	node(id, name, 'n8n-nodes-base.wait', 1.1, {
+		resume: 'timeInterval',
+		amount: seconds,
+		unit: 'seconds',
+	});
 
 /** Every `POLL_EVERY_SECONDS` s: one "custom" poll time per second mark, each a cron with a single fixed second. */
 export function pollTimes(): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
-	const marks = Array.from({ length: 60 / POLL_EVERY_SECONDS }, (_, index) => index * POLL_EVERY_SECONDS);
-	return { item: marks.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) };
+	const marks = Array.from(
+		{ length: 60 / POLL_EVERY_SECONDS },
+		(_, index) => index * POLL_EVERY_SECONDS,
+	);
+	return {
+		item: marks.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+	};
 }
 
 export function backlogWorkflow(): Workflow {
@@ -38,13 +74,20 @@ export function backlogWorkflow(): Workflow {
 		id: IDS.backlog,
 		name: 'Queue: chat backlog',
 		nodes: [
-			node('1', TRIGGER_NODE, 'n8n-nodes-svc.svcChatTrigger', 1, {
-				pollTimes: pollTimes(),
-				startFrom: 'beginning',
-				emit: 'everyChange',
-				output: 'simplified',
-				options: { maxChatsPerPoll: MAX_CHATS_PER_POLL, includeCursor: true },
-			}, { credentials: svcCredential(BACKLOG_CREDENTIAL) }),
+			node(
+				'1',
+				TRIGGER_NODE,
+				'n8n-nodes-svc.svcChatTrigger',
+				1,
+				{
+					pollTimes: pollTimes(),
+					startFrom: 'beginning',
+					emit: 'everyChange',
+					output: 'simplified',
+					options: { maxChatsPerPoll: MAX_CHATS_PER_POLL, includeCursor: true },
+				},
+				{ credentials: svcCredential(BACKLOG_CREDENTIAL) },
+			),
 			waitSeconds('2', 'Work on the chats', EXECUTION_SECONDS),
 		],
 		connections: chain(TRIGGER_NODE, 'Work on the chats'),
@@ -53,19 +96,33 @@ export function backlogWorkflow(): Workflow {
 }
 
 const exportNode = () =>
-	node('11', EXPORT_NODE, 'n8n-nodes-svc.svcChat', 1, {
-		resource: 'chat',
-		operation: 'getMany',
-		since: 'cursor',
-		sinceCursor: '0',
-		returnAll: true,
-		output: 'simplified',
-	}, { credentials: svcCredential(EXPORT_CREDENTIAL) });
+	node(
+		'11',
+		EXPORT_NODE,
+		'n8n-nodes-svc.svcChat',
+		1,
+		{
+			resource: 'chat',
+			operation: 'getMany',
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+			output: 'simplified',
+		},
+		{ credentials: svcCredential(EXPORT_CREDENTIAL) },
+	);
 
 const webhook = (id: string, path: string) =>
-	node(id, 'Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} }, {
-		webhookId: `5e2e0000-0000-4000-9000-${id.padStart(12, '0')}`,
-	});
+	node(
+		id,
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		{
+			webhookId: `5e2e0000-0000-4000-9000-${id.padStart(12, '0')}`,
+		},
+	);
 
 /** Started by a webhook, so in queue mode it runs on a worker. */
 export function exportWorkflow(): Workflow {
@@ -83,7 +140,10 @@ export function exportManualWorkflow(): Workflow {
 	return {
 		id: IDS.exportManual,
 		name: 'Queue: export (regular mode)',
-		nodes: [node('20', 'Start', 'n8n-nodes-base.manualTrigger', 1, {}), { ...exportNode(), id: '5e2e0000-0000-4000-8000-000000000021' }],
+		nodes: [
+			node('20', 'Start', 'n8n-nodes-base.manualTrigger', 1, {}),
+			{ ...exportNode(), id: '5e2e0000-0000-4000-8000-000000000021' },
+		],
 		connections: chain('Start', EXPORT_NODE),
 		settings: { executionOrder: 'v1' },
 	};
@@ -96,18 +156,28 @@ export function broadcastWorkflow(): Workflow {
 		name: 'Queue: template broadcast (webhook)',
 		nodes: [
 			webhook('30', WEBHOOK_PATHS.broadcast),
-			node('31', 'One item per contact', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.contacts', options: {} }),
-			node('32', SEND_NODE, 'n8n-nodes-svc.svcChat', 1, {
-				resource: 'broadcast',
-				operation: 'sendTemplate',
-				operatorId: 1,
-				channelId: 'wa-main',
-				templateId: 'welcome_v2',
-				phoneNumber: '={{ $json.phone }}',
-				languageCode: 'en',
-				bodyParameters: { parameter: [{ text: '={{ $json.name }}' }] },
+			node('31', 'One item per contact', 'n8n-nodes-base.splitOut', 1, {
+				fieldToSplitOut: 'body.contacts',
 				options: {},
-			}, { credentials: svcCredential(EXPORT_CREDENTIAL) }),
+			}),
+			node(
+				'32',
+				SEND_NODE,
+				'n8n-nodes-svc.svcChat',
+				1,
+				{
+					resource: 'broadcast',
+					operation: 'sendTemplate',
+					operatorId: 1,
+					channelId: 'wa-main',
+					templateId: 'welcome_v2',
+					phoneNumber: '={{ $json.phone }}',
+					languageCode: 'en',
+					bodyParameters: { parameter: [{ text: '={{ $json.name }}' }] },
+					options: {},
+				},
+				{ credentials: svcCredential(EXPORT_CREDENTIAL) },
+			),
 			waitSeconds('33', 'After the send', 4),
 		],
 		connections: chain('Webhook', 'One item per contact', SEND_NODE, 'After the send'),

@@ -5,21 +5,30 @@ const { DatabaseSync } = require('node:sqlite');
 
 const [, , databaseFile, workflowId] = process.argv;
 const database = new DatabaseSync(databaseFile, { readOnly: true });
-const hasTable = (name) => database.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name) !== undefined;
+const hasTable = (name) =>
+	database.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name) !==
+	undefined;
 try {
-	const workflow = database.prepare('select staticData from workflow_entity where id = ?').get(workflowId);
+	const workflow = database
+		.prepare('select staticData from workflow_entity where id = ?')
+		.get(workflowId);
 	const executions = database
 		.prepare('select id, status from execution_entity where workflowId = ? order by id')
 		.all(workflowId);
 	// n8n 2.36+ keeps durable poll cursors in poller_state (one row per workflow and node id).
 	const pollerState = hasTable('poller_state')
-		? database.prepare('select nodeId, cursor from poller_state where workflowId = ?').all(workflowId)
+		? database
+				.prepare('select nodeId, cursor from poller_state where workflowId = ?')
+				.all(workflowId)
 		: [];
 	process.stdout.write(
 		JSON.stringify({
 			staticData: workflow && workflow.staticData ? JSON.parse(workflow.staticData) : null,
 			executions,
-			pollerState: pollerState.map((row) => ({ nodeId: row.nodeId, cursor: JSON.parse(row.cursor) })),
+			pollerState: pollerState.map((row) => ({
+				nodeId: row.nodeId,
+				cursor: JSON.parse(row.cursor),
+			})),
 		}),
 	);
 } finally {

@@ -1,6 +1,10 @@
 // Real n8n 2.41.1 with durable poll cursors on: what the trigger's state and chats go through a SIGKILL and a restart (issue 16).
 import { SETUP_TIMEOUT_MS } from './environment';
-import { runPersistenceScenario, SEEDED_CHATS, type PersistenceFigures } from './trigger-persistence.scenario';
+import {
+	runPersistenceScenario,
+	SEEDED_CHATS,
+	type PersistenceFigures,
+} from './trigger-persistence.scenario';
 
 let figures: PersistenceFigures;
 beforeAll(async () => {

@@ -26,9 +26,14 @@ export const DURABLE_CURSOR_ENV = {
 export const SEEDED_CHATS = 30;
 /** The first node after the trigger waits this long, so n8n can be killed while the execution runs. */
 const SLOW_STEP_SECONDS = 20;
-const TRIGGER_NODE_IDS = { now: 'a1b2c3d4-0016-4000-8000-00000000n0w1', all: 'a1b2c3d4-0016-4000-8000-0000000a11c1' };
+const TRIGGER_NODE_IDS = {
+	now: 'a1b2c3d4-0016-4000-8000-00000000n0w1',
+	all: 'a1b2c3d4-0016-4000-8000-0000000a11c1',
+};
 export const WORKFLOW_IDS = { now: 'svcPersistNow016', all: 'svcPersistAll016' };
-const log = process.env.E2E_VERBOSE ? (line: string) => process.stderr.write(`[persist] ${line}\n`) : quiet;
+const log = process.env.E2E_VERBOSE
+	? (line: string) => process.stderr.write(`[persist] ${line}\n`)
+	: quiet;
 
 interface StoredTriggerState {
 	staticData: Record<string, unknown> | null;
@@ -60,10 +65,19 @@ export interface PersistenceFigures {
 }
 
 function credential(id: string, name: string, sandbox: Sandbox): SvcCredentialExport {
-	return { id, name, host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password };
+	return {
+		id,
+		name,
+		host: sandbox.host,
+		email: sandbox.admin.email,
+		password: sandbox.admin.password,
+	};
 }
 
-function triggerWorkflow(key: 'now' | 'all', credentialRef: { id: string; name: string }): Workflow {
+function triggerWorkflow(
+	key: 'now' | 'all',
+	credentialRef: { id: string; name: string },
+): Workflow {
 	const triggerName = key === 'now' ? 'Chats from now' : 'All chats';
 	const nodes: Workflow['nodes'] = [
 		{
@@ -81,8 +95,26 @@ function triggerWorkflow(key: 'now' | 'all', credentialRef: { id: string; name: 
 			},
 			credentials: { svcApi: credentialRef },
 		},
-		{ id: `${key}-slow`, name: 'Slow step', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [220, 0], parameters: { resume: 'timeInterval', amount: key === 'all' ? SLOW_STEP_SECONDS : 0, unit: 'seconds' } },
-		{ id: `${key}-done`, name: 'Delivered', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
+		{
+			id: `${key}-slow`,
+			name: 'Slow step',
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			position: [220, 0],
+			parameters: {
+				resume: 'timeInterval',
+				amount: key === 'all' ? SLOW_STEP_SECONDS : 0,
+				unit: 'seconds',
+			},
+		},
+		{
+			id: `${key}-done`,
+			name: 'Delivered',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [440, 0],
+			parameters: {},
+		},
 	];
 	return {
 		id: WORKFLOW_IDS[key],
@@ -100,7 +132,12 @@ function triggerWorkflow(key: 'now' | 'all', credentialRef: { id: string; name: 
 async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerState> {
 	const result = await runTracked(
 		n8n.runtime.nodeBin,
-		['--disable-warning=ExperimentalWarning', path.join(REPO_ROOT, 'test/e2e/trigger-persistence-db.cjs'), n8n.databaseFile, workflowId],
+		[
+			'--disable-warning=ExperimentalWarning',
+			path.join(REPO_ROOT, 'test/e2e/trigger-persistence-db.cjs'),
+			n8n.databaseFile,
+			workflowId,
+		],
 		{ env: n8n.env, timeoutMs: 60_000 },
 	);
 	if (result.code !== 0) throw new Error(`Reading n8n's database failed:\n${result.stderr}`);
@@ -108,18 +145,33 @@ async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerSt
 }
 
 /** The trigger's stored position: durable poller_state when n8n keeps one for the node, else the workflow's static data. */
-function storedPosition(stored: StoredTriggerState, key: 'now' | 'all', triggerName: string): string | undefined {
+function storedPosition(
+	stored: StoredTriggerState,
+	key: 'now' | 'all',
+	triggerName: string,
+): string | undefined {
 	const durable = stored.pollerState.find((row) => row.nodeId === TRIGGER_NODE_IDS[key]);
-	const state = (durable?.cursor ?? (stored.staticData?.[`node:${triggerName}`] as Record<string, unknown> | undefined)) ?? {};
+	const state =
+		durable?.cursor ??
+		(stored.staticData?.[`node:${triggerName}`] as Record<string, unknown> | undefined) ??
+		{};
 	return typeof state.cursor === 'string' ? state.cursor : undefined;
 }
 
-async function waitFor<T>(what: string, n8n: N8n, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	n8n: N8n,
+	timeoutMs: number,
+	probe: () => Promise<T | undefined>,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}:\n${n8n.serverOutput.slice(-4_000)}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`Timed out after ${timeoutMs} ms waiting for ${what}:\n${n8n.serverOutput.slice(-4_000)}`,
+			);
 		await delay(500);
 	}
 }
@@ -135,11 +187,17 @@ const chatIdsOf = (items: Array<Record<string, unknown>>) => items.map((item) =>
  * 2. While n8n is down, one chat changes on each server.
  * 3. n8n starts again and polls; it is killed again once both triggers have polled. The figures say what was emitted.
  */
-export async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<PersistenceFigures> {
+export async function runPersistenceScenario(
+	setting: 'default' | 'durable',
+): Promise<PersistenceFigures> {
 	const runtime = ensureRuntime(log);
 	const nowServer = await startSandbox({ seed: 16, chats: SEEDED_CHATS });
 	const allServer = await startSandbox({ seed: 61, chats: SEEDED_CHATS });
-	const n8n = await N8n.create({ runtime, log, env: setting === 'durable' ? DURABLE_CURSOR_ENV : {} });
+	const n8n = await N8n.create({
+		runtime,
+		log,
+		env: setting === 'durable' ? DURABLE_CURSOR_ENV : {},
+	});
 	try {
 		n8n.installPackage(REPO_ROOT);
 		const nowCredential = credential('svcPersistCredNow', 'Svc now server', nowServer);
@@ -154,15 +212,24 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 
 		// 1. First start: both triggers poll at activation.
 		await n8n.start();
-		const killed = await waitFor('the Beginning of History execution to start', n8n, 90_000, async () => {
-			const stored = await readStored(n8n, WORKFLOW_IDS.all);
-			return stored.executions.length > 0 && nowServer.control.requestLog().some((entry) => entry.path === '/api/v2/chats')
-				? stored.executions[0]
-				: undefined;
-		});
+		const killed = await waitFor(
+			'the Beginning of History execution to start',
+			n8n,
+			90_000,
+			async () => {
+				const stored = await readStored(n8n, WORKFLOW_IDS.all);
+				return stored.executions.length > 0 &&
+					nowServer.control.requestLog().some((entry) => entry.path === '/api/v2/chats')
+					? stored.executions[0]
+					: undefined;
+			},
+		);
 		// Give n8n up to 8 s to store the "Now" position of that first poll (it emitted nothing), then crash.
-		const nowPositionAfterFirstPoll = await waitFor('the "Now" position to be stored', n8n, 8_000, async () =>
-			storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
+		const nowPositionAfterFirstPoll = await waitFor(
+			'the "Now" position to be stored',
+			n8n,
+			8_000,
+			async () => storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
 		).catch(() => undefined);
 		await n8n.kill('SIGKILL');
 		log(`killed with execution ${killed.id} (${killed.status}) running`);
@@ -176,11 +243,20 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 		// 3. Second start; wait until both triggers have polled again.
 		const restartedAt = Date.now();
 		await n8n.start();
-		const delivery = await waitFor('the change made while n8n was down to be delivered', n8n, 150_000, async () => {
-			const executions = await n8n.readExecutions(WORKFLOW_IDS.all);
-			const run = executions.find((execution) => execution.status === 'success' && chatIdsOf(nodeOutput(execution.data, 'Delivered')).includes(String(changedAll.id)));
-			return run ? { executions, seconds: (Date.now() - restartedAt) / 1000 } : undefined;
-		}).catch(() => undefined);
+		const delivery = await waitFor(
+			'the change made while n8n was down to be delivered',
+			n8n,
+			150_000,
+			async () => {
+				const executions = await n8n.readExecutions(WORKFLOW_IDS.all);
+				const run = executions.find(
+					(execution) =>
+						execution.status === 'success' &&
+						chatIdsOf(nodeOutput(execution.data, 'Delivered')).includes(String(changedAll.id)),
+				);
+				return run ? { executions, seconds: (Date.now() - restartedAt) / 1000 } : undefined;
+			},
+		).catch(() => undefined);
 		await waitFor('the "Now" trigger to poll after the restart', n8n, 150_000, async () =>
 			nowServer.control.requestLog().length > nowRequestsBefore ? true : undefined,
 		);
@@ -194,13 +270,25 @@ export async function runPersistenceScenario(setting: 'default' | 'durable'): Pr
 			run.data.resultData.runData[node] ? chatIdsOf(nodeOutput(run.data, node)) : [];
 		const completed = allExecutions.filter((execution) => execution.status === 'success');
 		const emittedAfterRestart = completed.flatMap((run) => outputIds(run, triggers.all));
-		const seededDelivered = new Set(completed.flatMap((run) => outputIds(run, 'Delivered')).filter((id) => seededIds.includes(id)));
+		const seededDelivered = new Set(
+			completed
+				.flatMap((run) => outputIds(run, 'Delivered'))
+				.filter((id) => seededIds.includes(id)),
+		);
 		return {
 			setting,
 			nowPositionAfterFirstPoll,
-			nowPositionAfterLaterPoll: storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
-			nowChangesEmitted: nowExecutions.filter((execution) => outputIds(execution, triggers.now).includes(String(changedNow.id))).length,
-			killedExecutionStatus: allStored.executions.find((execution) => execution.id === Number(killed.id))?.status ?? 'missing',
+			nowPositionAfterLaterPoll: storedPosition(
+				await readStored(n8n, WORKFLOW_IDS.now),
+				'now',
+				triggers.now,
+			),
+			nowChangesEmitted: nowExecutions.filter((execution) =>
+				outputIds(execution, triggers.now).includes(String(changedNow.id)),
+			).length,
+			killedExecutionStatus:
+				allStored.executions.find((execution) => execution.id === Number(killed.id))?.status ??
+				'missing',
 			seededChats: seededIds.length,
 			seededDelivered: seededDelivered.size,
 			seededLost: seededIds.length - seededDelivered.size,

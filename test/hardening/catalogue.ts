@@ -69,12 +69,26 @@ const STATUSES = ['online', 'invisible', 'dinner', 'pre-dinner'];
 const HEADER_TYPES = ['text', 'image', 'video', 'document', 'audio'];
 const OUTPUTS = ['raw', 'simplified', 'messages'];
 
-const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 _.-]{0,20}$/).filter((text) => text.trim() !== '');
-const someText = fc.oneof(word, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).filter((text) => text.trim() !== ''));
-const hostileText = fc.oneof(emptyStrings, hugeStrings, nestedValues, weirdNumbers, fc.constantFrom(null, true));
+const word = fc
+	.stringMatching(/^[A-Za-z][A-Za-z0-9 _.-]{0,20}$/)
+	.filter((text) => text.trim() !== '');
+const someText = fc.oneof(
+	word,
+	fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).filter((text) => text.trim() !== ''),
+);
+const hostileText = fc.oneof(
+	emptyStrings,
+	hugeStrings,
+	nestedValues,
+	weirdNumbers,
+	fc.constantFrom(null, true),
+);
 
 /** Values for a number of list rows whose members are each valid or hostile. */
-function rows<T extends Record<string, unknown>>(row: fc.Arbitrary<T>, hostileRow: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+function rows<T extends Record<string, unknown>>(
+	row: fc.Arbitrary<T>,
+	hostileRow: fc.Arbitrary<unknown>,
+): fc.Arbitrary<unknown> {
 	return fc.oneof(
 		fc.array(hostileRow, { minLength: 1, maxLength: 3 }),
 		fc.array(fc.oneof(row, hostileRow), { minLength: 1, maxLength: 3 }),
@@ -84,11 +98,18 @@ function rows<T extends Record<string, unknown>>(row: fc.Arbitrary<T>, hostileRo
 
 const returnAllAndLimit: FuzzField[] = [
 	{ path: 'returnAll', names: ['Return All'], valid: fc.boolean(), structural: true },
-	{ path: 'limit', names: ['Limit'], valid: fc.integer({ min: 1, max: 60 }), hostile: weirdNumbers },
+	{
+		path: 'limit',
+		names: ['Limit'],
+		valid: fc.integer({ min: 1, max: 60 }),
+		hostile: weirdNumbers,
+	},
 ];
 
 const isoWithin = (facts: SandboxFacts, daysBack: number) =>
-	fc.integer({ min: 0, max: daysBack * DAY_MS }).map((ms) => new Date(facts.nowMs - ms).toISOString());
+	fc
+		.integer({ min: 0, max: daysBack * DAY_MS })
+		.map((ms) => new Date(facts.nowMs - ms).toISOString());
 
 /** A day within the last week, written the way n8n's date picker writes it. */
 const pickerDay = (facts: SandboxFacts, offset: number) =>
@@ -102,16 +123,45 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			valid: fc.constantFrom(facts.adminOperatorId, String(facts.adminOperatorId)),
 			hostile: fc.oneof(weirdNumbers, fc.constantFrom('1.5', '1e3', ' ', '０１')),
 		},
-		{ path: 'channelId', names: ['Channel ID'], valid: fc.constant(facts.channelId), hostile: hostileText },
+		{
+			path: 'channelId',
+			names: ['Channel ID'],
+			valid: fc.constant(facts.channelId),
+			hostile: hostileText,
+		},
 	];
 	const dateFields: FuzzField[] = [
 		// An unknown "Dates" value is read as a single day: the error then names the field it shows.
-		{ path: 'dateMode', names: ['Dates', "'Date'"], valid: fc.constantFrom('single', 'range'), structural: true },
-		{ path: 'date', names: ["'Date'"], valid: fc.integer({ min: 0, max: 6 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
-		{ path: 'dateFrom', names: ["'From'"], valid: fc.constant(pickerDay(facts, 6)), hostile: invalidDates },
-		{ path: 'dateTo', names: ["'To'"], valid: fc.integer({ min: 0, max: 3 }).map((d) => pickerDay(facts, d)), hostile: invalidDates },
+		{
+			path: 'dateMode',
+			names: ['Dates', "'Date'"],
+			valid: fc.constantFrom('single', 'range'),
+			structural: true,
+		},
+		{
+			path: 'date',
+			names: ["'Date'"],
+			valid: fc.integer({ min: 0, max: 6 }).map((d) => pickerDay(facts, d)),
+			hostile: invalidDates,
+		},
+		{
+			path: 'dateFrom',
+			names: ["'From'"],
+			valid: fc.constant(pickerDay(facts, 6)),
+			hostile: invalidDates,
+		},
+		{
+			path: 'dateTo',
+			names: ["'To'"],
+			valid: fc.integer({ min: 0, max: 3 }).map((d) => pickerDay(facts, d)),
+			hostile: invalidDates,
+		},
 	];
-	const chatOutput: FuzzField = { path: 'output', names: ['Output'], valid: fc.constantFrom(...OUTPUTS) };
+	const chatOutput: FuzzField = {
+		path: 'output',
+		names: ['Output'],
+		valid: fc.constantFrom(...OUTPUTS),
+	};
 
 	return [
 		{
@@ -131,7 +181,10 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 						},
 						{ requiredKeys: [] },
 					),
-					hostile: fc.record({ status: anyHostileValue, role: anyHostileValue, email: anyHostileValue }, { requiredKeys: [] }),
+					hostile: fc.record(
+						{ status: anyHostileValue, role: anyHostileValue, email: anyHostileValue },
+						{ requiredKeys: [] },
+					),
 				},
 			],
 		},
@@ -140,13 +193,29 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'operator', operation: 'setStatus' },
 			maxItems: 2,
 			fields: [
-				{ path: 'email', names: ['Operator'], valid: fc.constantFrom(...facts.changeableEmails), hostile: hostileText },
-				{ path: 'status', names: ['Status'], valid: fc.constantFrom(...STATUSES), hostile: fc.oneof(hostileText, unicodeStrings) },
+				{
+					path: 'email',
+					names: ['Operator'],
+					valid: fc.constantFrom(...facts.changeableEmails),
+					hostile: hostileText,
+				},
+				{
+					path: 'status',
+					names: ['Status'],
+					valid: fc.constantFrom(...STATUSES),
+					hostile: fc.oneof(hostileText, unicodeStrings),
+				},
 				{
 					path: 'options',
 					names: ['Options', 'Force', 'Only if Current Status Is'],
-					valid: fc.record({ force: fc.boolean(), initialStatuses: fc.subarray(STATUSES) }, { requiredKeys: [] }),
-					hostile: fc.record({ force: anyHostileValue, initialStatuses: anyHostileValue }, { requiredKeys: [] }),
+					valid: fc.record(
+						{ force: fc.boolean(), initialStatuses: fc.subarray(STATUSES) },
+						{ requiredKeys: [] },
+					),
+					hostile: fc.record(
+						{ force: anyHostileValue, initialStatuses: anyHostileValue },
+						{ requiredKeys: [] },
+					),
 				},
 			],
 		},
@@ -155,25 +224,56 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'visitor', operation: 'pairToken' },
 			maxItems: 2,
 			fields: [
-				{ path: 'authToken', names: ['Auth Token'], valid: fc.oneof(fc.constant(''), fc.uuid()), hostile: fc.oneof(nestedValues, fc.constantFrom(null, true)) },
+				{
+					path: 'authToken',
+					names: ['Auth Token'],
+					valid: fc.oneof(fc.constant(''), fc.uuid()),
+					hostile: fc.oneof(nestedValues, fc.constantFrom(null, true)),
+				},
 				{ path: 'visitorId', names: ['Visitor ID'], valid: someText, hostile: hostileText },
-				{ path: 'fieldsInputMode', names: ['Fields Input Mode', 'fieldsInputMode'], valid: fc.constantFrom('fields', 'json'), structural: true },
+				{
+					path: 'fieldsInputMode',
+					names: ['Fields Input Mode', 'fieldsInputMode'],
+					valid: fc.constantFrom('fields', 'json'),
+					structural: true,
+				},
 				{
 					path: 'knownFields',
 					names: ['Visitor Field'],
-					valid: fc.record({ name: someText, email: word, phone: word, site: word }, { requiredKeys: [] }),
-					hostile: fc.record({ name: anyHostileValue, email: anyHostileValue, login: anyHostileValue }, { requiredKeys: ['name'] }),
+					valid: fc.record(
+						{ name: someText, email: word, phone: word, site: word },
+						{ requiredKeys: [] },
+					),
+					hostile: fc.record(
+						{ name: anyHostileValue, email: anyHostileValue, login: anyHostileValue },
+						{ requiredKeys: ['name'] },
+					),
 				},
 				{
 					path: 'customFields.field',
 					names: ['Visitor Field', 'Custom Field'],
-					valid: fc.uniqueArray(fc.record({ name: word.map((w) => `c_${w}`), value: someText }), { selector: (f) => f.name.trim(), maxLength: 3 }),
-					hostile: rows(fc.record({ name: word.map((w) => `c_${w}`), value: someText }), fc.oneof(fc.constant(null), fc.record({ name: anyHostileValue, value: anyHostileValue }))),
+					valid: fc.uniqueArray(fc.record({ name: word.map((w) => `c_${w}`), value: someText }), {
+						selector: (f) => f.name.trim(),
+						maxLength: 3,
+					}),
+					hostile: rows(
+						fc.record({ name: word.map((w) => `c_${w}`), value: someText }),
+						fc.oneof(
+							fc.constant(null),
+							fc.record({ name: anyHostileValue, value: anyHostileValue }),
+						),
+					),
 				},
 				{
 					path: 'fieldsJson',
 					names: ['Fields (JSON)', 'Visitor Field'],
-					valid: fc.dictionary(word.map((w) => `j_${w}`), someText, { maxKeys: 3 }).map((fields) => JSON.stringify(fields)),
+					valid: fc
+						.dictionary(
+							word.map((w) => `j_${w}`),
+							someText,
+							{ maxKeys: 3 },
+						)
+						.map((fields) => JSON.stringify(fields)),
 					hostile: weirdJsonTexts,
 				},
 			],
@@ -182,7 +282,9 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			name: 'visitor/removeToken',
 			fixed: { resource: 'visitor', operation: 'removeToken' },
 			maxItems: 2,
-			fields: [{ path: 'authToken', names: ['Auth Token'], valid: fc.uuid(), hostile: hostileText }],
+			fields: [
+				{ path: 'authToken', names: ['Auth Token'], valid: fc.uuid(), hostile: hostileText },
+			],
 		},
 		{
 			name: 'broadcast/sendTemplate',
@@ -190,20 +292,46 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			maxItems: 4,
 			fields: [
 				...senderFields,
-				{ path: 'templateId', names: ['Template ID'], valid: fc.constantFrom(...facts.templates), hostile: hostileText },
-				{ path: 'phoneNumber', names: ['Phone Number'], valid: fc.constantFrom(...facts.phones), hostile: hostileText },
-				{ path: 'languageCode', names: ['Language Code'], valid: fc.constantFrom('en', 'de', 'pt_BR'), hostile: hostileText },
+				{
+					path: 'templateId',
+					names: ['Template ID'],
+					valid: fc.constantFrom(...facts.templates),
+					hostile: hostileText,
+				},
+				{
+					path: 'phoneNumber',
+					names: ['Phone Number'],
+					valid: fc.constantFrom(...facts.phones),
+					hostile: hostileText,
+				},
+				{
+					path: 'languageCode',
+					names: ['Language Code'],
+					valid: fc.constantFrom('en', 'de', 'pt_BR'),
+					hostile: hostileText,
+				},
 				{
 					path: 'headerParameters.parameter',
 					names: ['Header Parameters'],
-					valid: fc.array(fc.record({ type: fc.constantFrom(...HEADER_TYPES), text: someText }), { maxLength: 2 }),
-					hostile: rows(fc.record({ type: fc.constantFrom(...HEADER_TYPES), text: someText }), fc.oneof(fc.constant(null), fc.record({ type: anyHostileValue, text: anyHostileValue }))),
+					valid: fc.array(fc.record({ type: fc.constantFrom(...HEADER_TYPES), text: someText }), {
+						maxLength: 2,
+					}),
+					hostile: rows(
+						fc.record({ type: fc.constantFrom(...HEADER_TYPES), text: someText }),
+						fc.oneof(
+							fc.constant(null),
+							fc.record({ type: anyHostileValue, text: anyHostileValue }),
+						),
+					),
 				},
 				{
 					path: 'bodyParameters.parameter',
 					names: ['Body Parameters'],
 					valid: fc.array(fc.record({ text: someText }), { maxLength: 3 }),
-					hostile: rows(fc.record({ text: someText }), fc.oneof(fc.constant(undefined), fc.record({ text: anyHostileValue }))),
+					hostile: rows(
+						fc.record({ text: someText }),
+						fc.oneof(fc.constant(undefined), fc.record({ text: anyHostileValue })),
+					),
 				},
 				{
 					path: 'footerParameters.parameter',
@@ -228,7 +356,10 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 				{
 					path: 'payload',
 					names: ['Payload'],
-					valid: fc.oneof(fc.object({ maxDepth: 2 }).map((value) => JSON.stringify(value)), fc.object({ maxDepth: 2 })),
+					valid: fc.oneof(
+						fc.object({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+						fc.object({ maxDepth: 2 }),
+					),
 					hostile: weirdJsonTexts,
 				},
 			],
@@ -238,7 +369,12 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'chat', operation: 'get' },
 			maxItems: 2,
 			fields: [
-				{ path: 'chatId', names: ["'Chat'", 'Chat '], valid: fc.constantFrom(...facts.chatIds), hostile: fc.oneof(hostileText, unicodeStrings, weirdCursors) },
+				{
+					path: 'chatId',
+					names: ["'Chat'", 'Chat '],
+					valid: fc.constantFrom(...facts.chatIds),
+					hostile: fc.oneof(hostileText, unicodeStrings, weirdCursors),
+				},
 				chatOutput,
 			],
 		},
@@ -247,18 +383,53 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 			fixed: { resource: 'chat', operation: 'getMany' },
 			maxItems: 2,
 			fields: [
-				{ path: 'since', names: ['Since'], valid: fc.constantFrom('date', 'cursor'), structural: true },
-				{ path: 'sinceDate', names: ['Since Date'], valid: isoWithin(facts, 40), hostile: invalidDates },
-				{ path: 'sinceCursor', names: ['Since Cursor'], valid: fc.constantFrom('0', String((facts.nowMs - 5 * DAY_MS) * 1000)), hostile: weirdCursors },
+				{
+					path: 'since',
+					names: ['Since'],
+					valid: fc.constantFrom('date', 'cursor'),
+					structural: true,
+				},
+				{
+					path: 'sinceDate',
+					names: ['Since Date'],
+					valid: isoWithin(facts, 40),
+					hostile: invalidDates,
+				},
+				{
+					path: 'sinceCursor',
+					names: ['Since Cursor'],
+					valid: fc.constantFrom('0', String((facts.nowMs - 5 * DAY_MS) * 1000)),
+					hostile: weirdCursors,
+				},
 				...returnAllAndLimit,
 				chatOutput,
 				{ path: 'options.includeCursor', names: ['Include Cursor'], valid: fc.boolean() },
 			],
 		},
-		{ name: 'department/getMany', fixed: { resource: 'department', operation: 'getMany' }, maxItems: 2, fields: returnAllAndLimit },
-		{ name: 'tariff/getMany', fixed: { resource: 'tariff', operation: 'getMany' }, maxItems: 2, fields: returnAllAndLimit },
-		{ name: 'statistics/getUsage', fixed: { resource: 'statistics', operation: 'getUsage' }, maxItems: 2, fields: dateFields },
-		{ name: 'statistics/getOperatorStats', fixed: { resource: 'statistics', operation: 'getOperatorStats' }, maxItems: 2, fields: dateFields },
+		{
+			name: 'department/getMany',
+			fixed: { resource: 'department', operation: 'getMany' },
+			maxItems: 2,
+			fields: returnAllAndLimit,
+		},
+		{
+			name: 'tariff/getMany',
+			fixed: { resource: 'tariff', operation: 'getMany' },
+			maxItems: 2,
+			fields: returnAllAndLimit,
+		},
+		{
+			name: 'statistics/getUsage',
+			fixed: { resource: 'statistics', operation: 'getUsage' },
+			maxItems: 2,
+			fields: dateFields,
+		},
+		{
+			name: 'statistics/getOperatorStats',
+			fixed: { resource: 'statistics', operation: 'getOperatorStats' },
+			maxItems: 2,
+			fields: dateFields,
+		},
 	];
 }
 
@@ -272,13 +443,27 @@ export const routerOperation: FuzzOperation = {
 			path: 'resource',
 			names: ['operation', 'resource'],
 			valid: fc.constantFrom('department', 'tariff', 'operator'),
-			hostile: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'), anyHostileValue),
+			hostile: fc.oneof(
+				fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'),
+				anyHostileValue,
+			),
 		},
 		{
 			path: 'operation',
 			names: ['operation', 'resource'],
 			valid: fc.constant('getMany'),
-			hostile: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'call', 'name', 'execute', 'description'), anyHostileValue),
+			hostile: fc.oneof(
+				fc.constantFrom(
+					'__proto__',
+					'constructor',
+					'toString',
+					'call',
+					'name',
+					'execute',
+					'description',
+				),
+				anyHostileValue,
+			),
 		},
 	],
 };
@@ -289,15 +474,42 @@ export function triggerOperation(facts: SandboxFacts): FuzzOperation {
 		fixed: {},
 		maxItems: 1,
 		fields: [
-			{ path: 'startFrom', names: ['Start From'], valid: fc.constantFrom('now', 'beginning', 'date'), structural: true, hostile: fc.oneof(fc.constantFrom('Now', 'toString', '__proto__'), anyHostileValue) },
-			{ path: 'startDate', names: ['Start Date'], valid: isoWithin(facts, 40), hostile: invalidDates },
-			{ path: 'emit', names: ['Trigger On'], valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'), hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue) },
-			{ path: 'output', names: ['Output'], valid: fc.constantFrom(...OUTPUTS), hostile: fc.oneof(fc.constantFrom('Raw', 'toString'), anyHostileValue) },
+			{
+				path: 'startFrom',
+				names: ['Start From'],
+				valid: fc.constantFrom('now', 'beginning', 'date'),
+				structural: true,
+				hostile: fc.oneof(fc.constantFrom('Now', 'toString', '__proto__'), anyHostileValue),
+			},
+			{
+				path: 'startDate',
+				names: ['Start Date'],
+				valid: isoWithin(facts, 40),
+				hostile: invalidDates,
+			},
+			{
+				path: 'emit',
+				names: ['Trigger On'],
+				valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'),
+				hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue),
+			},
+			{
+				path: 'output',
+				names: ['Output'],
+				valid: fc.constantFrom(...OUTPUTS),
+				hostile: fc.oneof(fc.constantFrom('Raw', 'toString'), anyHostileValue),
+			},
 			{
 				path: 'options',
 				names: ['Options', 'Max Chats per Poll', 'Include Cursor'],
-				valid: fc.record({ maxChatsPerPoll: fc.integer({ min: 1, max: 250 }), includeCursor: fc.boolean() }, { requiredKeys: [] }),
-				hostile: fc.record({ maxChatsPerPoll: anyHostileValue, includeCursor: anyHostileValue }, { requiredKeys: ['maxChatsPerPoll'] }),
+				valid: fc.record(
+					{ maxChatsPerPoll: fc.integer({ min: 1, max: 250 }), includeCursor: fc.boolean() },
+					{ requiredKeys: [] },
+				),
+				hostile: fc.record(
+					{ maxChatsPerPoll: anyHostileValue, includeCursor: anyHostileValue },
+					{ requiredKeys: ['maxChatsPerPoll'] },
+				),
 			},
 		],
 	};
@@ -311,7 +523,13 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 		fc.constantFrom<IDataObject>(
 			{ startedFrom: 'beginning', cursor: '0', catchingUp: false },
 			{ startedFrom: 'now', catchingUp: true },
-			{ startedFrom: 'now', cursor, catchingUp: false, newChatsFrom: new Date(facts.nowMs - DAY_MS).toISOString(), seenIds: facts.chatIds.map(String) },
+			{
+				startedFrom: 'now',
+				cursor,
+				catchingUp: false,
+				newChatsFrom: new Date(facts.nowMs - DAY_MS).toISOString(),
+				seenIds: facts.chatIds.map(String),
+			},
 		),
 		fc.record(
 			{
@@ -319,7 +537,10 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 				cursor: fc.oneof(fc.constant(cursor), weirdCursors, anyHostileValue),
 				catchingUp: fc.oneof(fc.boolean(), anyHostileValue),
 				newChatsFrom: fc.oneof(invalidDates, anyHostileValue),
-				seenIds: fc.oneof(fc.array(fc.oneof(fc.string(), anyHostileValue), { maxLength: 4 }), anyHostileValue),
+				seenIds: fc.oneof(
+					fc.array(fc.oneof(fc.string(), anyHostileValue), { maxLength: 4 }),
+					anyHostileValue,
+				),
 				// The server binding: another server, or anything a hand edit left there.
 				host: fc.oneof(fc.constant('https://elsewhere.example'), anyHostileValue),
 				account: fc.oneof(fc.constant('someone@elsewhere.example'), anyHostileValue),

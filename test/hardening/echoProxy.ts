@@ -33,10 +33,18 @@ function withEcho(body: Buffer, secrets: string[]): Buffer {
 	} catch {
 		return Buffer.concat([echo, body, echo]);
 	}
-	if (Array.isArray(reply)) return Buffer.from(JSON.stringify([...reply, authorization, { password }]));
+	if (Array.isArray(reply))
+		return Buffer.from(JSON.stringify([...reply, authorization, { password }]));
 	if (typeof reply === 'object' && reply !== null) {
 		// The echo first, so that an excerpt of the reply starts with it; then the error members a message may quote.
-		const echoed: Record<string, unknown> = { echo: { authorization, password }, ...reply, field: authorization, argument: password, field_name: password, field_value: authorization };
+		const echoed: Record<string, unknown> = {
+			echo: { authorization, password },
+			...reply,
+			field: authorization,
+			argument: password,
+			field_name: password,
+			field_value: authorization,
+		};
 		if (typeof echoed.error === 'string') echoed.error = `${echoed.error}: ${password}`;
 		return Buffer.from(JSON.stringify(echoed));
 	}
@@ -52,7 +60,13 @@ export async function startEchoProxy(sandbox: Sandbox): Promise<EchoProxy> {
 	let echoed = 0;
 	const server = http.createServer((request, response) => {
 		const upstream = http.request(
-			{ host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+			{
+				host: target.hostname,
+				port: target.port,
+				method: request.method,
+				path: request.url,
+				headers: request.headers,
+			},
 			(reply) => {
 				const chunks: Buffer[] = [];
 				reply.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -62,7 +76,8 @@ export async function startEchoProxy(sandbox: Sandbox): Promise<EchoProxy> {
 					// A slow reply is a healthy one; every other fault is a reply an error will quote.
 					const fault = sandbox.control.requestLog().at(-1)?.fault;
 					const faulted = fault !== undefined && fault !== 'delay';
-					const refused = reply.statusCode !== 200 || /"error"\s*:/.test(body.subarray(0, 200).toString('utf8'));
+					const refused =
+						reply.statusCode !== 200 || /"error"\s*:/.test(body.subarray(0, 200).toString('utf8'));
 					const secrets = secretsOf(request.headers.authorization);
 					if ((faulted || refused) && secrets.length) {
 						body = withEcho(body, secrets);

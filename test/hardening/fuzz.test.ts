@@ -1,8 +1,22 @@
 // Fuzzing: every Svc Chat operation and the trigger's parameters get values of every wrong type; the node answers with
 // success or an n8n error that names the field, never a crash. SVC_FUZZ_RUNS sets the runs per property (npm run fuzz).
-import { ACTION_OPERATION_NAMES, actionOperations, operationNamed, routerOperation, storedTriggerStates, triggerOperation } from './catalogue';
+import {
+	ACTION_OPERATION_NAMES,
+	actionOperations,
+	operationNamed,
+	routerOperation,
+	storedTriggerStates,
+	triggerOperation,
+} from './catalogue';
 import { problemsOf, runAction, runTrigger, type Outcome } from './runner';
-import { assertFuzz, FUZZ_RUNS, FUZZ_SEED, instantRetries, startHardeningSandbox, type HardeningSandbox } from './setup';
+import {
+	assertFuzz,
+	FUZZ_RUNS,
+	FUZZ_SEED,
+	instantRetries,
+	startHardeningSandbox,
+	type HardeningSandbox,
+} from './setup';
 
 const TIMEOUT_MS = Math.max(120_000, FUZZ_RUNS * 2_000);
 
@@ -27,7 +41,12 @@ function count(name: string, outcome: Outcome): void {
 }
 
 afterAll(() => {
-	const lines = Object.entries(tally).map(([name, kinds]) => `  ${name}: ${Object.entries(kinds).map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+	const lines = Object.entries(tally).map(
+		([name, kinds]) =>
+			`  ${name}: ${Object.entries(kinds)
+				.map(([kind, n]) => `${kind} ${n}`)
+				.join(', ')}`,
+	);
 	console.log(`fuzz: ${FUZZ_RUNS} runs per property, seed ${FUZZ_SEED}\n${lines.join('\n')}`);
 });
 
@@ -41,7 +60,10 @@ describe('Svc Chat', () => {
 				env.sandbox.control.reset();
 				const outcome = await runAction(env.credentials, run);
 				count(name, outcome);
-				return problemsOf(outcome, run.items.flatMap((item) => item.hostile));
+				return problemsOf(
+					outcome,
+					run.items.flatMap((item) => item.hostile),
+				);
 			});
 		},
 		TIMEOUT_MS,
@@ -51,14 +73,22 @@ describe('Svc Chat', () => {
 test(
 	'Svc Chat Trigger: every parameter and any stored state; a failed poll leaves the stored state as it was',
 	async () => {
-		await assertFuzz(triggerOperation(env.facts), async (run) => {
-			env.sandbox.control.reset();
-			const { outcome, staticDataBefore, staticDataAfter } = await runTrigger(env.credentials, run);
-			count('trigger', outcome);
-			const problems = problemsOf(outcome, run.items[0].hostile);
-			if (!outcome.ok && staticDataAfter !== staticDataBefore) problems.push(`the failed poll changed the stored state to ${staticDataAfter}`);
-			return problems;
-		}, storedTriggerStates(env.facts));
+		await assertFuzz(
+			triggerOperation(env.facts),
+			async (run) => {
+				env.sandbox.control.reset();
+				const { outcome, staticDataBefore, staticDataAfter } = await runTrigger(
+					env.credentials,
+					run,
+				);
+				count('trigger', outcome);
+				const problems = problemsOf(outcome, run.items[0].hostile);
+				if (!outcome.ok && staticDataAfter !== staticDataBefore)
+					problems.push(`the failed poll changed the stored state to ${staticDataAfter}`);
+				return problems;
+			},
+			storedTriggerStates(env.facts),
+		);
 	},
 	TIMEOUT_MS,
 );

@@ -7,7 +7,14 @@ import { testCredentials } from '../harness/contexts';
 import { listenLocally, type LocalServer } from '../unit/transport/support';
 
 import { ACTION_OPERATION_NAMES, operationNamed } from './catalogue';
-import { expectedMessage, MATRIX_FAULTS, matrixOperations, uncoveredFaultKinds, type MatrixFault, type MatrixOperation } from './hostileMatrix';
+import {
+	expectedMessage,
+	MATRIX_FAULTS,
+	matrixOperations,
+	uncoveredFaultKinds,
+	type MatrixFault,
+	type MatrixOperation,
+} from './hostileMatrix';
 import { causeChain, runAction, runTrigger, type FuzzRun, type Outcome } from './runner';
 import { instantRetries, startHardeningSandbox, type HardeningSandbox } from './setup';
 
@@ -34,12 +41,21 @@ interface FaultedRun {
 	staticDataChanged: boolean;
 }
 
-async function runUnderFault(target: MatrixOperation, fault: MatrixFault, continueOnFail: boolean): Promise<FaultedRun> {
+async function runUnderFault(
+	target: MatrixOperation,
+	fault: MatrixFault,
+	continueOnFail: boolean,
+): Promise<FaultedRun> {
 	const { control } = env.sandbox;
 	control.reset();
 	const apiPath = `/api/v2/${target.path}`;
 	control.injectFault({ ...fault.spec, path: apiPath });
-	const run: FuzzRun = { items: [{ stored: target.parameters, values: {}, hostile: [] }], continueOnFail, mode: 'trigger', staticData: {} };
+	const run: FuzzRun = {
+		items: [{ stored: target.parameters, values: {}, hostile: [] }],
+		continueOnFail,
+		mode: 'trigger',
+		staticData: {},
+	};
 	let outcome: Outcome;
 	let staticDataChanged = false;
 	if (target.trigger) {
@@ -50,15 +66,26 @@ async function runUnderFault(target: MatrixOperation, fault: MatrixFault, contin
 		outcome = await runAction(env.credentials, run);
 	}
 	const requests = control.requestLog().filter((entry) => entry.path === apiPath);
-	return { outcome, requests: requests.length, faulted: requests.filter((entry) => entry.fault).length, staticDataChanged };
+	return {
+		outcome,
+		requests: requests.length,
+		faulted: requests.filter((entry) => entry.fault).length,
+		staticDataChanged,
+	};
 }
 
 test('the matrix holds every fault kind of the sandbox and every operation', () => {
 	expect(uncoveredFaultKinds()).toEqual([]);
-	expect(matrixOperations(env.facts).map((target) => target.name).sort()).toEqual([...OPERATION_NAMES].sort());
+	expect(
+		matrixOperations(env.facts)
+			.map((target) => target.name)
+			.sort(),
+	).toEqual([...OPERATION_NAMES].sort());
 });
 
-const cases = MATRIX_FAULTS.flatMap((fault) => OPERATION_NAMES.map((name) => [fault.name, name] as const));
+const cases = MATRIX_FAULTS.flatMap((fault) =>
+	OPERATION_NAMES.map((name) => [fault.name, name] as const),
+);
 
 describe.each(cases)('%s against %s', (faultName, name) => {
 	const fault = MATRIX_FAULTS.find((candidate) => candidate.name === faultName) as MatrixFault;
@@ -66,7 +93,11 @@ describe.each(cases)('%s against %s', (faultName, name) => {
 	test('a clear error, no hang, the right number of attempts', async () => {
 		const target = operation(name);
 		const expected = expectedMessage(target, fault);
-		const { outcome, requests, faulted, staticDataChanged } = await runUnderFault(target, fault, false);
+		const { outcome, requests, faulted, staticDataChanged } = await runUnderFault(
+			target,
+			fault,
+			false,
+		);
 
 		if (expected === undefined) {
 			expect(outcome).toMatchObject({ ok: true });
@@ -77,14 +108,21 @@ describe.each(cases)('%s against %s', (faultName, name) => {
 		expect(outcome.ok).toBe(false);
 		const error = (outcome as { error: NodeApiError }).error;
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(causeChain(error).filter((cause) => cause instanceof TypeError || cause instanceof RangeError)).toEqual([]);
+		expect(
+			causeChain(error).filter(
+				(cause) => cause instanceof TypeError || cause instanceof RangeError,
+			),
+		).toEqual([]);
 		expect(error.message).toMatch(expected);
 		expect(error.message.length).toBeLessThanOrEqual(MAX_MESSAGE);
 		expect(typeof error.description).toBe('string');
 		expect((error.description as string).length).toBeLessThanOrEqual(MAX_DESCRIPTION);
 		expect(requests).toBe(fault.retried && !target.broadcast ? ATTEMPTS_WHEN_RETRIED : 1);
 		expect(faulted).toBe(requests);
-		if (target.broadcast) expect(error.description).toMatch(/not retried, because a broadcast may already have gone out/);
+		if (target.broadcast)
+			expect(error.description).toMatch(
+				/not retried, because a broadcast may already have gone out/,
+			);
 		if (target.trigger) expect(staticDataChanged).toBe(false);
 	});
 
@@ -132,11 +170,20 @@ describe('a server that redirects elsewhere', () => {
 
 	test.each(OPERATION_NAMES)('%s is not followed there, and says where it points', async (name) => {
 		const target = operation(name);
-		const run: FuzzRun = { items: [{ stored: target.parameters, values: {}, hostile: [] }], continueOnFail: false, mode: 'trigger', staticData: {} };
+		const run: FuzzRun = {
+			items: [{ stored: target.parameters, values: {}, hostile: [] }],
+			continueOnFail: false,
+			mode: 'trigger',
+			staticData: {},
+		};
 		const credentials = testCredentials(`http://${redirecting.hostPort}`, env.sandbox.admin);
-		const outcome = target.trigger ? (await runTrigger(credentials, run)).outcome : await runAction(credentials, run);
+		const outcome = target.trigger
+			? (await runTrigger(credentials, run)).outcome
+			: await runAction(credentials, run);
 		expect(outcome.ok).toBe(false);
-		expect((outcome as { error: Error }).error.message).toMatch(new RegExp(`redirects the request to http://${elsewhere.hostPort}/api/v2/.* \\(HTTP 302\\)`));
+		expect((outcome as { error: Error }).error.message).toMatch(
+			new RegExp(`redirects the request to http://${elsewhere.hostPort}/api/v2/.* \\(HTTP 302\\)`),
+		);
 		expect(reachedElsewhere).toEqual([]);
 	});
 });

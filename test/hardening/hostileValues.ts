@@ -6,7 +6,11 @@ import { DateTime } from 'luxon';
 export const HUGE_LENGTH = 300_000;
 
 // Built once: fast-check shares constants between runs, and the node must never change what it is given.
-const HUGE_STRINGS = ['x'.repeat(HUGE_LENGTH), '€😀'.repeat(HUGE_LENGTH / 3), `${'9'.repeat(HUGE_LENGTH)}`];
+const HUGE_STRINGS = [
+	'x'.repeat(HUGE_LENGTH),
+	'€😀'.repeat(HUGE_LENGTH / 3),
+	`${'9'.repeat(HUGE_LENGTH)}`,
+];
 
 export const emptyStrings = fc.constantFrom('', ' ', '\t\n', '\u00a0', '\u200b');
 
@@ -16,17 +20,53 @@ export const hugeStrings = fc.constantFrom(...HUGE_STRINGS);
 export const unicodeStrings = fc.oneof(
 	fc.string({ unit: 'grapheme', maxLength: 40 }),
 	fc.string({ unit: 'binary', maxLength: 40 }),
-	fc.constantFrom('\u0000', '\ud800', '\udfff', '\u202eevil', 'é\u0301', '😀👩‍👩‍👧', 'ＡＢＣ１２３', '<script>alert(1)</script>', '"\'\\`${x}', '%00%ff', '../../etc/passwd'),
+	fc.constantFrom(
+		'\u0000',
+		'\ud800',
+		'\udfff',
+		'\u202eevil',
+		'é\u0301',
+		'😀👩‍👩‍👧',
+		'ＡＢＣ１２３',
+		'<script>alert(1)</script>',
+		'"\'\\`${x}',
+		'%00%ff',
+		'../../etc/passwd',
+	),
 );
 
 export const weirdNumbers = fc.oneof(
 	fc.integer({ min: -1_000_000_000, max: -1 }),
 	fc.double(),
-	fc.constantFrom(0, -0, 0.5, -1, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER + 2, 2 ** 64, 1e308, -1e308, Number.MIN_VALUE),
+	fc.constantFrom(
+		0,
+		-0,
+		0.5,
+		-1,
+		NaN,
+		Infinity,
+		-Infinity,
+		Number.MAX_SAFE_INTEGER + 2,
+		2 ** 64,
+		1e308,
+		-1e308,
+		Number.MIN_VALUE,
+	),
 );
 
 /** Cursors (microsecond last_ts) that look almost right. */
-export const weirdCursors = fc.constantFrom('-1', '1e21', '9'.repeat(25), '0x10', ' 12 ', '１２３', '12.5', '+5', '0'.repeat(40), '18446744073709551616');
+export const weirdCursors = fc.constantFrom(
+	'-1',
+	'1e21',
+	'9'.repeat(25),
+	'0x10',
+	' 12 ',
+	'１２３',
+	'12.5',
+	'+5',
+	'0'.repeat(40),
+	'18446744073709551616',
+);
 
 /** Dates that are not dates, or are out of any sensible range. */
 export const invalidDates = fc.oneof(
@@ -49,7 +89,19 @@ export const invalidDates = fc.oneof(
 
 /** JSON text of every shape but an object, broken JSON, and objects whose keys are traps. */
 export const weirdJsonTexts = fc.oneof(
-	fc.constantFrom('[]', 'null', '"text"', '42', 'true', '{', '{"a":', '{"a": undefined}', "{'a': 1}", '{"__proto__": {"polluted": "yes"}}', '{"constructor": "x", "toString": "y"}'),
+	fc.constantFrom(
+		'[]',
+		'null',
+		'"text"',
+		'42',
+		'true',
+		'{',
+		'{"a":',
+		'{"a": undefined}',
+		"{'a': 1}",
+		'{"__proto__": {"polluted": "yes"}}',
+		'{"constructor": "x", "toString": "y"}',
+	),
 	fc.json().filter((text) => !text.startsWith('{')),
 	fc.object({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
 );
@@ -58,8 +110,17 @@ export const weirdJsonTexts = fc.oneof(
 export const nestedValues = fc.oneof(
 	fc.object({ maxDepth: 3, maxKeys: 4 }),
 	fc.array(fc.anything({ maxDepth: 2 }), { maxLength: 4 }),
-	fc.constantFrom({}, [], [[]], [null], { toString: 'x' }, { length: -1 }, { __proto__: null } as object),
-	fc.constant(null).map(() => JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {}}}') as object),
+	fc.constantFrom({}, [], [[]], [null], { toString: 'x' }, { length: -1 }, {
+		__proto__: null,
+	} as object),
+	fc
+		.constant(null)
+		.map(
+			() =>
+				JSON.parse(
+					'{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {}}}',
+				) as object,
+		),
 );
 
 export const primitives = fc.oneof(fc.constantFrom(null, undefined, true, false), fc.bigInt());

@@ -25,9 +25,16 @@ const EXPRESSION = '={{ $json.fuzzed }}';
 /** A clear error is a sentence or two, whatever the input held. */
 export const MAX_MESSAGE_LENGTH = 1_000;
 /** Codes the transport makes up itself; against a healthy sandbox they mean the node sent something broken. */
-const TRANSPORT_CODES = new Set(['not-json', 'unexpected-shape', 'invalid-host', 'cursor-stalled', 'redirect']);
+const TRANSPORT_CODES = new Set([
+	'not-json',
+	'unexpected-shape',
+	'invalid-host',
+	'cursor-stalled',
+	'redirect',
+]);
 /** How JavaScript's own errors begin; none may reach the user, even wrapped. */
-const CRASH_MESSAGE = /Cannot read propert|Cannot set propert|is not a function|is not iterable|is not a constructor|Cannot convert|Invalid time value|Invalid array length|Maximum call stack|Cannot destructure|Do not know how to serialize|Could not get parameter|does not declare/;
+const CRASH_MESSAGE =
+	/Cannot read propert|Cannot set propert|is not a function|is not iterable|is not a constructor|Cannot convert|Invalid time value|Invalid array length|Maximum call stack|Cannot destructure|Do not know how to serialize|Could not get parameter|does not declare/;
 
 /** One input item: the stored parameters and, by path, the values expressions give at run time. */
 export interface FuzzItem {
@@ -54,29 +61,41 @@ function fieldValue(field: FuzzField, hostility: number): fc.Arbitrary<Tagged> {
 	const hostile = field.hostile ? fc.oneof(anyHostileValue, field.hostile) : anyHostileValue;
 	return fc
 		.tuple(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), field.valid, hostile)
-		.map(([roll, valid, wrong]) => (roll < hostility ? { field, hostile: true, value: wrong } : { field, hostile: false, value: valid }));
+		.map(([roll, valid, wrong]) =>
+			roll < hostility
+				? { field, hostile: true, value: wrong }
+				: { field, hostile: false, value: valid },
+		);
 }
 
 function fuzzItem(operation: FuzzOperation, hostility: number): fc.Arbitrary<FuzzItem> {
-	return fc.tuple(...operation.fields.map((field) => fieldValue(field, hostility))).map((tagged) => {
-		const stored: INodeParameters = { ...(operation.fixed as INodeParameters) };
-		const values: Record<string, unknown> = {};
-		for (const { field, hostile, value } of tagged) {
-			if (!hostile) setPath(stored, field.path, value);
-			else {
-				// A structural field given by an expression hides the fields it would show, as in n8n.
-				if (field.structural) setPath(stored, field.path, EXPRESSION);
-				values[field.path] = value;
+	return fc
+		.tuple(...operation.fields.map((field) => fieldValue(field, hostility)))
+		.map((tagged) => {
+			const stored: INodeParameters = { ...(operation.fixed as INodeParameters) };
+			const values: Record<string, unknown> = {};
+			for (const { field, hostile, value } of tagged) {
+				if (!hostile) setPath(stored, field.path, value);
+				else {
+					// A structural field given by an expression hides the fields it would show, as in n8n.
+					if (field.structural) setPath(stored, field.path, EXPRESSION);
+					values[field.path] = value;
+				}
 			}
-		}
-		return { stored, values, hostile: tagged.filter((t) => t.hostile).map((t) => t.field) };
-	});
+			return { stored, values, hostile: tagged.filter((t) => t.hostile).map((t) => t.field) };
+		});
 }
 
-export function fuzzRuns(operation: FuzzOperation, staticData: fc.Arbitrary<IDataObject> = fc.constant({})): fc.Arbitrary<FuzzRun> {
+export function fuzzRuns(
+	operation: FuzzOperation,
+	staticData: fc.Arbitrary<IDataObject> = fc.constant({}),
+): fc.Arbitrary<FuzzRun> {
 	return fc.constantFrom(...HOSTILITY).chain((hostility) =>
 		fc.record({
-			items: fc.array(fuzzItem(operation, hostility), { minLength: 1, maxLength: operation.maxItems }),
+			items: fc.array(fuzzItem(operation, hostility), {
+				minLength: 1,
+				maxLength: operation.maxItems,
+			}),
 			continueOnFail: fc.boolean(),
 			mode: fc.constantFrom<WorkflowExecuteMode>('trigger', 'trigger', 'manual'),
 			staticData,
@@ -113,32 +132,48 @@ function parametersAtRunTime(description: INodeTypeDescription, item: FuzzItem):
  * n8n's getNodeParameter: a parameter the description never declares is a bug in the node (it throws); one that is
  * declared but hidden gives the fallback, or throws "Could not get parameter" without one; a value is never checked.
  */
-function readAtRunTime(declared: Set<string>, parameters: IDataObject, name: string, hasFallback: boolean, fallback: unknown): unknown {
+function readAtRunTime(
+	declared: Set<string>,
+	parameters: IDataObject,
+	name: string,
+	hasFallback: boolean,
+	fallback: unknown,
+): unknown {
 	const [head, ...rest] = name.split('.');
-	if (!declared.has(head)) throw new Error(`The node read "${name}", which its description does not declare`);
+	if (!declared.has(head))
+		throw new Error(`The node read "${name}", which its description does not declare`);
 	if (!Object.hasOwn(parameters, head)) {
 		if (!hasFallback) throw new Error(`Could not get parameter "${name}"`);
 		return fallback;
 	}
 	let value: unknown = parameters[head];
-	for (const key of rest) value = typeof value === 'object' && value !== null ? (value as IDataObject)[key] : undefined;
+	for (const key of rest)
+		value = typeof value === 'object' && value !== null ? (value as IDataObject)[key] : undefined;
 	return value === undefined ? fallback : value;
 }
 
-const declaredNames = (description: INodeTypeDescription) => new Set(description.properties.map((property) => property.name));
+const declaredNames = (description: INodeTypeDescription) =>
+	new Set(description.properties.map((property) => property.name));
 
 /** Log lines the node writes, kept so the secrets test can search them. */
 export function recordingLogger(lines: string[]): Logger {
-	const record =
-		(level: string) =>
-		(message: string, meta?: object) =>
-			lines.push(`${level} ${message}${meta ? ` ${inspect(meta, { depth: 6 })}` : ''}`);
-	return { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') } as Logger;
+	const record = (level: string) => (message: string, meta?: object) =>
+		lines.push(`${level} ${message}${meta ? ` ${inspect(meta, { depth: 6 })}` : ''}`);
+	return {
+		error: record('error'),
+		warn: record('warn'),
+		info: record('info'),
+		debug: record('debug'),
+	} as Logger;
 }
 
 export type Outcome = { ok: true; items: INodeExecutionData[] } | { ok: false; error: unknown };
 
-export async function runAction(credentials: SvcCredentials, run: FuzzRun, logLines: string[] = []): Promise<Outcome> {
+export async function runAction(
+	credentials: SvcCredentials,
+	run: FuzzRun,
+	logLines: string[] = [],
+): Promise<Outcome> {
 	const node = new SvcChat();
 	const description = node.description;
 	const declared = declaredNames(description);
@@ -150,8 +185,18 @@ export async function runAction(credentials: SvcCredentials, run: FuzzRun, logLi
 		items: run.items.map((_, index) => ({ json: { index } })),
 		continueOnFail: run.continueOnFail,
 	});
-	context.getNodeParameter.mockImplementation(((name: string, itemIndex: number, ...fallback: unknown[]) =>
-		readAtRunTime(declared, parameters[itemIndex], name, fallback.length > 0, fallback[0])) as never);
+	context.getNodeParameter.mockImplementation(((
+		name: string,
+		itemIndex: number,
+		...fallback: unknown[]
+	) =>
+		readAtRunTime(
+			declared,
+			parameters[itemIndex],
+			name,
+			fallback.length > 0,
+			fallback[0],
+		)) as never);
 	context.logger = recordingLogger(logLines);
 	try {
 		const [items] = await node.execute.call(context);
@@ -167,7 +212,11 @@ export interface TriggerRun {
 	staticDataAfter: string;
 }
 
-export async function runTrigger(credentials: SvcCredentials, run: FuzzRun, logLines: string[] = []): Promise<TriggerRun> {
+export async function runTrigger(
+	credentials: SvcCredentials,
+	run: FuzzRun,
+	logLines: string[] = [],
+): Promise<TriggerRun> {
 	// n8n hands each poll its own static data object; a fuzzed one is shared between runs, so each gets a copy.
 	const staticData = { ...run.staticData };
 	const trigger = new SvcChatTrigger();
@@ -175,7 +224,13 @@ export async function runTrigger(credentials: SvcCredentials, run: FuzzRun, logL
 	const declared = declaredNames(description);
 	const [item] = run.items;
 	const parameters = parametersAtRunTime(description, item);
-	const context = createPollContext({ description, parameters: item.stored, credentials, staticData, mode: run.mode });
+	const context = createPollContext({
+		description,
+		parameters: item.stored,
+		credentials,
+		staticData,
+		mode: run.mode,
+	});
 	context.getNodeParameter.mockImplementation(((name: string, ...fallback: unknown[]) =>
 		readAtRunTime(declared, parameters, name, fallback.length > 0, fallback[0])) as never);
 	(context as IPollFunctions).logger = recordingLogger(logLines);
@@ -193,7 +248,11 @@ export async function runTrigger(credentials: SvcCredentials, run: FuzzRun, logL
 /** The error itself and every error it wraps. */
 export function causeChain(error: unknown): unknown[] {
 	const chain: unknown[] = [];
-	for (let current = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause) {
+	for (
+		let current = error;
+		current !== undefined && current !== null && chain.length < 8;
+		current = (current as { cause?: unknown }).cause
+	) {
 		chain.push(current);
 	}
 	return chain;
@@ -202,7 +261,13 @@ export function causeChain(error: unknown): unknown[] {
 /** A JavaScript error (TypeError, RangeError…), or a plain Error no n8n error class wraps with meaning. */
 function isCrash(error: unknown): boolean {
 	if (!(error instanceof Error)) return true;
-	if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError) return true;
+	if (
+		error instanceof TypeError ||
+		error instanceof RangeError ||
+		error instanceof ReferenceError ||
+		error instanceof SyntaxError
+	)
+		return true;
 	return CRASH_MESSAGE.test(error.message);
 }
 
@@ -228,29 +293,40 @@ export function problemsOf(outcome: Outcome, hostile: FuzzField[]): string[] {
 				problems.push(`output item ${index} cannot be serialised: ${(error as Error).message}`);
 				continue;
 			}
-			if (typeof item.json !== 'object' || item.json === null || Array.isArray(item.json)) problems.push(`output item ${index} is not an object`);
+			if (typeof item.json !== 'object' || item.json === null || Array.isArray(item.json))
+				problems.push(`output item ${index} is not an object`);
 			const failure = item.json.error;
 			if (failure !== undefined) {
 				// continue-on-fail: the error item carries the message of what would have been thrown.
-				if (typeof failure !== 'string' || CRASH_MESSAGE.test(failure)) problems.push(`error item ${index} shows a crash: ${short(failure)}`);
-				else if (failure.length > MAX_MESSAGE_LENGTH) problems.push(`error item ${index} has a message of ${failure.length} characters`);
+				if (typeof failure !== 'string' || CRASH_MESSAGE.test(failure))
+					problems.push(`error item ${index} shows a crash: ${short(failure)}`);
+				else if (failure.length > MAX_MESSAGE_LENGTH)
+					problems.push(`error item ${index} has a message of ${failure.length} characters`);
 			}
-			if (serialised.length > 5_000_000) problems.push(`output item ${index} is ${serialised.length} characters long`);
+			if (serialised.length > 5_000_000)
+				problems.push(`output item ${index} is ${serialised.length} characters long`);
 		}
 		return problems;
 	}
 	const error = outcome.error;
 	const crash = causeChain(error).find(isCrash);
-	if (crash) return [`crashed: ${crash instanceof Error ? `${crash.constructor.name}: ${short(crash.message)}` : short(crash)}`];
+	if (crash)
+		return [
+			`crashed: ${crash instanceof Error ? `${crash.constructor.name}: ${short(crash.message)}` : short(crash)}`,
+		];
 	const message = (error as Error).message;
-	if (message.length > MAX_MESSAGE_LENGTH) problems.push(`the message is ${message.length} characters long`);
+	if (message.length > MAX_MESSAGE_LENGTH)
+		problems.push(`the message is ${message.length} characters long`);
 	if (error instanceof NodeOperationError) {
 		if (!hostile.length) problems.push(`valid input failed: ${short(message)}`);
-		else if (!namesAField(message, hostile)) problems.push(`"${short(message)}" names none of ${JSON.stringify(names(hostile))}`);
+		else if (!namesAField(message, hostile))
+			problems.push(`"${short(message)}" names none of ${JSON.stringify(names(hostile))}`);
 	} else if (error instanceof NodeApiError) {
 		const code = error.context.svcError as string | undefined;
 		if (error.httpCode !== '200' || code === undefined || TRANSPORT_CODES.has(code)) {
-			problems.push(`the request went wrong (HTTP ${error.httpCode}, ${code ?? 'no code'}): ${short(message)}`);
+			problems.push(
+				`the request went wrong (HTTP ${error.httpCode}, ${code ?? 'no code'}): ${short(message)}`,
+			);
 		}
 	} else {
 		problems.push(`threw ${(error as Error)?.constructor?.name}: ${short(message)}`);
@@ -259,15 +335,23 @@ export function problemsOf(outcome: Outcome, hostile: FuzzField[]): string[] {
 }
 
 export function short(value: unknown): string {
-	const text = typeof value === 'string' ? value : inspect(value, { depth: 3, maxStringLength: 120, maxArrayLength: 5 });
+	const text =
+		typeof value === 'string'
+			? value
+			: inspect(value, { depth: 3, maxStringLength: 120, maxArrayLength: 5 });
 	return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 /** A failing run, shown without its 300,000-character strings. */
 export function describeRun(run: FuzzRun): string {
 	return inspect(
-		run.items.map((item) => ({ stored: item.stored, values: item.values, hostile: item.hostile.map((f) => f.path) })),
+		run.items.map((item) => ({
+			stored: item.stored,
+			values: item.values,
+			hostile: item.hostile.map((f) => f.path),
+		})),
 		{ depth: 6, maxStringLength: 80, maxArrayLength: 6, breakLength: 160 },
-	).concat(` continueOnFail=${run.continueOnFail} mode=${run.mode} staticData=${short(run.staticData)}`);
+	).concat(
+		` continueOnFail=${run.continueOnFail} mode=${run.mode} staticData=${short(run.staticData)}`,
+	);
 }
-

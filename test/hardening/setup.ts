@@ -20,15 +20,23 @@ export interface HardeningSandbox {
 	credentials: SvcCredentials;
 }
 
-export async function startHardeningSandbox(admin?: { email: string; password: string }): Promise<HardeningSandbox> {
+export async function startHardeningSandbox(admin?: {
+	email: string;
+	password: string;
+}): Promise<HardeningSandbox> {
 	const sandbox = await startSandbox({ seed: 5, chats: 40, admin });
 	const operators = sandbox.control.getOperators();
 	const facts: SandboxFacts = {
-		chatIds: sandbox.control.allVersions().slice(0, 12).map((version) => {
-			const id = version.split(':')[0];
-			return /^\d+$/.test(id) ? Number(id) : id;
-		}),
-		changeableEmails: operators.filter((operator) => operator.status !== 'offline').map((operator) => operator.email),
+		chatIds: sandbox.control
+			.allVersions()
+			.slice(0, 12)
+			.map((version) => {
+				const id = version.split(':')[0];
+				return /^\d+$/.test(id) ? Number(id) : id;
+			}),
+		changeableEmails: operators
+			.filter((operator) => operator.status !== 'offline')
+			.map((operator) => operator.email),
 		adminOperatorId: operators.find((operator) => operator.email === sandbox.admin.email)!.id,
 		channelId: 'wa-main',
 		templates: ['welcome_v2', 'order_update'],
@@ -59,11 +67,17 @@ export async function assertFuzz(
 		if (problems.length) throw new Error(problems.join('\n'));
 	});
 	// Each property gets its own seed from the fixed one, so operations of the same shape do not repeat each other's cases.
-	const seed = [...operation.name].reduce((hash, char) => (hash * 31 + char.charCodeAt(0)) | 0, FUZZ_SEED);
+	const seed = [...operation.name].reduce(
+		(hash, char) => (hash * 31 + char.charCodeAt(0)) | 0,
+		FUZZ_SEED,
+	);
 	const result = await fc.check(property, { numRuns, seed });
 	if (result.failed) {
 		const [run] = result.counterexample ?? [];
-		const reason = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+		const reason =
+			result.errorInstance instanceof Error
+				? result.errorInstance.message
+				: String(result.errorInstance);
 		throw new Error(
 			`${operation.name}: ${reason}\n  run: ${run ? describeRun(run) : '(none)'}\n  repeat with SVC_FUZZ_SEED=${result.seed} (path ${result.counterexamplePath}, ${result.numShrinks} shrinks)`,
 		);

@@ -19,11 +19,24 @@ import { n8nHttpRequestWithAuthentication } from './n8nRequest';
 
 export const TEST_PASSWORD = 'Pw-7f3a9c1e-do-not-leak';
 
-export function testCredentials(host: string, overrides: Partial<SvcCredentials> = {}): SvcCredentials {
-	return { host, email: 'admin@svc.test', password: TEST_PASSWORD, ignoreSslIssues: false, ...overrides };
+export function testCredentials(
+	host: string,
+	overrides: Partial<SvcCredentials> = {},
+): SvcCredentials {
+	return {
+		host,
+		email: 'admin@svc.test',
+		password: TEST_PASSWORD,
+		ignoreSslIssues: false,
+		...overrides,
+	};
 }
 
-function makeNode(description: INodeTypeDescription, parameters: INodeParameters, typeVersion = 1): INode {
+function makeNode(
+	description: INodeTypeDescription,
+	parameters: INodeParameters,
+	typeVersion = 1,
+): INode {
 	return {
 		id: 'node-under-test',
 		name: description.defaults.name ?? description.displayName,
@@ -38,8 +51,18 @@ function makeNode(description: INodeTypeDescription, parameters: INodeParameters
  * The parameters n8n would store for a node: defaults filled in, and only those that the description
  * shows for these values. Reading anything else throws, so code and descriptions cannot drift apart.
  */
-export function strictParameters(description: INodeTypeDescription, values: INodeParameters): INodeParameters {
-	const resolved = NodeHelpers.getNodeParameters(description.properties, values, true, false, null, description);
+export function strictParameters(
+	description: INodeTypeDescription,
+	values: INodeParameters,
+): INodeParameters {
+	const resolved = NodeHelpers.getNodeParameters(
+		description.properties,
+		values,
+		true,
+		false,
+		null,
+		description,
+	);
 	if (!resolved) throw new Error('Parameters could not be resolved against the node description');
 	return resolved;
 }
@@ -47,7 +70,9 @@ export function strictParameters(description: INodeTypeDescription, values: INod
 function readParameter(resolved: INodeParameters, name: string, fallback: unknown): unknown {
 	const [head, ...rest] = name.split('.');
 	if (!(head in resolved)) {
-		throw new Error(`The code read parameter "${name}", which the node description does not declare or show here`);
+		throw new Error(
+			`The code read parameter "${name}", which the node description does not declare or show here`,
+		);
 	}
 	let value: unknown = resolved[head];
 	for (const key of rest) value = (value as IDataObject | undefined)?.[key];
@@ -74,8 +99,9 @@ export function createExecuteContext(options: ExecuteContextOptions) {
 		);
 	const node = makeNode(options.description, parametersFor(0), options.typeVersion);
 	const helpers = mock<IExecuteFunctions['helpers']>({
-		httpRequestWithAuthentication: jest.fn(async (_type: string, request: IHttpRequestOptions) =>
-			await n8nHttpRequestWithAuthentication(node, request),
+		httpRequestWithAuthentication: jest.fn(
+			async (_type: string, request: IHttpRequestOptions) =>
+				await n8nHttpRequestWithAuthentication(node, request),
 		),
 		returnJsonArray,
 		constructExecutionMetaData,
@@ -84,8 +110,11 @@ export function createExecuteContext(options: ExecuteContextOptions) {
 	context.getNode.mockReturnValue(node);
 	context.getInputData.mockReturnValue(items);
 	context.continueOnFail.mockReturnValue(options.continueOnFail ?? false);
-	context.getNodeParameter.mockImplementation(((name: string, itemIndex: number, fallback?: unknown) =>
-		readParameter(parametersFor(itemIndex), name, fallback)) as never);
+	context.getNodeParameter.mockImplementation(((
+		name: string,
+		itemIndex: number,
+		fallback?: unknown,
+	) => readParameter(parametersFor(itemIndex), name, fallback)) as never);
 	context.getCredentials.mockResolvedValue(options.credentials as never);
 	return context;
 }
@@ -103,8 +132,9 @@ export function createPollContext(options: PollContextOptions) {
 	const resolved = strictParameters(options.description, options.parameters);
 	const node = makeNode(options.description, resolved);
 	const helpers = mock<IPollFunctions['helpers']>({
-		httpRequestWithAuthentication: jest.fn(async (_type: string, request: IHttpRequestOptions) =>
-			await n8nHttpRequestWithAuthentication(node, request),
+		httpRequestWithAuthentication: jest.fn(
+			async (_type: string, request: IHttpRequestOptions) =>
+				await n8nHttpRequestWithAuthentication(node, request),
 		),
 		returnJsonArray,
 	});

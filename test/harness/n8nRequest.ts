@@ -6,7 +6,9 @@ import { NodeApiError, type IHttpRequestOptions, type INode } from 'n8n-workflow
 /** n8n-core's request helper: the same axios stack, agents and option conversion that n8n uses. */
 export async function n8nHttpRequest(options: IHttpRequestOptions): Promise<unknown> {
 	// @n8n/backend-common nests its own n8n-workflow copy, so the option types differ only by identity.
-	return await Container.get(OutboundHttp).requests().request(options as never);
+	return await Container.get(OutboundHttp)
+		.requests()
+		.request(options as never);
 }
 
 /**
@@ -14,11 +16,13 @@ export async function n8nHttpRequest(options: IHttpRequestOptions): Promise<unkn
  * (the transport sets Basic auth itself): send unchanged, and wrap any failure in a NodeApiError whose cause is the
  * original error.
  */
-export async function n8nHttpRequestWithAuthentication(node: INode, options: IHttpRequestOptions): Promise<unknown> {
+export async function n8nHttpRequestWithAuthentication(
+	node: INode,
+	options: IHttpRequestOptions,
+): Promise<unknown> {
 	try {
 		return await n8nHttpRequest(options);
 	} catch (error) {
 		throw new NodeApiError(node, error as never);
 	}
 }
-

@@ -27,12 +27,18 @@ interface RunOptions {
 	continueOnFail?: boolean;
 }
 
-async function run(parameters: INodeParameters | ((itemIndex: number) => INodeParameters), options: RunOptions = {}) {
+async function run(
+	parameters: INodeParameters | ((itemIndex: number) => INodeParameters),
+	options: RunOptions = {},
+) {
 	const node = new SvcChat();
 	const context = createExecuteContext({
 		description: node.description,
 		parameters,
-		credentials: testCredentials(sandbox.host, { email: sandbox.admin.email, password: sandbox.admin.password }),
+		credentials: testCredentials(sandbox.host, {
+			email: sandbox.admin.email,
+			password: sandbox.admin.password,
+		}),
 		items: options.items,
 		continueOnFail: options.continueOnFail,
 	});
@@ -40,22 +46,39 @@ async function run(parameters: INodeParameters | ((itemIndex: number) => INodePa
 	return output;
 }
 
-const items = (count: number): INodeExecutionData[] => Array.from({ length: count }, (_, index) => ({ json: { index } }));
-const requestsTo = (path: string) => sandbox.control.requestLog().filter((entry) => entry.path === `/api/v2/${path}`);
-const statusOf = (email: string) => sandbox.control.getOperators().find((operator) => operator.email === email)?.status;
+const items = (count: number): INodeExecutionData[] =>
+	Array.from({ length: count }, (_, index) => ({ json: { index } }));
+const requestsTo = (path: string) =>
+	sandbox.control.requestLog().filter((entry) => entry.path === `/api/v2/${path}`);
+const statusOf = (email: string) =>
+	sandbox.control.getOperators().find((operator) => operator.email === email)?.status;
 
 describe('Operator', () => {
 	test('Get Many lists the seeded operators; filters match the sandbox state', async () => {
 		const all = await run({ resource: 'operator', operation: 'getMany', returnAll: true });
 		expect(all.map((item) => item.json)).toEqual(sandbox.control.getOperators());
-		const online = await run({ resource: 'operator', operation: 'getMany', returnAll: true, filters: { status: ['online'] } });
-		const expected = sandbox.control.getOperators().filter((operator) => operator.status === 'online');
-		expect(online.map((item) => item.json.email)).toEqual(expected.map((operator) => operator.email));
+		const online = await run({
+			resource: 'operator',
+			operation: 'getMany',
+			returnAll: true,
+			filters: { status: ['online'] },
+		});
+		const expected = sandbox.control
+			.getOperators()
+			.filter((operator) => operator.status === 'online');
+		expect(online.map((item) => item.json.email)).toEqual(
+			expected.map((operator) => operator.email),
+		);
 	});
 
 	test('Set Status really changes the status; a failed condition changes nothing', async () => {
 		expect(statusOf('anna@svc.test')).toBe('online');
-		const output = await run({ resource: 'operator', operation: 'setStatus', email: 'anna@svc.test', status: 'dinner' });
+		const output = await run({
+			resource: 'operator',
+			operation: 'setStatus',
+			email: 'anna@svc.test',
+			status: 'dinner',
+		});
 		expect(output[0].json).toEqual({ result: 'ok', email: 'anna@svc.test', status: 'dinner' });
 		expect(statusOf('anna@svc.test')).toBe('dinner');
 
@@ -66,19 +89,30 @@ describe('Operator', () => {
 			status: 'invisible',
 			options: { initialStatuses: ['online'] },
 		});
-		await expect(refused).rejects.toMatchObject({ description: expect.stringContaining('(Svc code: condition-not-satisfied)') });
+		await expect(refused).rejects.toMatchObject({
+			description: expect.stringContaining('(Svc code: condition-not-satisfied)'),
+		});
 		expect(statusOf('anna@svc.test')).toBe('dinner');
 
-		await run({ resource: 'operator', operation: 'setStatus', email: 'anna@svc.test', status: 'pre-dinner', options: { initialStatuses: ['dinner'] } });
+		await run({
+			resource: 'operator',
+			operation: 'setStatus',
+			email: 'anna@svc.test',
+			status: 'pre-dinner',
+			options: { initialStatuses: ['dinner'] },
+		});
 		expect(statusOf('anna@svc.test')).toBe('pre-dinner');
 	});
 
 	test('an unknown e-mail with continue-on-fail is an error item; the next item still changes its operator', async () => {
 		const emails = ['nobody@svc.test', 'dmitri@svc.test'];
-		const output = await run((i) => ({ resource: 'operator', operation: 'setStatus', email: emails[i], status: 'online' }), {
-			items: items(2),
-			continueOnFail: true,
-		});
+		const output = await run(
+			(i) => ({ resource: 'operator', operation: 'setStatus', email: emails[i], status: 'online' }),
+			{
+				items: items(2),
+				continueOnFail: true,
+			},
+		);
 		expect(output[0].json.description).toContain('(Svc code: invalid-agent-email)');
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		expect(output[1].json).toEqual({ result: 'ok', email: 'dmitri@svc.test', status: 'online' });
@@ -87,7 +121,12 @@ describe('Operator', () => {
 
 	test('a status the tariff does not allow is refused with the reason', async () => {
 		sandbox.control.setSettings({ allowedStatuses: ['online', 'offline'] });
-		const error = await run({ resource: 'operator', operation: 'setStatus', email: 'anna@svc.test', status: 'invisible' }).catch((e: Error) => e);
+		const error = await run({
+			resource: 'operator',
+			operation: 'setStatus',
+			email: 'anna@svc.test',
+			status: 'invisible',
+		}).catch((e: Error) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as Error).message).toContain("not available on the account's tariff");
 		expect(statusOf('anna@svc.test')).toBe('online');
@@ -101,29 +140,66 @@ describe('Visitor', () => {
 			operation: 'pairToken',
 			visitorId: 'customer-1042',
 			knownFields: { name: 'Jane Doe', email: 'jane@example.com' },
-			customFields: { field: [{ name: 'orders', value: 12 }, { name: 'vip', value: true }] },
+			customFields: {
+				field: [
+					{ name: 'orders', value: 12 },
+					{ name: 'vip', value: true },
+				],
+			},
 		});
 		const token = paired.json.auth_token as string;
 		expect(token).toMatch(/^[0-9a-f-]{36}$/);
 		expect(paired.json.snippet).toBe(`window.svc_auth_token = "${token}";`);
-		const stored = { id: 'customer-1042', name: 'Jane Doe', email: 'jane@example.com', orders: '12', vip: 'true' };
+		const stored = {
+			id: 'customer-1042',
+			name: 'Jane Doe',
+			email: 'jane@example.com',
+			orders: '12',
+			vip: 'true',
+		};
 		expect(sandbox.control.pairings()).toEqual({ [token]: stored });
 		expect(paired.json.visitor_fields).toEqual(stored);
 
-		const [removed] = await run({ resource: 'visitor', operation: 'removeToken', authToken: token });
+		const [removed] = await run({
+			resource: 'visitor',
+			operation: 'removeToken',
+			authToken: token,
+		});
 		expect(removed.json).toEqual({ auth_token: token, removed: true });
 		expect(sandbox.control.pairings()).toEqual({});
 	});
 
 	test('JSON mode replaces the pairing of an existing token', async () => {
-		await run({ resource: 'visitor', operation: 'pairToken', authToken: 'tok-1', visitorId: 'v1', fieldsInputMode: 'json', fieldsJson: '{"name": "A"}' });
-		await run({ resource: 'visitor', operation: 'pairToken', authToken: 'tok-1', visitorId: 'v1', fieldsInputMode: 'json', fieldsJson: '{"login": "b", "site": "https://b.example"}' });
-		expect(sandbox.control.pairings()).toEqual({ 'tok-1': { id: 'v1', login: 'b', site: 'https://b.example' } });
+		await run({
+			resource: 'visitor',
+			operation: 'pairToken',
+			authToken: 'tok-1',
+			visitorId: 'v1',
+			fieldsInputMode: 'json',
+			fieldsJson: '{"name": "A"}',
+		});
+		await run({
+			resource: 'visitor',
+			operation: 'pairToken',
+			authToken: 'tok-1',
+			visitorId: 'v1',
+			fieldsInputMode: 'json',
+			fieldsJson: '{"login": "b", "site": "https://b.example"}',
+		});
+		expect(sandbox.control.pairings()).toEqual({
+			'tok-1': { id: 'v1', login: 'b', site: 'https://b.example' },
+		});
 	});
 });
 
 describe('Broadcast', () => {
-	const template = { resource: 'broadcast', operation: 'sendTemplate', operatorId: 1, channelId: 'wa-main', templateId: 'welcome_v2' };
+	const template = {
+		resource: 'broadcast',
+		operation: 'sendTemplate',
+		operatorId: 1,
+		channelId: 'wa-main',
+		templateId: 'welcome_v2',
+	};
 	const phones = ['+15550000001', '+15550000002', '+19990000000', '+15550000004', '+15550000005'];
 
 	test('Send Template records batched broadcasts with the right entries, in order', async () => {
@@ -152,7 +228,9 @@ describe('Broadcast', () => {
 			})),
 		);
 		// The unregistered number is accepted but receives nothing (spec 4.3 rule 2).
-		expect(broadcasts.flatMap((broadcast) => broadcast.delivered_to)).toEqual(phones.filter((phone) => phone !== '+19990000000'));
+		expect(broadcasts.flatMap((broadcast) => broadcast.delivered_to)).toEqual(
+			phones.filter((phone) => phone !== '+19990000000'),
+		);
 		expect(output.map((item) => [item.pairedItem, item.json.request, item.json.result])).toEqual([
 			[{ item: 0 }, 1, 'ok'],
 			[{ item: 1 }, 1, 'ok'],
@@ -166,7 +244,11 @@ describe('Broadcast', () => {
 		await run((i) => ({ ...template, phoneNumber: phones[i] }), { items: items(5) });
 		const broadcasts = sandbox.control.broadcasts();
 		expect(broadcasts).toHaveLength(1);
-		expect((broadcasts[0].data.entries as Array<{ phone_number: string }>).map((entry) => entry.phone_number)).toEqual(phones);
+		expect(
+			(broadcasts[0].data.entries as Array<{ phone_number: string }>).map(
+				(entry) => entry.phone_number,
+			),
+		).toEqual(phones);
 	});
 
 	test('a 502 on a broadcast is not retried: one attempt, nothing recorded', async () => {
@@ -177,15 +259,20 @@ describe('Broadcast', () => {
 	});
 
 	test('an inactive template with continue-on-fail marks every item of the request', async () => {
-		const output = await run((i) => ({ ...template, templateId: 'promo_old', phoneNumber: phones[i] }), {
-			items: items(2),
-			continueOnFail: true,
-		});
+		const output = await run(
+			(i) => ({ ...template, templateId: 'promo_old', phoneNumber: phones[i] }),
+			{
+				items: items(2),
+				continueOnFail: true,
+			},
+		);
 		expect(output.map((item) => [item.pairedItem, item.json.request])).toEqual([
 			[{ item: 0 }, 1],
 			[{ item: 1 }, 1],
 		]);
-		expect(output.every((item) => String(item.json.error).includes('template-not-active'))).toBe(true);
+		expect(output.every((item) => String(item.json.error).includes('template-not-active'))).toBe(
+			true,
+		);
 		expect(sandbox.control.broadcasts()).toEqual([]);
 	});
 
@@ -198,9 +285,20 @@ describe('Broadcast', () => {
 			channelId: 'wa-main',
 			payload: JSON.stringify(payload),
 		});
-		expect(item.json).toEqual({ result: 'ok', kind: 'history-chats', operator_id: 1, channel_id: 'wa-main' });
+		expect(item.json).toEqual({
+			result: 'ok',
+			kind: 'history-chats',
+			operator_id: 1,
+			channel_id: 'wa-main',
+		});
 		expect(sandbox.control.broadcasts()).toEqual([
-			expect.objectContaining({ operator_id: 1, kind: 'history-chats', channel_id: 'wa-main', data: payload, delivered_to: [] }),
+			expect.objectContaining({
+				operator_id: 1,
+				kind: 'history-chats',
+				channel_id: 'wa-main',
+				data: payload,
+				delivered_to: [],
+			}),
 		]);
 	});
 });
@@ -209,11 +307,18 @@ describe('Chat', () => {
 	const getMany = { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0' };
 
 	test('Get Many with Return All pages over all 250 chats, each once, and gives the final cursor', async () => {
-		const output = await run({ ...getMany, returnAll: true, output: 'raw', options: { includeCursor: true } });
+		const output = await run({
+			...getMany,
+			returnAll: true,
+			output: 'raw',
+			options: { includeCursor: true },
+		});
 		expect(output).toHaveLength(sandbox.control.chatCount());
 		expect(new Set(output.map((item) => String(item.json.id))).size).toBe(250);
 		expect(requestsTo('chats').length).toBeGreaterThanOrEqual(3);
-		expect(new Set(output.map((item) => item.json.last_ts))).toEqual(new Set([String(sandbox.control.latestCursor())]));
+		expect(new Set(output.map((item) => item.json.last_ts))).toEqual(
+			new Set([String(sandbox.control.latestCursor())]),
+		);
 	});
 
 	test('a limit reads one page only', async () => {
@@ -228,42 +333,74 @@ describe('Chat', () => {
 		const someId = first[17].json.id as string | number;
 		const changed = sandbox.control.updateChat(someId);
 		const next = await run({ ...getMany, sinceCursor: cursor, returnAll: true });
-		expect(next.map((item) => [item.json.id, item.json.message_count])).toEqual([[someId, changed.messages!.length]]);
+		expect(next.map((item) => [item.json.id, item.json.message_count])).toEqual([
+			[someId, changed.messages!.length],
+		]);
 	});
 
 	test('since a date gives only the chats changed after it', async () => {
 		// A second back, so the new change cannot share the cursor's microsecond; nothing else changed since the reset.
 		const before = new Date(Date.now() - 1000).toISOString();
 		const [added] = sandbox.control.addChats(1);
-		const output = await run({ resource: 'chat', operation: 'getMany', sinceDate: before, returnAll: true, output: 'raw' });
+		const output = await run({
+			resource: 'chat',
+			operation: 'getMany',
+			sinceDate: before,
+			returnAll: true,
+			output: 'raw',
+		});
 		expect(output.map((item) => item.json)).toEqual([added]);
 	});
 
 	test('Get returns the chat the sandbox holds, for a number and a GUID id, in every output mode', async () => {
 		const chats = await run({ ...getMany, returnAll: true, output: 'raw' });
 		const guidId = chats.map((item) => item.json.id).find((id) => typeof id === 'string') as string;
-		const numberId = chats.map((item) => item.json.id).find((id) => typeof id === 'number') as number;
+		const numberId = chats
+			.map((item) => item.json.id)
+			.find((id) => typeof id === 'number') as number;
 		expect(guidId).toBeDefined();
 		expect(numberId).toBeDefined();
 		for (const id of [guidId, numberId]) {
-			const [raw] = await run({ resource: 'chat', operation: 'get', chatId: String(id), output: 'raw' });
+			const [raw] = await run({
+				resource: 'chat',
+				operation: 'get',
+				chatId: String(id),
+				output: 'raw',
+			});
 			expect(raw.json).toEqual(sandbox.control.getChat(id));
 		}
 		const chat = sandbox.control.getChat(guidId)!;
 		const [simple] = await run({ resource: 'chat', operation: 'get', chatId: guidId });
-		expect(simple.json).toMatchObject({ id: guidId, message_count: chat.messages!.length, visitor_id: chat.visitor!.id });
-		const rows = await run({ resource: 'chat', operation: 'get', chatId: guidId, output: 'messages' });
-		expect(rows.map((row) => row.json.message_id)).toEqual(chat.messages!.map((message) => message.id));
+		expect(simple.json).toMatchObject({
+			id: guidId,
+			message_count: chat.messages!.length,
+			visitor_id: chat.visitor!.id,
+		});
+		const rows = await run({
+			resource: 'chat',
+			operation: 'get',
+			chatId: guidId,
+			output: 'messages',
+		});
+		expect(rows.map((row) => row.json.message_id)).toEqual(
+			chat.messages!.map((message) => message.id),
+		);
 	});
 
 	test('Get with an unknown id says "chat not found"', async () => {
-		await expect(run({ resource: 'chat', operation: 'get', chatId: 'no-such-chat' })).rejects.toThrow('Chat "no-such-chat" not found');
+		await expect(
+			run({ resource: 'chat', operation: 'get', chatId: 'no-such-chat' }),
+		).rejects.toThrow('Chat "no-such-chat" not found');
 	});
 });
 
 describe('Department and Tariff', () => {
 	test('Get Many lists the seeded departments and tariffs', async () => {
-		const departments = await run({ resource: 'department', operation: 'getMany', returnAll: true });
+		const departments = await run({
+			resource: 'department',
+			operation: 'getMany',
+			returnAll: true,
+		});
 		expect(departments.map((item) => item.json.name)).toEqual(['Sales', 'Support', 'Billing']);
 		const tariffs = await run({ resource: 'tariff', operation: 'getMany', returnAll: true });
 		expect(tariffs.map((item) => item.json.key)).toEqual(['basic', 'business', 'enterprise']);
@@ -277,11 +414,19 @@ describe('Statistics', () => {
 	test('a usage range makes one request per day, and its contacts add up to every seeded chat', async () => {
 		const today = toUtcDay(Date.now())!;
 		const from = toUtcDay(Date.now() - 32 * DAY_MS)!;
-		const output = await run({ resource: 'statistics', operation: 'getUsage', dateMode: 'range', dateFrom: from, dateTo: today });
+		const output = await run({
+			resource: 'statistics',
+			operation: 'getUsage',
+			dateMode: 'range',
+			dateFrom: from,
+			dateTo: today,
+		});
 		expect(output).toHaveLength(33);
 		expect(output[0].json.date).toBe(from);
 		expect(output[32].json.date).toBe(today);
-		expect(requestsTo('stats').map((entry) => entry.query)).toEqual(output.map((item) => ({ date: item.json.date, mode: 'usage' })));
+		expect(requestsTo('stats').map((entry) => entry.query)).toEqual(
+			output.map((item) => ({ date: item.json.date, mode: 'usage' })),
+		);
 		const contacts = output.reduce((sum, item) => sum + (item.json.contacts as number), 0);
 		expect(contacts).toBe(sandbox.control.chatCount());
 	});
@@ -289,8 +434,14 @@ describe('Statistics', () => {
 	test('operator stats give one item per operator, tagged with the date', async () => {
 		const day = toUtcDay(Date.now() - DAY_MS)!;
 		const output = await run({ resource: 'statistics', operation: 'getOperatorStats', date: day });
-		expect(output.map((item) => item.json.operator_id)).toEqual(sandbox.control.getOperators().map((operator) => operator.id));
-		expect(output.every((item) => item.json.date === day && typeof item.json.online_time === 'number')).toBe(true);
-		expect(requestsTo('stats')).toEqual([expect.objectContaining({ query: { date: day, mode: 'operators' }, status: 200 })]);
+		expect(output.map((item) => item.json.operator_id)).toEqual(
+			sandbox.control.getOperators().map((operator) => operator.id),
+		);
+		expect(
+			output.every((item) => item.json.date === day && typeof item.json.online_time === 'number'),
+		).toBe(true);
+		expect(requestsTo('stats')).toEqual([
+			expect.objectContaining({ query: { date: day, mode: 'operators' }, status: 200 }),
+		]);
 	});
 });

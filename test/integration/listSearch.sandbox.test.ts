@@ -5,7 +5,12 @@ import type { ILoadOptionsFunctions, INodeListSearchResult, INodeParameters } fr
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
-import { operatorPage, searchChats, searchOperatorEmails, searchOperators } from '../../nodes/SvcChat/actions/listSearch';
+import {
+	operatorPage,
+	searchChats,
+	searchOperatorEmails,
+	searchOperators,
+} from '../../nodes/SvcChat/actions/listSearch';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { createExecuteContext, testCredentials } from '../harness/contexts';
 
@@ -21,23 +26,34 @@ afterAll(async () => {
 });
 beforeEach(() => sandbox.control.reset());
 
-const credentials = () => testCredentials(sandbox.host, { email: sandbox.admin.email, password: sandbox.admin.password });
+const credentials = () =>
+	testCredentials(sandbox.host, { email: sandbox.admin.email, password: sandbox.admin.password });
 
 /** What n8n gives a listSearch method: the node, its credentials and the authenticated request helper. */
 function loadOptionsContext(): ILoadOptionsFunctions {
 	const node = new SvcChat();
-	return createExecuteContext({ description: node.description, parameters: { resource: 'chat', operation: 'get' }, credentials: credentials() }) as unknown as ILoadOptionsFunctions;
+	return createExecuteContext({
+		description: node.description,
+		parameters: { resource: 'chat', operation: 'get' },
+		credentials: credentials(),
+	}) as unknown as ILoadOptionsFunctions;
 }
 
 async function run(parameters: INodeParameters) {
 	const node = new SvcChat();
-	const context = createExecuteContext({ description: node.description, parameters, credentials: credentials() });
+	const context = createExecuteContext({
+		description: node.description,
+		parameters,
+		credentials: credentials(),
+	});
 	const [output] = await node.execute.call(context);
 	return output.map((item) => item.json);
 }
 
 /** Every page of a list, following its pagination tokens as the editor does when the user scrolls. */
-async function allPages(search: (token?: string) => Promise<INodeListSearchResult>): Promise<INodeListSearchResult[]> {
+async function allPages(
+	search: (token?: string) => Promise<INodeListSearchResult>,
+): Promise<INodeListSearchResult[]> {
 	const pages = [await search()];
 	while (pages[pages.length - 1].paginationToken) {
 		pages.push(await search(pages[pages.length - 1].paginationToken));
@@ -53,34 +69,53 @@ describe('operators', () => {
 		const operators = sandbox.control.getOperators();
 		const all = await searchOperatorEmails.call(loadOptionsContext());
 		expect(all.paginationToken).toBeUndefined();
-		expect(all.results.map((item) => item.value).sort()).toEqual(operators.map((operator) => operator.email).sort());
-		expect(all.results.every((item) => typeof item.name === 'string' && item.name.includes(String(item.value)))).toBe(true);
+		expect(all.results.map((item) => item.value).sort()).toEqual(
+			operators.map((operator) => operator.email).sort(),
+		);
+		expect(
+			all.results.every(
+				(item) => typeof item.name === 'string' && item.name.includes(String(item.value)),
+			),
+		).toBe(true);
 
 		const anna = await searchOperatorEmails.call(loadOptionsContext(), 'ANNA');
 		expect(anna.results.map((item) => item.value)).toEqual(['anna@svc.test']);
 		const byName = operators.find((operator) => operator.email === 'carla@svc.test')!.full_name;
-		const carla = await searchOperatorEmails.call(loadOptionsContext(), byName.split(' ')[0].toLowerCase());
+		const carla = await searchOperatorEmails.call(
+			loadOptionsContext(),
+			byName.split(' ')[0].toLowerCase(),
+		);
 		expect(carla.results.map((item) => item.value)).toContain('carla@svc.test');
-		expect((await searchOperatorEmails.call(loadOptionsContext(), 'nobody-at-all')).results).toEqual([]);
+		expect(
+			(await searchOperatorEmails.call(loadOptionsContext(), 'nobody-at-all')).results,
+		).toEqual([]);
 	});
 
 	test('broadcasts list the operators with their numeric ID as value', async () => {
 		const operators = sandbox.control.getOperators();
 		const all = await searchOperators.call(loadOptionsContext());
-		expect(all.results.map((item) => item.value).sort()).toEqual(operators.map((operator) => String(operator.id)).sort());
+		expect(all.results.map((item) => item.value).sort()).toEqual(
+			operators.map((operator) => String(operator.id)).sort(),
+		);
 		const boris = await searchOperators.call(loadOptionsContext(), 'boris@');
-		expect(boris.results.map((item) => item.value)).toEqual([String(operators.find((o) => o.email === 'boris@svc.test')!.id)]);
+		expect(boris.results.map((item) => item.value)).toEqual([
+			String(operators.find((o) => o.email === 'boris@svc.test')!.id),
+		]);
 	});
 
 	test('pages follow one another without gaps or repeats, also with a search term', async () => {
 		const operators = sandbox.control.getOperators() as Operator[];
 		const toItem = (operator: Operator) => ({ name: operator.full_name, value: operator.email });
-		const pages = await allPages(async (token) => operatorPage(operators, undefined, token, toItem, 2));
+		const pages = await allPages(async (token) =>
+			operatorPage(operators, undefined, token, toItem, 2),
+		);
 		expect(pages.map((page) => page.results.length)).toEqual([2, 2, 2]);
 		const values = pages.flatMap((page) => page.results.map((item) => item.value));
 		expect(new Set(values).size).toBe(operators.length);
 
-		const svcOnly = await allPages(async (token) => operatorPage(operators, '@SVC.test', token, toItem, 4));
+		const svcOnly = await allPages(async (token) =>
+			operatorPage(operators, '@SVC.test', token, toItem, 4),
+		);
 		expect(svcOnly.flatMap((page) => page.results)).toHaveLength(operators.length);
 		expect(svcOnly).toHaveLength(2);
 	});
@@ -89,14 +124,17 @@ describe('operators', () => {
 describe('chats', () => {
 	test('lists the recently changed chats page by page (100 per page), each once, the newest included', async () => {
 		const added = sandbox.control.addChats(150);
-		const pages = await allPages((token) => searchChats.call(loadOptionsContext(), undefined, token));
+		const pages = await allPages((token) =>
+			searchChats.call(loadOptionsContext(), undefined, token),
+		);
 		expect(pages.length).toBeGreaterThanOrEqual(2);
 		expect(pages[0].results).toHaveLength(100);
 		const values = pages.flatMap((page) => page.results.map((item) => item.value));
 		expect(new Set(values).size).toBe(values.length);
 		expect(values).toEqual(expect.arrayContaining(added.map((chat) => String(chat.id))));
 		// Every entry names its chat, so the user can tell them apart.
-		for (const item of pages.flatMap((page) => page.results)) expect(item.name).toContain(`#${item.value}`);
+		for (const item of pages.flatMap((page) => page.results))
+			expect(item.name).toContain(`#${item.value}`);
 	});
 
 	test('a search term finds a chat by ID or by its visitor, across pages', async () => {
@@ -104,11 +142,17 @@ describe('chats', () => {
 		const target = added[140];
 		const byId = await searchChats.call(loadOptionsContext(), String(target.id));
 		expect(byId.results.map((item) => item.value)).toContain(String(target.id));
-		expect(byId.results.every((item) => String(item.name).toLowerCase().includes(String(target.id).toLowerCase()))).toBe(true);
+		expect(
+			byId.results.every((item) =>
+				String(item.name).toLowerCase().includes(String(target.id).toLowerCase()),
+			),
+		).toBe(true);
 
 		const named = added.find((chat) => chat.visitor?.fields?.name)!;
 		const name = named.visitor!.fields!.name;
-		const byName = await allPages((token) => searchChats.call(loadOptionsContext(), name.toUpperCase(), token));
+		const byName = await allPages((token) =>
+			searchChats.call(loadOptionsContext(), name.toUpperCase(), token),
+		);
 		const found = byName.flatMap((page) => page.results);
 		expect(found.map((item) => item.value)).toContain(String(named.id));
 		for (const item of found) expect(String(item.name).toLowerCase()).toContain(name.toLowerCase());
@@ -121,7 +165,10 @@ describe('chats', () => {
 			const context = createExecuteContext({
 				description: node.description,
 				parameters: { resource: 'chat', operation: 'get' },
-				credentials: testCredentials(empty.host, { email: empty.admin.email, password: empty.admin.password }),
+				credentials: testCredentials(empty.host, {
+					email: empty.admin.email,
+					password: empty.admin.password,
+				}),
 			}) as unknown as ILoadOptionsFunctions;
 			expect(await searchChats.call(context)).toEqual({ results: [], paginationToken: undefined });
 		} finally {
@@ -143,16 +190,33 @@ describe('the values the locators give, and the plain values of older workflows'
 	test('Set Status takes an operator from the list, by email, or as a plain email', async () => {
 		const [anna] = (await searchOperatorEmails.call(loadOptionsContext(), 'anna')).results;
 		const statuses = ['dinner', 'pre-dinner', 'online'];
-		for (const [index, email] of [locator('list', String(anna.value)), locator('email', 'anna@svc.test'), 'anna@svc.test'].entries()) {
+		for (const [index, email] of [
+			locator('list', String(anna.value)),
+			locator('email', 'anna@svc.test'),
+			'anna@svc.test',
+		].entries()) {
 			await run({ resource: 'operator', operation: 'setStatus', email, status: statuses[index] });
-			expect(sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')?.status).toBe(statuses[index]);
+			expect(
+				sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')
+					?.status,
+			).toBe(statuses[index]);
 		}
 	});
 
 	test('a broadcast takes its operator from the list, by ID, or as the plain number saved workflows hold', async () => {
 		const [admin] = (await searchOperators.call(loadOptionsContext(), sandbox.admin.email)).results;
-		const template = { resource: 'broadcast', operation: 'sendTemplate', channelId: 'wa-main', templateId: 'welcome_v2', phoneNumber: '+15550000001' };
-		for (const operatorId of [locator('list', String(admin.value)), locator('id', String(admin.value)), Number(admin.value)]) {
+		const template = {
+			resource: 'broadcast',
+			operation: 'sendTemplate',
+			channelId: 'wa-main',
+			templateId: 'welcome_v2',
+			phoneNumber: '+15550000001',
+		};
+		for (const operatorId of [
+			locator('list', String(admin.value)),
+			locator('id', String(admin.value)),
+			Number(admin.value),
+		]) {
 			const [result] = await run({ ...template, operatorId } as INodeParameters);
 			expect(result).toMatchObject({ result: 'ok', operator_id: Number(admin.value) });
 		}

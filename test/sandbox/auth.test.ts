@@ -6,7 +6,12 @@ const clock = manualClock('2025-03-10T12:00:00.000Z');
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ chats: 5, now: clock.now, lockoutThreshold: 3, lockoutWindowMs: 60_000 });
+	sandbox = await startSandbox({
+		chats: 5,
+		now: clock.now,
+		lockoutThreshold: 3,
+		lockoutWindowMs: 60_000,
+	});
 });
 afterAll(async () => await sandbox.stop());
 beforeEach(() => {
@@ -23,7 +28,11 @@ function expectReply(reply: RawReply, status: number, json: unknown): void {
 
 test('the admin is let in on both groups', async () => {
 	expect((await get(sandbox, 'departments')).status).toBe(200);
-	expectReply(await rt(sandbox, 'provide_visitor_fields', { auth_token: 't', visitor_fields: { id: 'u' } }), 200, { result: 'ok' });
+	expectReply(
+		await rt(sandbox, 'provide_visitor_fields', { auth_token: 't', visitor_fields: { id: 'u' } }),
+		200,
+		{ result: 'ok' },
+	);
 });
 
 describe.each([
@@ -40,33 +49,80 @@ describe.each([
 	});
 
 	test('on real-time commands: 401 {"error":"unauthorized"} (5.4), and nothing happens', async () => {
-		expectReply(await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }, options), 401, UNAUTHORIZED);
-		expectReply(await rt(sandbox, 'provide_visitor_fields', { auth_token: 't', visitor_fields: { id: 'u' } }, options), 401, UNAUTHORIZED);
+		expectReply(
+			await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }, options),
+			401,
+			UNAUTHORIZED,
+		);
+		expectReply(
+			await rt(
+				sandbox,
+				'provide_visitor_fields',
+				{ auth_token: 't', visitor_fields: { id: 'u' } },
+				options,
+			),
+			401,
+			UNAUTHORIZED,
+		);
 		expectReply(await rt(sandbox, 'send_broadcast', {}, options), 401, UNAUTHORIZED);
 		expect(sandbox.control.pairings()).toEqual({});
-		expect(sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')?.status).toBe('online');
+		expect(
+			sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')?.status,
+		).toBe('online');
 	});
 });
 
 test('a non-administrator gets 403 on both groups', async () => {
 	const anna = { auth: { email: 'anna@svc.test', password: OPERATOR_PASSWORD } };
-	expectReply(await get(sandbox, 'chats', { since: '0' }, anna), 403, { error: 'forbidden', reason: 'not-administrator' });
-	expectReply(await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }, anna), 403, { error: 'forbidden', reason: 'not-administrator' });
+	expectReply(await get(sandbox, 'chats', { since: '0' }, anna), 403, {
+		error: 'forbidden',
+		reason: 'not-administrator',
+	});
+	expectReply(
+		await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }, anna),
+		403,
+		{ error: 'forbidden', reason: 'not-administrator' },
+	);
 	// A supervisor is not an administrator either.
 	const carla = { auth: { email: 'carla@svc.test', password: OPERATOR_PASSWORD } };
 	expect((await get(sandbox, 'operators', {}, carla)).status).toBe(403);
 	// A non-admin with a wrong password is simply unauthorized.
-	expect((await get(sandbox, 'operators', {}, { auth: { email: 'anna@svc.test', password: 'nope' } })).status).toBe(401);
+	expect(
+		(await get(sandbox, 'operators', {}, { auth: { email: 'anna@svc.test', password: 'nope' } }))
+			.status,
+	).toBe(401);
 });
 
 test('after N failed attempts within the window every attempt gets 403, the right password too, until the window passes', async () => {
-	for (let i = 0; i < 3; i++) expectReply(await get(sandbox, 'departments', {}, { auth: wrong }), 401, UNAUTHORIZED);
-	expectReply(await get(sandbox, 'departments'), 403, { error: 'forbidden', reason: 'too-many-attempts' });
-	expectReply(await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }), 403, { error: 'forbidden', reason: 'too-many-attempts' });
-	expectReply(await get(sandbox, 'departments', {}, { auth: wrong }), 403, { error: 'forbidden', reason: 'too-many-attempts' });
+	for (let i = 0; i < 3; i++)
+		expectReply(await get(sandbox, 'departments', {}, { auth: wrong }), 401, UNAUTHORIZED);
+	expectReply(await get(sandbox, 'departments'), 403, {
+		error: 'forbidden',
+		reason: 'too-many-attempts',
+	});
+	expectReply(
+		await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }),
+		403,
+		{ error: 'forbidden', reason: 'too-many-attempts' },
+	);
+	expectReply(await get(sandbox, 'departments', {}, { auth: wrong }), 403, {
+		error: 'forbidden',
+		reason: 'too-many-attempts',
+	});
 	// The lockout is per e-mail: others still get in (or fail for their own reasons).
-	expect((await get(sandbox, 'departments', {}, { auth: { email: 'anna@svc.test', password: OPERATOR_PASSWORD } })).status).toBe(403);
-	expect((await get(sandbox, 'departments', {}, { auth: basic('ghost@svc.test', 'x') })).status).toBe(401);
+	expect(
+		(
+			await get(
+				sandbox,
+				'departments',
+				{},
+				{ auth: { email: 'anna@svc.test', password: OPERATOR_PASSWORD } },
+			)
+		).status,
+	).toBe(403);
+	expect(
+		(await get(sandbox, 'departments', {}, { auth: basic('ghost@svc.test', 'x') })).status,
+	).toBe(401);
 	clock.advance(60_001);
 	expect((await get(sandbox, 'departments')).status).toBe(200);
 });
@@ -84,7 +140,10 @@ test('an unknown user is locked out too, and the threshold is configurable at ru
 	sandbox.control.setSettings({ lockoutThreshold: 1 });
 	const ghost = { auth: { email: 'ghost@svc.test', password: 'x' } };
 	expectReply(await get(sandbox, 'departments', {}, ghost), 401, UNAUTHORIZED);
-	expectReply(await get(sandbox, 'departments', {}, ghost), 403, { error: 'forbidden', reason: 'too-many-attempts' });
+	expectReply(await get(sandbox, 'departments', {}, ghost), 403, {
+		error: 'forbidden',
+		reason: 'too-many-attempts',
+	});
 	// Lockouts are cleared by reset().
 	sandbox.control.reset();
 	expectReply(await get(sandbox, 'departments', {}, ghost), 401, UNAUTHORIZED);
@@ -93,16 +152,29 @@ test('an unknown user is locked out too, and the threshold is configurable at ru
 test('an account without API access: no-tariff-option after a successful login, 401 still first', async () => {
 	sandbox.control.setSettings({ apiAccess: false });
 	expectReply(await get(sandbox, 'departments'), 200, { error: 'no-tariff-option' });
-	expectReply(await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }), 200, { error: 'no-tariff-option' });
+	expectReply(
+		await rt(sandbox, 'agent_status', { email: 'anna@svc.test', status: 'dinner' }),
+		200,
+		{ error: 'no-tariff-option' },
+	);
 	expectReply(await get(sandbox, 'departments', {}, { auth: wrong }), 401, UNAUTHORIZED);
 });
 
 test('a custom admin from the options', async () => {
-	const custom = await startSandbox({ chats: 1, admin: { email: 'boss@corp.example', password: 'p@ss:word' } });
+	const custom = await startSandbox({
+		chats: 1,
+		admin: { email: 'boss@corp.example', password: 'p@ss:word' },
+	});
 	try {
 		expect(custom.admin).toEqual({ email: 'boss@corp.example', password: 'p@ss:word' });
 		expect((await get(custom, 'departments')).status).toBe(200);
-		expect((await call(custom, 'GET', '/api/v2/departments', { auth: { email: 'admin@svc.test', password: 'sandbox-password' } })).status).toBe(401);
+		expect(
+			(
+				await call(custom, 'GET', '/api/v2/departments', {
+					auth: { email: 'admin@svc.test', password: 'sandbox-password' },
+				})
+			).status,
+		).toBe(401);
 	} finally {
 		await custom.stop();
 	}

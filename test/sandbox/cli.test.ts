@@ -11,12 +11,17 @@ const started: ChildProcess[] = [];
 afterAll(() => {
 	// Each CLI runs in its own process group (tsx starts a second node process): end exactly that group if it is still up.
 	for (const child of started) {
-		if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+		if (child.exitCode === null && child.signalCode === null && child.pid)
+			process.kill(-child.pid, 'SIGKILL');
 	}
 });
 
 function runCli(args: string[]) {
-	const child = spawn(tsx, ['sandbox/cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	const child = spawn(tsx, ['sandbox/cli.ts', ...args], {
+		cwd: root,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 	started.push(child);
 	let output = '';
 	child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,11 +49,17 @@ test('starts with --chats and --seed, prints URL, host, admin and control URL, s
 	expect(printed).toContain(`Control:   ${url}/__control/`);
 	const admin = { email: 'admin@svc.test', password: 'sandbox-password' };
 	const reply = await get({ url: url!, admin }, 'chats', { since: '0' });
-	expect(reply.json).toEqual({ chats: expect.any(Array), more_chats_available: false, last_ts: expect.stringMatching(/^\d+$/) });
+	expect(reply.json).toEqual({
+		chats: expect.any(Array),
+		more_chats_available: false,
+		last_ts: expect.stringMatching(/^\d+$/),
+	});
 	expect((reply.json as { chats: unknown[] }).chats).toHaveLength(25);
 	cli.child.kill('SIGTERM');
 	expect(await cli.exited).toBe(0);
-	await expect(get({ url: url!, admin }, 'departments')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+	await expect(get({ url: url!, admin }, 'departments')).rejects.toMatchObject({
+		code: 'ECONNREFUSED',
+	});
 });
 
 test('a bad option is refused with the usage text and exit code 1', async () => {

@@ -29,7 +29,12 @@ export function basic(email: string, password: string): string {
 	return `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
 }
 
-export function call(sandbox: Pick<Sandbox, 'url' | 'admin'>, method: string, path: string, options: CallOptions = {}): Promise<RawReply> {
+export function call(
+	sandbox: Pick<Sandbox, 'url' | 'admin'>,
+	method: string,
+	path: string,
+	options: CallOptions = {},
+): Promise<RawReply> {
 	const url = new URL(path, sandbox.url);
 	for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
 	const auth = options.auth === undefined ? sandbox.admin : options.auth;
@@ -63,19 +68,31 @@ export function call(sandbox: Pick<Sandbox, 'url' | 'admin'>, method: string, pa
 				});
 			},
 		);
-		request.on('timeout', () => request.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));
+		request.on('timeout', () =>
+			request.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })),
+		);
 		request.on('error', reject);
 		request.end(payload);
 	});
 }
 
 /** POST a real-time command (spec 4.1–4.3). */
-export function rt(sandbox: Pick<Sandbox, 'url' | 'admin'>, command: string, body: unknown, options: CallOptions = {}): Promise<RawReply> {
+export function rt(
+	sandbox: Pick<Sandbox, 'url' | 'admin'>,
+	command: string,
+	body: unknown,
+	options: CallOptions = {},
+): Promise<RawReply> {
 	return call(sandbox, 'POST', `/api/v2/rt/${command}`, { ...options, body });
 }
 
 /** GET a stored-data path (spec 4.4–4.9). */
-export function get(sandbox: Pick<Sandbox, 'url' | 'admin'>, path: string, query: Record<string, string> = {}, options: CallOptions = {}): Promise<RawReply> {
+export function get(
+	sandbox: Pick<Sandbox, 'url' | 'admin'>,
+	path: string,
+	query: Record<string, string> = {},
+	options: CallOptions = {},
+): Promise<RawReply> {
 	return call(sandbox, 'GET', `/api/v2/${path}`, { ...options, query });
 }
 

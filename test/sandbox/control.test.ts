@@ -11,7 +11,12 @@ beforeAll(async () => {
 afterAll(async () => await sandbox.stop());
 beforeEach(() => sandbox.control.reset());
 
-const control = async (method: string, route: string, body?: unknown, query?: Record<string, string>) => {
+const control = async (
+	method: string,
+	route: string,
+	body?: unknown,
+	query?: Record<string, string>,
+) => {
 	const reply = await call(sandbox, method, `/__control/${route}`, { body, query, auth: null });
 	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- control replies are checked by value below
 	return { status: reply.status, json: reply.json as any };
@@ -31,40 +36,79 @@ test('chats: add, update, close, mutate, get, count, versions, cursor', async ()
 	const versions = (await control('GET', 'versions')).json as string[];
 	expect(versions).toHaveLength(20 + 2 + 2 + 3);
 	expect(versions).toContain((await control('POST', 'fingerprint', closed)).json.fingerprint);
-	expect((await control('GET', 'cursor')).json).toEqual({ last_ts: sandbox.control.latestCursor() });
-	expect(await control('POST', 'chats/update', { id: 'no-such-chat' })).toEqual({ status: 404, json: { error: 'No chat has the id "no-such-chat"' } });
+	expect((await control('GET', 'cursor')).json).toEqual({
+		last_ts: sandbox.control.latestCursor(),
+	});
+	expect(await control('POST', 'chats/update', { id: 'no-such-chat' })).toEqual({
+		status: 404,
+		json: { error: 'No chat has the id "no-such-chat"' },
+	});
 	expect((await control('GET', 'chat', undefined, { id: 'nope' })).status).toBe(404);
 	expect((await control('POST', 'chats/add', { n: -1 })).status).toBe(400);
 });
 
 test('operators and settings', async () => {
-	const changed = await control('POST', 'operators/status', { email: 'boris@svc.test', status: 'online' });
-	expect(changed).toEqual({ status: 200, json: expect.objectContaining({ email: 'boris@svc.test', status: 'online' }) });
+	const changed = await control('POST', 'operators/status', {
+		email: 'boris@svc.test',
+		status: 'online',
+	});
+	expect(changed).toEqual({
+		status: 200,
+		json: expect.objectContaining({ email: 'boris@svc.test', status: 'online' }),
+	});
 	expect((await control('GET', 'operators')).json).toEqual(sandbox.control.getOperators());
-	expect((await control('POST', 'operators/status', { email: 'ghost@svc.test', status: 'online' })).status).toBe(400);
-	const settings = (await control('POST', 'settings', { apiAccess: false, allowedOnlineTime: { from: '08:00', to: '18:30' } })).json;
-	expect(settings).toMatchObject({ apiAccess: false, allowedOnlineTime: { from: '08:00', to: '18:30' } });
+	expect(
+		(await control('POST', 'operators/status', { email: 'ghost@svc.test', status: 'online' }))
+			.status,
+	).toBe(400);
+	const settings = (
+		await control('POST', 'settings', {
+			apiAccess: false,
+			allowedOnlineTime: { from: '08:00', to: '18:30' },
+		})
+	).json;
+	expect(settings).toMatchObject({
+		apiAccess: false,
+		allowedOnlineTime: { from: '08:00', to: '18:30' },
+	});
 	expect((await control('GET', 'settings')).json).toEqual(settings);
 	expect((await get(sandbox, 'departments')).json).toEqual({ error: 'no-tariff-option' });
 	expect((await control('POST', 'settings', { apiAccess: 'no' })).status).toBe(400);
-	expect((await control('POST', 'settings', { allowedOnlineTime: { from: '8am', to: '18:00' } })).status).toBe(400);
+	expect(
+		(await control('POST', 'settings', { allowedOnlineTime: { from: '8am', to: '18:00' } })).status,
+	).toBe(400);
 	expect((await control('POST', 'settings', { colour: 'blue' })).status).toBe(400);
 	expect((await control('POST', 'reset')).json).toEqual({ result: 'ok' });
 	expect((await get(sandbox, 'departments')).status).toBe(200);
 });
 
 test('records: broadcasts, pairings and the request log', async () => {
-	await rt(sandbox, 'provide_visitor_fields', { auth_token: 'tok', visitor_fields: { id: 'u', name: 'N' } });
-	await rt(sandbox, 'send_broadcast', { operator_id: 1, data: { kind: 'history-chats', channel_id: 'wa-main', data: { x: 1 } } });
+	await rt(sandbox, 'provide_visitor_fields', {
+		auth_token: 'tok',
+		visitor_fields: { id: 'u', name: 'N' },
+	});
+	await rt(sandbox, 'send_broadcast', {
+		operator_id: 1,
+		data: { kind: 'history-chats', channel_id: 'wa-main', data: { x: 1 } },
+	});
 	expect((await control('GET', 'pairings')).json).toEqual({ tok: { id: 'u', name: 'N' } });
 	expect((await control('GET', 'broadcasts')).json).toEqual([
-		{ at: expect.any(String), operator_id: 1, kind: 'history-chats', channel_id: 'wa-main', data: { x: 1 }, delivered_to: [] },
+		{
+			at: expect.any(String),
+			operator_id: 1,
+			kind: 'history-chats',
+			channel_id: 'wa-main',
+			data: { x: 1 },
+			delivered_to: [],
+		},
 	]);
 	expect(((await control('GET', 'requests')).json as unknown[]).length).toBe(2);
 });
 
 test('faults over HTTP', async () => {
-	expect((await control('POST', 'faults', { kind: '502', count: 2 })).json).toEqual({ result: 'ok' });
+	expect((await control('POST', 'faults', { kind: '502', count: 2 })).json).toEqual({
+		result: 'ok',
+	});
 	expect((await get(sandbox, 'departments')).status).toBe(502);
 	expect((await control('DELETE', 'faults')).json).toEqual({ result: 'ok' });
 	expect((await get(sandbox, 'departments')).status).toBe(200);
@@ -74,6 +118,10 @@ test('faults over HTTP', async () => {
 test('an unknown route or a body that is not JSON', async () => {
 	const unknown = await control('GET', 'everything');
 	expect(unknown.status).toBe(404);
-	expect(unknown.json).toMatchObject({ routes: expect.arrayContaining(['POST reset', 'POST faults']) });
-	expect((await call(sandbox, 'POST', '/__control/settings', { body: '{', auth: null })).status).toBe(400);
+	expect(unknown.json).toMatchObject({
+		routes: expect.arrayContaining(['POST reset', 'POST faults']),
+	});
+	expect(
+		(await call(sandbox, 'POST', '/__control/settings', { body: '{', auth: null })).status,
+	).toBe(400);
 });

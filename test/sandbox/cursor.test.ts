@@ -30,7 +30,8 @@ async function walk(since: string | number, between: (pageNumber: number) => voi
 		pages.push(current);
 		between(pages.length);
 		cursor = current.last_ts;
-		if (!current.more_chats_available) return { pages, chats: pages.flatMap((p) => p.chats), lastTs: cursor };
+		if (!current.more_chats_available)
+			return { pages, chats: pages.flatMap((p) => p.chats), lastTs: cursor };
 	}
 }
 
@@ -67,11 +68,20 @@ test('a chat changed after delivery is delivered again later; one changed before
 	const all = [...firstPage.chats, ...chats];
 	expect(all).toHaveLength(1000 + 2);
 	const again = all.filter((chat) => String(chat.id) === String(delivered.id));
-	expect(again.map((chat) => chat.messages!.length)).toEqual([delivered.messages!.length, delivered.messages!.length + 1]);
-	expect(again[1].messages!.at(-1)).toMatchObject({ kind: 'visitor', created_at: '2025-06-01T08:00:01.000Z' });
+	expect(again.map((chat) => chat.messages!.length)).toEqual([
+		delivered.messages!.length,
+		delivered.messages!.length + 1,
+	]);
+	expect(again[1].messages!.at(-1)).toMatchObject({
+		kind: 'visitor',
+		created_at: '2025-06-01T08:00:01.000Z',
+	});
 	const closed = all.filter((chat) => String(chat.id) === String(closedLater.id));
 	expect(closed).toHaveLength(2);
-	expect(closed[1].state_history!.at(-1)).toMatchObject({ state: 'closed', at: '2025-06-01T08:00:01.000Z' });
+	expect(closed[1].state_history!.at(-1)).toMatchObject({
+		state: 'closed',
+		at: '2025-06-01T08:00:01.000Z',
+	});
 	const once = all.filter((chat) => String(chat.id) === String(notYetDelivered.id));
 	expect(once).toHaveLength(1);
 	expect(once[0].messages).toHaveLength(notYetDelivered.messages!.length + 1);
@@ -111,7 +121,11 @@ test('last_ts is a string when configured, and a string cursor is accepted back'
 	expect(idsOf(second.chats).some((id) => idsOf(first.chats).includes(id))).toBe(false);
 	const started = await startSandbox({ chats: 3, lastTsAsString: true });
 	try {
-		expect(await page(0, started)).toEqual({ chats: expect.any(Array), more_chats_available: false, last_ts: String(started.control.latestCursor()) });
+		expect(await page(0, started)).toEqual({
+			chats: expect.any(Array),
+			more_chats_available: false,
+			last_ts: String(started.control.latestCursor()),
+		});
 	} finally {
 		await started.stop();
 	}
@@ -123,7 +137,11 @@ test('allVersions lists every version since reset, and a walk from 0 shows only 
 	const changed = sandbox.control.mutateRandomChats(25);
 	const added = sandbox.control.addChats(2);
 	const versions = sandbox.control.allVersions();
-	expect(versions).toEqual([...before, ...changed.map(sandbox.control.fingerprint), ...added.map(sandbox.control.fingerprint)]);
+	expect(versions).toEqual([
+		...before,
+		...changed.map(sandbox.control.fingerprint),
+		...added.map(sandbox.control.fingerprint),
+	]);
 	const { chats } = await walk(0);
 	expect(chats).toHaveLength(1002);
 	const latest = new Map<string, string>();
@@ -136,7 +154,10 @@ test('allVersions lists every version since reset, and a walk from 0 shows only 
 
 test('random mutations are deterministic from the seed', async () => {
 	const fixed = () => new Date('2025-06-01T08:00:00.000Z');
-	const [a, b] = await Promise.all([startSandbox({ seed: 4, chats: 50, now: fixed }), startSandbox({ seed: 4, chats: 50, now: fixed })]);
+	const [a, b] = await Promise.all([
+		startSandbox({ seed: 4, chats: 50, now: fixed }),
+		startSandbox({ seed: 4, chats: 50, now: fixed }),
+	]);
 	try {
 		const first = a.control.mutateRandomChats(20).map(a.control.fingerprint);
 		expect(b.control.mutateRandomChats(20).map(b.control.fingerprint)).toEqual(first);

@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(async () => await sandbox.stop());
 beforeEach(() => sandbox.control.reset());
 
-const pair = (token: string) => rt(sandbox, 'provide_visitor_fields', { auth_token: token, visitor_fields: { id: 'u-1' } });
+const pair = (token: string) =>
+	rt(sandbox, 'provide_visitor_fields', { auth_token: token, visitor_fields: { id: 'u-1' } });
 
 test('502: the server cannot process the request, and does not', async () => {
 	sandbox.control.injectFault({ kind: '502' });
@@ -42,19 +43,36 @@ test('reset: the connection is destroyed without a reply, and the request is not
 	sandbox.control.injectFault({ kind: 'reset' });
 	await expect(pair('t1')).rejects.toMatchObject({ code: 'ECONNRESET' });
 	expect(sandbox.control.pairings()).toEqual({});
-	expect(sandbox.control.requestLog()).toEqual([{ method: 'POST', path: '/api/v2/rt/provide_visitor_fields', query: {}, status: 0, fault: 'reset' }]);
+	expect(sandbox.control.requestLog()).toEqual([
+		{
+			method: 'POST',
+			path: '/api/v2/rt/provide_visitor_fields',
+			query: {},
+			status: 0,
+			fault: 'reset',
+		},
+	]);
 	expect((await pair('t1')).status).toBe(200);
 });
 
 test('delay: the reply waits, then comes normally', async () => {
 	sandbox.control.injectFault({ kind: 'delay', delayMs: 5000 });
 	// A client that gives up first gets nothing (and the sandbox copes with the closed socket).
-	await expect(get(sandbox, 'departments', {}, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'CLIENT_TIMEOUT' });
+	await expect(get(sandbox, 'departments', {}, { timeoutMs: 100 })).rejects.toMatchObject({
+		code: 'CLIENT_TIMEOUT',
+	});
 	const normal = await get(sandbox, 'departments');
 	sandbox.control.injectFault({ kind: 'delay', delayMs: 20 });
 	const delayed = await get(sandbox, 'departments');
-	expect({ status: delayed.status, text: delayed.text }).toEqual({ status: normal.status, text: normal.text });
-	expect(sandbox.control.requestLog().map((entry) => entry.fault)).toEqual(['delay', undefined, 'delay']);
+	expect({ status: delayed.status, text: delayed.text }).toEqual({
+		status: normal.status,
+		text: normal.text,
+	});
+	expect(sandbox.control.requestLog().map((entry) => entry.fault)).toEqual([
+		'delay',
+		undefined,
+		'delay',
+	]);
 });
 
 test('truncated: the request is processed, the JSON reply is cut in the middle with consistent headers', async () => {
@@ -86,7 +104,10 @@ test('html: an HTML error page, status 500 by default or 200', async () => {
 	sandbox.control.injectFault({ kind: 'html', status: 200 });
 	const error = await get(sandbox, 'operators');
 	const ok = await get(sandbox, 'operators');
-	for (const [reply, status] of [[error, 500], [ok, 200]] as const) {
+	for (const [reply, status] of [
+		[error, 500],
+		[ok, 200],
+	] as const) {
 		expect(reply.status).toBe(status);
 		expect(reply.headers['content-type']).toMatch(/^text\/html/);
 		expect(reply.text).toMatch(/^<!DOCTYPE html>/);
@@ -102,7 +123,9 @@ test('unexpected-shape: valid JSON, but a list where an object is due and an obj
 	expect(operators.json).toEqual(expect.any(Object));
 	expect(Array.isArray((await get(sandbox, 'chats', { since: '0' })).json)).toBe(true);
 	expect(Array.isArray((await pair('t1')).json)).toBe(true);
-	expect(Array.isArray((await get(sandbox, 'stats', { date: '2025-01-01', mode: 'usage' })).json)).toBe(true);
+	expect(
+		Array.isArray((await get(sandbox, 'stats', { date: '2025-01-01', mode: 'usage' })).json),
+	).toBe(true);
 	expect(sandbox.control.pairings()).toEqual({});
 });
 
@@ -113,21 +136,31 @@ test('missing-last-ts: a /chats reply without last_ts; other paths are not touch
 	expect(Object.keys(reply).sort()).toEqual(['chats', 'more_chats_available']);
 	expect(reply.chats).toHaveLength(100);
 	expect(reply.more_chats_available).toBe(true);
-	expect(Object.keys((await get(sandbox, 'chats', { since: '0' })).json as object)).toContain('last_ts');
+	expect(Object.keys((await get(sandbox, 'chats', { since: '0' })).json as object)).toContain(
+		'last_ts',
+	);
 });
 
 test('stuck-more: more_chats_available true and last_ts equal to since, while the fault lasts', async () => {
 	sandbox.control.injectFault({ kind: 'stuck-more', count: 3 });
 	const since = '1000';
 	for (let i = 0; i < 3; i++) {
-		expect((await get(sandbox, 'chats', { since })).json).toEqual({ chats: [], more_chats_available: true, last_ts: 1000 });
+		expect((await get(sandbox, 'chats', { since })).json).toEqual({
+			chats: [],
+			more_chats_available: true,
+			last_ts: 1000,
+		});
 	}
 	const normal = (await get(sandbox, 'chats', { since })).json as ChatsReply;
 	expect(normal.chats).toHaveLength(100);
 	expect(normal.last_ts).not.toBe(1000);
 	sandbox.control.setSettings({ lastTsAsString: true });
 	sandbox.control.injectFault({ kind: 'stuck-more' });
-	expect((await get(sandbox, 'chats', { since })).json).toEqual({ chats: [], more_chats_available: true, last_ts: '1000' });
+	expect((await get(sandbox, 'chats', { since })).json).toEqual({
+		chats: [],
+		more_chats_available: true,
+		last_ts: '1000',
+	});
 });
 
 test('huge: about 20 MB of valid JSON of the wrong shape', async () => {
@@ -169,7 +202,9 @@ test('percent: about that share of requests, repeatably, until cleared', async (
 });
 
 test('a fault spec that makes no sense is refused', () => {
-	expect(() => sandbox.control.injectFault({ kind: 'teapot' as never })).toThrow(/Unknown fault kind/);
+	expect(() => sandbox.control.injectFault({ kind: 'teapot' as never })).toThrow(
+		/Unknown fault kind/,
+	);
 	expect(() => sandbox.control.injectFault({ kind: '502', percent: 0 })).toThrow(/percent/);
 });
 

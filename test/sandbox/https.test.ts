@@ -16,7 +16,9 @@ test('the URL is https on 127.0.0.1, and the host to type is host:port', () => {
 });
 
 test('a client that checks certificates refuses it (self-signed)', async () => {
-	await expect(get(sandbox, 'departments')).rejects.toMatchObject({ code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY/) });
+	await expect(get(sandbox, 'departments')).rejects.toMatchObject({
+		code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY/),
+	});
 });
 
 test('a client that trusts this certificate gets the API', async () => {

@@ -20,27 +20,42 @@ async function chats(since: string | number): Promise<ChatsReply & Record<string
 
 test('the spec-silent switches are off by default; the Content-Type check is on', () => {
 	expect(DEFAULT_SETTINGS).toEqual(
-		expect.objectContaining({ minimalChatsInLists: false, equalTimestamps: false, emptyPageLastTs: 'latest', requireJsonContentType: true }),
+		expect.objectContaining({
+			minimalChatsInLists: false,
+			equalTimestamps: false,
+			emptyPageLastTs: 'latest',
+			requireJsonContentType: true,
+		}),
 	);
 });
 
 describe('real-time commands take a JSON body (spec 4)', () => {
 	const body = { email: 'anna@svc.test', status: 'dinner' };
 
-	test.each([['text/plain'], ['application/x-www-form-urlencoded']])('a body sent as %s is refused and changes nothing', async (type) => {
-		const reply = await rt(sandbox, 'agent_status', body, { headers: { 'Content-Type': type } });
-		expect(reply.json).toEqual({ error: 'request-body-is-not-valid-json' });
-		expect(sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')?.status).toBe('online');
-	});
+	test.each([['text/plain'], ['application/x-www-form-urlencoded']])(
+		'a body sent as %s is refused and changes nothing',
+		async (type) => {
+			const reply = await rt(sandbox, 'agent_status', body, { headers: { 'Content-Type': type } });
+			expect(reply.json).toEqual({ error: 'request-body-is-not-valid-json' });
+			expect(
+				sandbox.control.getOperators().find((operator) => operator.email === 'anna@svc.test')
+					?.status,
+			).toBe('online');
+		},
+	);
 
 	test('application/json with a charset is accepted', async () => {
-		const reply = await rt(sandbox, 'agent_status', body, { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+		const reply = await rt(sandbox, 'agent_status', body, {
+			headers: { 'Content-Type': 'application/json; charset=utf-8' },
+		});
 		expect(reply.json).toEqual({ result: 'ok' });
 	});
 
 	test('the check can be switched off', async () => {
 		sandbox.control.setSettings({ requireJsonContentType: false });
-		const reply = await rt(sandbox, 'agent_status', body, { headers: { 'Content-Type': 'text/plain' } });
+		const reply = await rt(sandbox, 'agent_status', body, {
+			headers: { 'Content-Type': 'text/plain' },
+		});
 		expect(reply.json).toEqual({ result: 'ok' });
 	});
 });
@@ -78,7 +93,9 @@ describe('minimal list entries (spec 2.4)', () => {
 			more = reply.more_chats_available;
 			since = reply.last_ts;
 		}
-		return listed.filter((chat) => Object.keys(chat).join() === 'id,created_at').length / listed.length;
+		return (
+			listed.filter((chat) => Object.keys(chat).join() === 'id,created_at').length / listed.length
+		);
 	};
 
 	test.each([
@@ -117,7 +134,8 @@ describe('equal timestamps (equalTimestamps)', () => {
 			// Later changes tie too, while the clock stands still.
 			const changed = [...tied.control.mutateRandomChats(3), ...tied.control.mutateRandomChats(3)];
 			expect(changed).toHaveLength(6);
-			const after = (await get(tied, 'chats', { since: String(cursors[cursors.length - 1]) })).json as ChatsReply;
+			const after = (await get(tied, 'chats', { since: String(cursors[cursors.length - 1]) }))
+				.json as ChatsReply;
 			expect(after.chats.length).toBeGreaterThan(0);
 		} finally {
 			await tied.stop();

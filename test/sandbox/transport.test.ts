@@ -1,13 +1,30 @@
 // The sandbox through the project's own transport and n8n-core's real request stack: `host` is what works in the credentials.
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { sendSvcRequest, type SvcCredentials, type SvcHttpResponse } from '../../nodes/SvcChat/transport';
+import {
+	sendSvcRequest,
+	type SvcCredentials,
+	type SvcHttpResponse,
+} from '../../nodes/SvcChat/transport';
 import { n8nHttpRequestWithAuthentication } from '../harness/n8nRequest';
 import type { INode } from 'n8n-workflow';
 
-const node: INode = { id: 'n', name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 1, position: [0, 0], parameters: {} };
+const node: INode = {
+	id: 'n',
+	name: 'Svc Chat',
+	type: 'n8n-nodes-svc.svcChat',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
 
 function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {}): SvcCredentials {
-	return { host: sandbox.host, email: sandbox.admin.email, password: sandbox.admin.password, ignoreSslIssues: false, ...overrides };
+	return {
+		host: sandbox.host,
+		email: sandbox.admin.email,
+		password: sandbox.admin.password,
+		ignoreSslIssues: false,
+		...overrides,
+	};
 }
 
 async function departments(credentials: SvcCredentials) {
@@ -29,11 +46,20 @@ describe.each([false, true])('https %s', (useHttps) => {
 
 	test('the host and admin from startSandbox work as credentials', async () => {
 		const outcome = await departments(credentialsFor(sandbox, { ignoreSslIssues: useHttps }));
-		expect(outcome).toEqual({ ok: true, reply: [expect.objectContaining({ id: 1 }), expect.objectContaining({ id: 2 }), expect.objectContaining({ id: 3 })] });
+		expect(outcome).toEqual({
+			ok: true,
+			reply: [
+				expect.objectContaining({ id: 1 }),
+				expect.objectContaining({ id: 2 }),
+				expect.objectContaining({ id: 3 }),
+			],
+		});
 	});
 
 	test('a wrong password is reported as such', async () => {
-		const outcome = await departments(credentialsFor(sandbox, { ignoreSslIssues: useHttps, password: 'wrong' }));
+		const outcome = await departments(
+			credentialsFor(sandbox, { ignoreSslIssues: useHttps, password: 'wrong' }),
+		);
 		expect(outcome).toMatchObject({ ok: false, failure: { httpCode: 401 } });
 	});
 

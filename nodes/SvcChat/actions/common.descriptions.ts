@@ -23,10 +23,19 @@ export const returnAllOrLimit: INodeProperties[] = [
 
 /** The same pair with a hint under Limit saying what it counts (n8n's lint fixes the description's wording). */
 export function returnAllOrLimitWithHint(hint: string): INodeProperties[] {
-	return returnAllOrLimit.map((property) => (property.name === 'limit' ? { ...property, hint } : property));
+	return returnAllOrLimit.map((property) =>
+		property.name === 'limit' ? { ...property, hint } : property,
+	);
 }
 
 /** The "Options" collection that holds an operation's optional settings. */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options };
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
 }

@@ -1,5 +1,9 @@
 // The "From List" choices of the resource locators: recent chats and the operators, searchable and paged.
-import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { svcApiRequest, svcChatPages, type ChatPage } from '../transport';
 import { recentChatPages } from '../trigger/pages';
@@ -12,7 +16,12 @@ const CHAT_MATCHES_PER_SEARCH = 50;
 const MAX_CHAT_PAGES_PER_SEARCH = 5;
 
 const matches = (filter: string | undefined, ...texts: unknown[]) =>
-	!filter || texts.some((text) => (typeof text === 'string' || typeof text === 'number') && String(text).toLowerCase().includes(filter.toLowerCase()));
+	!filter ||
+	texts.some(
+		(text) =>
+			(typeof text === 'string' || typeof text === 'number') &&
+			String(text).toLowerCase().includes(filter.toLowerCase()),
+	);
 
 /** "2024-05-01 10:42" of an ISO time, or the text as given. */
 function shortTime(iso: unknown): string {
@@ -22,7 +31,10 @@ function shortTime(iso: unknown): string {
 function chatItem(chat: Chat): INodeListSearchItems {
 	const fields = chat.visitor?.fields ?? {};
 	const who = fields.name || fields.email || fields.phone;
-	return { name: [`#${chat.id}`, who, shortTime(chat.created_at)].filter(Boolean).join(' · '), value: String(chat.id) };
+	return {
+		name: [`#${chat.id}`, who, shortTime(chat.created_at)].filter(Boolean).join(' · '),
+		value: String(chat.id),
+	};
 }
 
 /** A page of the operators, by position; the token is the position of the next page. */
@@ -48,10 +60,15 @@ async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]
 	return (await svcApiRequest.call(context, 'GET', 'operators')) as Operator[];
 }
 
-const operatorLabel = (operator: Operator) => `${operator.full_name || operator.email} (${operator.email}, ${operator.status})`;
+const operatorLabel = (operator: Operator) =>
+	`${operator.full_name || operator.email} (${operator.email}, ${operator.status})`;
 
 /** Operators for Set Status: the value is the email, as the API expects it. */
-export async function searchOperatorEmails(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function searchOperatorEmails(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
 		name: operatorLabel(operator),
 		value: operator.email,
@@ -59,7 +76,11 @@ export async function searchOperatorEmails(this: ILoadOptionsFunctions, filter?:
 }
 
 /** Operators for broadcasts: the value is the numeric ID. */
-export async function searchOperators(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function searchOperators(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
 		name: operatorLabel(operator),
 		value: String(operator.id),
@@ -71,7 +92,11 @@ export async function searchOperators(this: ILoadOptionsFunctions, filter?: stri
  * one page of the API at a time; the token is the server's cursor to continue from. A search term matches the chat
  * ID, the visitor's name, email or phone, and the category.
  */
-export async function searchChats(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function searchChats(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	const pages: AsyncGenerator<ChatPage> = paginationToken
 		? svcChatPages.call(this, paginationToken)
 		: recentChatPages.call(this, Date.now());
@@ -83,10 +108,12 @@ export async function searchChats(this: ILoadOptionsFunctions, filter?: string, 
 		if (done) break;
 		for (const chat of page.chats) {
 			const fields = chat.visitor?.fields ?? {};
-			if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category)) results.set(String(chat.id), chatItem(chat));
+			if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
+				results.set(String(chat.id), chatItem(chat));
 		}
 		next = page.moreChatsAvailable ? String(page.lastTs) : undefined;
-		const enough = !filter || results.size >= CHAT_MATCHES_PER_SEARCH || pagesRead >= MAX_CHAT_PAGES_PER_SEARCH;
+		const enough =
+			!filter || results.size >= CHAT_MATCHES_PER_SEARCH || pagesRead >= MAX_CHAT_PAGES_PER_SEARCH;
 		if (!next || enough) break;
 	}
 	await pages.return(undefined);

@@ -1,5 +1,10 @@
 // The shape every operation module has: its parameters and how it runs (per item, or over all items at once).
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 export interface SvcOperation {
 	/** The operation's parameters, already limited (displayOptions) to its resource and operation. */
@@ -7,7 +12,10 @@ export interface SvcOperation {
 	/** Runs for one input item and returns its output records; the router pairs them with the item. */
 	execute?(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
 	/** Runs once over all input items (batched requests); must return items with pairedItem set. */
-	executeBatch?(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+	executeBatch?(
+		this: IExecuteFunctions,
+		items: INodeExecutionData[],
+	): Promise<INodeExecutionData[]>;
 }
 
 /** A resource: its operation selector and its operations by value. */

@@ -11,11 +11,19 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as unknown;
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
 	// Own keys only: a hand-edited "constructor" or "__proto__" must not find something on Object's prototype.
-	const ofResource = typeof resource === 'string' && Object.hasOwn(operations, resource) ? operations[resource] : undefined;
+	const ofResource =
+		typeof resource === 'string' && Object.hasOwn(operations, resource)
+			? operations[resource]
+			: undefined;
 	const operation: SvcOperation | undefined =
-		ofResource && typeof operationName === 'string' && Object.hasOwn(ofResource, operationName) ? ofResource[operationName] : undefined;
+		ofResource && typeof operationName === 'string' && Object.hasOwn(ofResource, operationName)
+			? ofResource[operationName]
+			: undefined;
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation ${showValue(operationName)} of ${showValue(resource)} is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation ${showValue(operationName)} of ${showValue(resource)} is not supported`,
+		);
 	}
 
 	// Batched operations (broadcasts) see every item at once and answer for each of them.
@@ -38,4 +46,3 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	return [returnData];
 }
-

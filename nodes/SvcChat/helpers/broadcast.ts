@@ -11,11 +11,18 @@ export interface TemplateParameters {
  * The entry's `body`: one `{type, parameters}` object when exactly one part has parameters, a list of them when
  * several do, nothing when none do (the template's stored content is sent, rule 4). Order is kept (rule 3).
  */
-export function templateEntryBody({ header, body, footer }: TemplateParameters): IDataObject | IDataObject[] | undefined {
+export function templateEntryBody({
+	header,
+	body,
+	footer,
+}: TemplateParameters): IDataObject | IDataObject[] | undefined {
 	const parts: IDataObject[] = [];
-	if (header.length) parts.push({ type: 'header', parameters: header.map(({ type, text }) => ({ type, text })) });
-	if (body.length) parts.push({ type: 'body', parameters: body.map(({ text }) => ({ type: 'text', text })) });
-	if (footer.length) parts.push({ type: 'footer', parameters: footer.map(({ text }) => ({ text })) });
+	if (header.length)
+		parts.push({ type: 'header', parameters: header.map(({ type, text }) => ({ type, text })) });
+	if (body.length)
+		parts.push({ type: 'body', parameters: body.map(({ text }) => ({ type: 'text', text })) });
+	if (footer.length)
+		parts.push({ type: 'footer', parameters: footer.map(({ text }) => ({ text })) });
 	if (parts.length === 0) return undefined;
 	return parts.length === 1 ? parts[0] : parts;
 }
@@ -25,6 +32,7 @@ export function chunk<T>(list: T[], size: number): T[][] {
 	if (list.length === 0) return [];
 	if (size <= 0) return [list];
 	const chunks: T[][] = [];
-	for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+	for (let start = 0; start < list.length; start += size)
+		chunks.push(list.slice(start, start + size));
 	return chunks;
 }

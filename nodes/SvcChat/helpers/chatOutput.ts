@@ -32,7 +32,8 @@ export const CHAT_OUTPUT_OPTIONS = [
 	{
 		name: 'Simplified',
 		value: 'simplified',
-		description: 'One flat record per chat: visitor, start page, category, final state, message count, average rate',
+		description:
+			'One flat record per chat: visitor, start page, category, final state, message count, average rate',
 	},
 	{
 		name: 'One Item per Message',
@@ -48,7 +49,9 @@ export function finalState(chat: Chat): string | null {
 }
 
 function averageRate(chat: Chat): number | null {
-	const rates = Array.isArray(chat.rates) ? chat.rates.filter((r) => typeof r?.rate === 'number') : [];
+	const rates = Array.isArray(chat.rates)
+		? chat.rates.filter((r) => typeof r?.rate === 'number')
+		: [];
 	if (!rates.length) return null;
 	return Math.round((rates.reduce((sum, r) => sum + r.rate, 0) / rates.length) * 100) / 100;
 }
@@ -78,7 +81,9 @@ function messageText(message: ChatMessage): string | null {
 	const body = message.message;
 	if (typeof body === 'string') return body;
 	if (body && typeof body === 'object') {
-		return [body.name, body.phone, body.email].filter((part) => typeof part === 'string' && part).join(', ');
+		return [body.name, body.phone, body.email]
+			.filter((part) => typeof part === 'string' && part)
+			.join(', ');
 	}
 	return null;
 }

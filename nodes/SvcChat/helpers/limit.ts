@@ -10,10 +10,14 @@ export function readLimit(context: IExecuteFunctions, itemIndex: number): number
 	const limit = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	// An expression can give anything; a negative, fractional or non-numeric limit would silently return nothing.
 	if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) {
-		throw new NodeOperationError(context.getNode(), `'Limit' must be a whole number of 1 or more, not ${showValue(value)}`, {
-			itemIndex,
-			description: "Set a positive limit, or turn on 'Return All'.",
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`'Limit' must be a whole number of 1 or more, not ${showValue(value)}`,
+			{
+				itemIndex,
+				description: "Set a positive limit, or turn on 'Return All'.",
+			},
+		);
 	}
 	return Math.floor(limit);
 }

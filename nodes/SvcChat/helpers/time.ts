@@ -11,7 +11,11 @@ export function toEpochMs(value: unknown): number | undefined {
 		const text = value.trim();
 		// A bare date means midnight UTC, as the API's dates are UTC throughout.
 		ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
-	} else if (typeof value === 'object' && value !== null && typeof (value as { toMillis?: unknown }).toMillis === 'function') {
+	} else if (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { toMillis?: unknown }).toMillis === 'function'
+	) {
 		ms = (value as { toMillis(): number }).toMillis();
 	} else return undefined;
 	return Number.isFinite(ms) && ms >= 0 && ms <= 253402300799999 ? ms : undefined;
@@ -26,7 +30,9 @@ export function dateToCursor(value: unknown): string | undefined {
 /** The ISO 8601 UTC time of a microsecond cursor. */
 export function cursorToIso(cursor: number | string): string | undefined {
 	const micros = Number(cursor);
-	return Number.isFinite(micros) && micros >= 0 ? new Date(Math.floor(micros / 1000)).toISOString() : undefined;
+	return Number.isFinite(micros) && micros >= 0
+		? new Date(Math.floor(micros / 1000)).toISOString()
+		: undefined;
 }
 
 /** yyyy-mm-dd of a date, in UTC. */

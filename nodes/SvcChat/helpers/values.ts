@@ -5,7 +5,8 @@ export function describeValueType(value: unknown): string {
 	if (value === undefined) return 'missing';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object';
-	if (typeof value === 'number') return Number.isFinite(value) ? 'a number' : `the number ${String(value)}`;
+	if (typeof value === 'number')
+		return Number.isFinite(value) ? 'a number' : `the number ${String(value)}`;
 	if (typeof value === 'boolean') return 'true/false';
 	return `a ${typeof value}`;
 }
@@ -17,9 +18,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** A value as it may be quoted in an error message: short, whatever its type or size (BigInt and cycles included). */
 export function showValue(value: unknown, maxLength = 60): string {
 	let text: string;
-	if (typeof value === 'string') text = JSON.stringify(value.length > maxLength ? value.slice(0, maxLength) : value);
+	if (typeof value === 'string')
+		text = JSON.stringify(value.length > maxLength ? value.slice(0, maxLength) : value);
 	else if (typeof value === 'bigint') text = `${value}n`;
-	else if (value instanceof Date) text = Number.isNaN(value.getTime()) ? 'an invalid date' : value.toISOString();
+	else if (value instanceof Date)
+		text = Number.isNaN(value.getTime()) ? 'an invalid date' : value.toISOString();
 	else if (typeof value === 'object' && value !== null) text = describeValueType(value);
 	else text = String(value);
 	return text.length > maxLength ? `${text.slice(0, maxLength)}…` : text;

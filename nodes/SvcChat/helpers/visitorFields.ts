@@ -2,14 +2,31 @@
 import { describeValueType, showValue } from './values';
 
 /** Keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-export const KNOWN_VISITOR_FIELDS = ['name', 'email', 'phone', 'login', 'profile_url', 'site', 'icq'] as const;
+export const KNOWN_VISITOR_FIELDS = [
+	'name',
+	'email',
+	'phone',
+	'login',
+	'profile_url',
+	'site',
+	'icq',
+] as const;
 
-export type VisitorFieldsResult = { fields: Record<string, string>; problem?: undefined } | { fields?: undefined; problem: string };
+export type VisitorFieldsResult =
+	| { fields: Record<string, string>; problem?: undefined }
+	| { fields?: undefined; problem: string };
 
 /** Text as the API wants it: numbers and true/false become text; objects, lists, null and NaN are refused. */
-export function visitorFieldText(key: string, value: unknown): { text: string; problem?: undefined } | { text?: undefined; problem: string } {
+export function visitorFieldText(
+	key: string,
+	value: unknown,
+): { text: string; problem?: undefined } | { text?: undefined; problem: string } {
 	if (typeof value === 'string') return { text: value };
-	if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' || typeof value === 'bigint') {
+	if (
+		(typeof value === 'number' && Number.isFinite(value)) ||
+		typeof value === 'boolean' ||
+		typeof value === 'bigint'
+	) {
 		return { text: String(value) };
 	}
 	return {
@@ -21,16 +38,28 @@ export function visitorFieldText(key: string, value: unknown): { text: string; p
  * Builds `visitor_fields`: `id` first, then each extra field as text. `id` may only come from the visitor ID,
  * so a second, different id cannot slip in through the extra fields.
  */
-export function buildVisitorFields(visitorId: string, extra: Array<[string, unknown]>): VisitorFieldsResult {
+export function buildVisitorFields(
+	visitorId: string,
+	extra: Array<[string, unknown]>,
+): VisitorFieldsResult {
 	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
 	const fields = new Map<string, string>([['id', visitorId]]);
 	for (const [rawKey, value] of extra) {
 		const key = rawKey.trim();
-		if (!key) return { problem: 'A visitor field has an empty name. Give every field a name, or remove it.' };
+		if (!key)
+			return {
+				problem: 'A visitor field has an empty name. Give every field a name, or remove it.',
+			};
 		if (key === 'id') {
-			return { problem: "The visitor field 'id' is set by 'Visitor ID'. Remove 'id' from the other fields." };
+			return {
+				problem:
+					"The visitor field 'id' is set by 'Visitor ID'. Remove 'id' from the other fields.",
+			};
 		}
-		if (fields.has(key)) return { problem: `The visitor field ${showValue(key)} is set twice. Keep only one of them.` };
+		if (fields.has(key))
+			return {
+				problem: `The visitor field ${showValue(key)} is set twice. Keep only one of them.`,
+			};
 		const coerced = visitorFieldText(key, value);
 		if (coerced.problem !== undefined) return { problem: coerced.problem };
 		fields.set(key, coerced.text);

@@ -10,7 +10,8 @@ export function isLoopbackHostname(hostname: string): boolean {
 
 // Without the typed text: a password pasted into the wrong field must not come back in the editor.
 const INVALID_HOST_PROBLEM = 'The host is not a valid host name. Enter it like "acme.svc.example".';
-const USER_INFO_PROBLEM = 'The host must not contain a user name or password. Put them in the e-mail and password fields.';
+const USER_INFO_PROBLEM =
+	'The host must not contain a user name or password. Put them in the e-mail and password fields.';
 
 function plainHttpProblem(hostAndPort: string): string {
 	return `Plain http:// is refused for "${hostAndPort}": the password would cross the network unencrypted. Use https:// (or just the host name).`;
@@ -20,7 +21,9 @@ function plainHttpProblem(hostAndPort: string): string {
 export const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /** The API origin, or why the typed host cannot be used. */
-export type BaseUrlResult = { baseUrl: string; problem?: undefined } | { baseUrl?: undefined; problem: string };
+export type BaseUrlResult =
+	| { baseUrl: string; problem?: undefined }
+	| { baseUrl?: undefined; problem: string };
 
 /**
  * Accepts a bare host, host:port, https://host or http://loopback, with or without trailing slashes or path,
@@ -29,12 +32,15 @@ export type BaseUrlResult = { baseUrl: string; problem?: undefined } | { baseUrl
  */
 export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 	const typed = typeof rawHost === 'string' ? rawHost.trim() : '';
-	if (!typed) return { problem: 'The host is empty. Enter your chat server host, e.g. "acme.svc.example".' };
+	if (!typed)
+		return { problem: 'The host is empty. Enter your chat server host, e.g. "acme.svc.example".' };
 	const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(typed);
 	const userInfo = { problem: USER_INFO_PROBLEM };
 	// Refused before any message could echo it: what comes before an "@" may be a password.
 	if (/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i.test(typed)) return userInfo;
-	const invalid = { problem: `The host "${typed}" is not a valid host name. Enter it like "acme.svc.example".` };
+	const invalid = {
+		problem: `The host "${typed}" is not a valid host name. Enter it like "acme.svc.example".`,
+	};
 	// "https:/acme" or "http:acme" is a mistyped scheme, not a host "https" with an empty port.
 	if (!hasScheme && /^[a-z][a-z0-9+.-]*:(?!\d|$)/i.test(typed)) return invalid;
 	let url: URL;
@@ -48,7 +54,9 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 		return { problem: plainHttpProblem(url.host) };
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		return { problem: `The host "${typed}" has an unsupported scheme "${url.protocol}". Use https://.` };
+		return {
+			problem: `The host "${typed}" has an unsupported scheme "${url.protocol}". Use https://.`,
+		};
 	}
 	if (!url.hostname) return invalid;
 	return { baseUrl: `${url.protocol}//${url.host}` };

@@ -3,7 +3,12 @@ import type { Chat, ChatsReply, Cursor } from '../types';
 import { nextCursor } from './cursor';
 import { withFullChats } from './fullChats';
 import { requestWithCredentials, toNodeApiError } from './request';
-import { CREDENTIALS_TYPE, type SvcApiContext, type SvcCredentials, type SvcRequestOptions } from './types';
+import {
+	CREDENTIALS_TYPE,
+	type SvcApiContext,
+	type SvcCredentials,
+	type SvcRequestOptions,
+} from './types';
 
 /** A /chats reply as decoding lets it through: last_ts may be absent or null (judged by transport/cursor.ts). */
 type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
@@ -42,11 +47,22 @@ export async function* svcChatPages(
 	let cursor = since;
 	let emptyPagesInARow = 0;
 	for (;;) {
-		const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chats', { ...options, qs: { since: cursor } })) as ChatsReplyAsSent;
+		const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chats', {
+			...options,
+			qs: { since: cursor },
+		})) as ChatsReplyAsSent;
 		const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
-		if (!next.ok) throw toNodeApiError(this, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);
-		const chats = fullChats ? await withFullChats.call(this, credentials, reply.chats, options) : reply.chats;
-		const page: ChatPage = { since: cursor, chats, lastTs: next.cursor, moreChatsAvailable: reply.more_chats_available };
+		if (!next.ok)
+			throw toNodeApiError(this, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);
+		const chats = fullChats
+			? await withFullChats.call(this, credentials, reply.chats, options)
+			: reply.chats;
+		const page: ChatPage = {
+			since: cursor,
+			chats,
+			lastTs: next.cursor,
+			moreChatsAvailable: reply.more_chats_available,
+		};
 		yield page;
 		if (!page.moreChatsAvailable) return;
 		emptyPagesInARow = page.chats.length === 0 ? emptyPagesInARow + 1 : 0;

@@ -17,7 +17,11 @@ export type NextCursor = { ok: true; cursor: Cursor } | { ok: false; text: SvcEr
  * below `since` it is ignored (a cursor that went back would replay history); missing or null on a reply with no
  * chats keeps `since`; missing or null on a reply WITH chats is an error, since no cursor is safe to store then.
  */
-export function nextCursor(since: Cursor, lastTs: Cursor | null | undefined, chatCount: number): NextCursor {
+export function nextCursor(
+	since: Cursor,
+	lastTs: Cursor | null | undefined,
+	chatCount: number,
+): NextCursor {
 	if (lastTs === undefined || lastTs === null) {
 		if (chatCount === 0) return { ok: true, cursor: since };
 		return {

@@ -23,7 +23,10 @@ export const isCursor = (value: unknown): value is Cursor =>
 const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
 
 /** The documented reply shape of each endpoint; anything else is reported, never passed on half-read. */
-const REPLY_SHAPES: Record<string, { expected: string; matches: (reply: unknown, qs: IDataObject) => boolean }> = {
+const REPLY_SHAPES: Record<
+	string,
+	{ expected: string; matches: (reply: unknown, qs: IDataObject) => boolean }
+> = {
 	operators: { expected: 'a list of operators', matches: Array.isArray },
 	departments: { expected: 'a list of departments', matches: Array.isArray },
 	'partner/tariffs': {
@@ -40,15 +43,23 @@ const REPLY_SHAPES: Record<string, { expected: string; matches: (reply: unknown,
 			typeof reply.more_chats_available === 'boolean' &&
 			(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
 	},
-	chat: { expected: 'an object with a "chat"', matches: (reply) => isObject(reply) && isObject(reply.chat) },
+	chat: {
+		expected: 'an object with a "chat"',
+		matches: (reply) => isObject(reply) && isObject(reply.chat),
+	},
 	stats: {
 		expected: 'usage figures (mode usage) or a list of operator rows (mode operators)',
 		// Usage figures must hold at least one of the figures of spec 2.11; any object would let a stray reply through.
 		matches: (reply, qs) =>
-			qs.mode === 'operators' ? Array.isArray(reply) : isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
+			qs.mode === 'operators'
+				? Array.isArray(reply)
+				: isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
 	},
 };
-const REAL_TIME_SHAPE = { expected: 'an object with "result": "ok"', matches: (reply: unknown) => isObject(reply) && reply.result === 'ok' };
+const REAL_TIME_SHAPE = {
+	expected: 'an object with "result": "ok"',
+	matches: (reply: unknown) => isObject(reply) && reply.result === 'ok',
+};
 
 function shapeFor(path: string) {
 	return path.startsWith('rt/') ? REAL_TIME_SHAPE : REPLY_SHAPES[path];
@@ -62,7 +73,12 @@ export function bodyText(body: unknown): string {
 }
 
 /** Decodes one reply: HTTP status, JSON, the `error` member and the documented shape. */
-export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResponse, secrets: string[]): SvcOutcome<unknown> {
+export function decodeReply(
+	path: string,
+	qs: IDataObject,
+	response: SvcHttpResponse,
+	secrets: string[],
+): SvcOutcome<unknown> {
 	const fail = (failure: SvcFailure): SvcOutcome<unknown> => ({ ok: false, failure });
 	const body = response.body;
 	const text = bodyText(body);
@@ -77,15 +93,21 @@ export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResp
 		}
 	}
 	const status = response.statusCode;
-	const rawCode = isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+	const rawCode =
+		isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
 	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
-	const errorMembers = rawCode === undefined ? undefined : (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
+	const errorMembers =
+		rawCode === undefined
+			? undefined
+			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
 
 	const chatMissing =
 		status === 200 &&
 		isJson &&
-		(rawCode === undefined ? !(isObject(reply) && isObject(reply.chat)) : NOT_FOUND_CODE.test(rawCode));
+		(rawCode === undefined
+			? !(isObject(reply) && isObject(reply.chat))
+			: NOT_FOUND_CODE.test(rawCode));
 	if (path === 'chat' && (status === 404 || chatMissing)) {
 		return fail({
 			text: {
@@ -97,12 +119,20 @@ export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResp
 			reply: errorMembers,
 		});
 	}
-	if (errorCode !== undefined && errorMembers !== undefined && (status === 200 || status === 401 || status === 403)) {
-		const described = status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
+	if (
+		errorCode !== undefined &&
+		errorMembers !== undefined &&
+		(status === 200 || status === 401 || status === 403)
+	) {
+		const described =
+			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
 		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
 	}
 	if (status >= 300 && status < 400) {
-		const location = typeof response.headers.location === 'string' ? excerpt(response.headers.location, secrets) : 'another address';
+		const location =
+			typeof response.headers.location === 'string'
+				? excerpt(response.headers.location, secrets)
+				: 'another address';
 		return fail({
 			text: {
 				message: `The server redirects the request to ${location} (HTTP ${status})`,
@@ -114,7 +144,10 @@ export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResp
 	}
 	if (status !== 200) {
 		const described = describeHttpStatus(status);
-		const shown = text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status) ? ` Reply: ${excerpt(text, secrets)}` : '';
+		const shown =
+			text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status)
+				? ` Reply: ${excerpt(text, secrets)}`
+				: '';
 		return fail({
 			text: { message: described.message, fix: `${described.fix}${shown}` },
 			httpCode: status,
@@ -148,6 +181,7 @@ export function decodeReply(path: string, qs: IDataObject, response: SvcHttpResp
 
 function pickErrorMembers(reply: IDataObject): IDataObject {
 	const members: IDataObject = { error: reply.error };
-	for (const member of ERROR_DETAIL_MEMBERS) if (reply[member] !== undefined) members[member] = reply[member];
+	for (const member of ERROR_DETAIL_MEMBERS)
+		if (reply[member] !== undefined) members[member] = reply[member];
 	return members;
 }

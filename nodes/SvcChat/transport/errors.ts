@@ -59,7 +59,8 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	// The spec names this code for a status the tariff lacks; servers also give it when the operator is offline
 	// (spec 3 and 4.2 name no code for that case), so the message covers both causes.
 	'agent-status-not-allowed': {
-		message: "The status cannot be set: it is not available on the account's tariff, or the operator is offline",
+		message:
+			"The status cannot be set: it is not available on the account's tariff, or the operator is offline",
 		fix: 'An operator who is offline cannot be brought online by this command: they must log in to Svc themselves. Otherwise choose a status the tariff allows, or upgrade the tariff in Svc.',
 	},
 	'invalid-agent-email': {
@@ -110,7 +111,8 @@ export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 		fix: 'Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
 	},
 	403: {
-		message: 'Access denied: the user is not an administrator, or there were too many login attempts',
+		message:
+			'Access denied: the user is not an administrator, or there were too many login attempts',
 		fix: 'Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	},
 	404: {
@@ -151,11 +153,14 @@ export function svcCodeNote(code: string): string {
 export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
 	const known = SVC_ERROR_CODES[code];
 	const details = ERROR_DETAIL_MEMBERS.filter((member) => reply[member] !== undefined)
-		.map((member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`)
+		.map(
+			(member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`,
+		)
 		.join(', ');
 	const suffix = details ? ` (${details})` : '';
 	// The code goes in the description, where n8n keeps the details; the message says what happened.
-	if (known) return { message: `${known.message}${suffix}`, fix: `${known.fix} ${svcCodeNote(code)}` };
+	if (known)
+		return { message: `${known.message}${suffix}`, fix: `${known.fix} ${svcCodeNote(code)}` };
 	return {
 		message: `The server refused the request with the code '${shorten(code)}'${suffix}`,
 		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
@@ -182,7 +187,10 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 	switch (code) {
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':
-			return { message: `Host "${host}" could not be found`, fix: 'Check the host in the Svc API credentials.' };
+			return {
+				message: `Host "${host}" could not be found`,
+				fix: 'Check the host in the Svc API credentials.',
+			};
 		case 'ECONNREFUSED':
 			return {
 				message: `Host "${host}" refused the connection`,
@@ -191,7 +199,10 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 		case 'ETIMEDOUT':
 		case 'ECONNABORTED':
 		case 'ESOCKETTIMEDOUT':
-			return { message: `Host "${host}" did not answer in time`, fix: 'Check the host, then try again later.' };
+			return {
+				message: `Host "${host}" did not answer in time`,
+				fix: 'Check the host, then try again later.',
+			};
 		case 'ECONNRESET':
 		case 'EPIPE':
 			return { message: `Host "${host}" closed the connection`, fix: 'Try again later.' };

@@ -35,7 +35,10 @@ export async function withFullChats(
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
 			try {
-				const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chat', { ...options, qs: { id: chats[index].id } })) as { chat: Chat };
+				const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chat', {
+					...options,
+					qs: { id: chats[index].id },
+				})) as { chat: Chat };
 				filled[index] = reply.chat;
 			} catch (error) {
 				failed = true;
@@ -43,7 +46,9 @@ export async function withFullChats(
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(FULL_CHAT_CONCURRENCY, missing.length) }, worker));
+	await Promise.all(
+		Array.from({ length: Math.min(FULL_CHAT_CONCURRENCY, missing.length) }, worker),
+	);
 	return filled;
 }
 

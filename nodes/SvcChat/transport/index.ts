@@ -1,7 +1,12 @@
 // THE HTTP helper's one entry point: every request of every Svc node goes through here (base URL, auth, retries, reply decoding).
 export { normalizeBaseUrl, isLoopbackHostname } from './baseUrl';
 export { isCursor } from './decode';
-export { DEFAULT_RETRY_POLICY, parseRetryAfter, resolveRetryPolicy, type RetryPolicy } from './retry';
+export {
+	DEFAULT_RETRY_POLICY,
+	parseRetryAfter,
+	resolveRetryPolicy,
+	type RetryPolicy,
+} from './retry';
 export { sendSvcRequest, svcApiRequest, toNodeApiError } from './request';
 export {
 	addLatestVersions,

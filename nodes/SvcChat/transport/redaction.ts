@@ -16,7 +16,12 @@ export function secretForms(credentials: SvcCredentials): string[] {
 	const password = typeof credentials.password === 'string' ? credentials.password : '';
 	if (!password) return [];
 	const basic = Buffer.from(`${credentials.email ?? ''}:${password}`).toString('base64');
-	const forms = [password, JSON.stringify(password).slice(1, -1), encodeURIComponent(password), basic];
+	const forms = [
+		password,
+		JSON.stringify(password).slice(1, -1),
+		encodeURIComponent(password),
+		basic,
+	];
 	return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 
@@ -31,7 +36,12 @@ export function redactValue(value: unknown, secrets: string[]): unknown {
 	if (typeof value === 'string') return redact(value, secrets);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	if (isObject(value)) {
-		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [redact(key, secrets), redactValue(entry, secrets)]));
+		return Object.fromEntries(
+			Object.entries(value).map(([key, entry]) => [
+				redact(key, secrets),
+				redactValue(entry, secrets),
+			]),
+		);
 	}
 	return value;
 }

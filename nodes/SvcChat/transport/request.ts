@@ -51,7 +51,10 @@ export async function sendSvcRequest(
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) {
 		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
-		const text = { message: redact(problem, secrets), fix: 'Correct the host in the Svc API credentials.' };
+		const text = {
+			message: redact(problem, secrets),
+			fix: 'Correct the host in the Svc API credentials.',
+		};
 		return { ok: false, failure: { text, code: 'invalid-host' } };
 	}
 	const policy = resolveRetryPolicy(options.retry);
@@ -90,8 +93,14 @@ export async function sendSvcRequest(
 				await sleep(backoffDelay(policy, attempt));
 				continue;
 			}
-			const failure: SvcFailure = { text: describeNetworkError(networkCode, new URL(baseUrl).host), networkCode };
-			return { ok: false, failure: transient ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure };
+			const failure: SvcFailure = {
+				text: describeNetworkError(networkCode, new URL(baseUrl).host),
+				networkCode,
+			};
+			return {
+				ok: false,
+				failure: transient ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure,
+			};
 		}
 		if (!RETRIED_STATUSES.has(response.statusCode)) {
 			const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
@@ -117,7 +126,11 @@ export async function sendSvcRequest(
 }
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
-export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, itemIndex?: number): NodeApiError {
+export function toNodeApiError(
+	context: SvcApiContext,
+	failure: SvcFailure,
+	itemIndex?: number,
+): NodeApiError {
 	const { text, httpCode, code, networkCode, reply } = failure;
 	const errorResponse: JsonObject = {
 		message: text.message,
@@ -137,7 +150,8 @@ export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, item
 	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
 	if (code) error.context.svcError = code;
 	if (networkCode) error.context.networkCode = networkCode;
-	for (const member of ERROR_DETAIL_MEMBERS) if (reply?.[member] !== undefined) error.context[member] = reply[member];
+	for (const member of ERROR_DETAIL_MEMBERS)
+		if (reply?.[member] !== undefined) error.context[member] = reply[member];
 	return error;
 }
 
@@ -172,7 +186,9 @@ export async function requestWithCredentials(
 		data: credentials as unknown as ICredentialDataDecryptedObject,
 	};
 	const send: SvcSend = async (request) =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, { credentialsDecrypted })) as SvcHttpResponse;
+		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, {
+			credentialsDecrypted,
+		})) as SvcHttpResponse;
 	const outcome = await sendSvcRequest(send, credentials, method, path, options);
 	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
 	return outcome.reply;

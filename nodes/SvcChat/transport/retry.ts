@@ -32,7 +32,14 @@ export function whyNotRetried(path: string, override?: string): string | undefin
 	return override ?? NON_IDEMPOTENT_PATHS.get(path);
 }
 export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
-export const RETRIED_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN']);
+export const RETRIED_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'EAI_AGAIN',
+]);
 
 /** Finds a system error code (ECONNRESET, ETIMEDOUT…) on an error or the errors it wraps. */
 export function findNetworkCode(error: unknown): string | undefined {
@@ -72,7 +79,8 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
 	const policy = { ...DEFAULT_RETRY_POLICY };
 	for (const key of Object.keys(policy) as Array<keyof RetryPolicy>) {
 		const value = overrides[key];
-		if (typeof value === 'number' && Number.isFinite(value) && value >= 0) policy[key] = Math.floor(value);
+		if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
+			policy[key] = Math.floor(value);
 	}
 	if (policy.timeoutMs === 0) policy.timeoutMs = DEFAULT_RETRY_POLICY.timeoutMs;
 	return policy;
@@ -86,9 +94,15 @@ export function retryNote(notRetried: string | undefined, attempts: number): str
 
 /** The request reached the server, but whether it was carried out cannot be told from the reply. */
 export function outcomeUnknown(failure: SvcFailure): boolean {
-	return (failure.httpCode ?? 0) >= 500 || failure.code === 'not-json' || failure.code === 'unexpected-shape';
+	return (
+		(failure.httpCode ?? 0) >= 500 ||
+		failure.code === 'not-json' ||
+		failure.code === 'unexpected-shape'
+	);
 }
 
 export function withNote(failure: SvcFailure, note: string): SvcFailure {
-	return note ? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } } : failure;
+	return note
+		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
+		: failure;
 }

@@ -61,7 +61,8 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'Every Change',
 				value: 'everyChange',
 				action: 'On every change',
-				description: 'A chat each time it is new or has changed (a message, a rating, a state change…)',
+				description:
+					'A chat each time it is new or has changed (a message, a rating, a state change…)',
 			},
 			{
 				name: 'Finished Chats Only',
@@ -74,11 +75,13 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'New Chats Only',
 				value: 'newChats',
 				action: 'On new chats only',
-				description: 'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
+				description:
+					'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
 			},
 		],
 		default: 'everyChange',
-		description: 'Which chats start the workflow. Within one poll a chat is emitted once, in its latest version.',
+		description:
+			'Which chats start the workflow. Within one poll a chat is emitted once, in its latest version.',
 	},
 	{
 		displayName: 'Output',
@@ -95,7 +98,8 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'includeCursor',
 			type: 'boolean',
 			default: false,
-			description: "Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
+			description:
+				"Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
 		},
 		{
 			displayName: 'Max Chats per Poll',

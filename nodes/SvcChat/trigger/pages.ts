@@ -1,5 +1,10 @@
 // Page walks for the trigger: a bounded walk that keeps what it read when a later page fails, and a "recent chats" finder.
-import { svcChatPages, type ChatPage, type ChatPageOptions, type SvcApiContext } from '../transport';
+import {
+	svcChatPages,
+	type ChatPage,
+	type ChatPageOptions,
+	type SvcApiContext,
+} from '../transport';
 import { dateToCursor } from '../helpers/time';
 
 const HOUR_MS = 3_600_000;
@@ -18,7 +23,9 @@ export async function* recentChatPages(
 	nowMs: number,
 	options: ChatPageOptions = {},
 ): AsyncGenerator<ChatPage> {
-	const starts = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter((since) => since !== undefined);
+	const starts = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter(
+		(since) => since !== undefined,
+	);
 	starts.push('0');
 	for (const [index, since] of starts.entries()) {
 		const pages = svcChatPages.call(this, since, options);

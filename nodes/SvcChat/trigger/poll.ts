@@ -11,7 +11,15 @@ import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import { bindingChange, loadState, rememberSeen, saveState, serverBinding, takeNewChats, type TriggerState } from './state';
+import {
+	bindingChange,
+	loadState,
+	rememberSeen,
+	saveState,
+	serverBinding,
+	takeNewChats,
+	type TriggerState,
+} from './state';
 import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -55,15 +63,23 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
  * The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
  * and the log says why, so a user who points a credential from a test server at production sees what happened.
  */
-async function loadBoundState(context: IPollFunctions, staticData: IDataObject, settings: TriggerSettings): Promise<TriggerState> {
+async function loadBoundState(
+	context: IPollFunctions,
+	staticData: IDataObject,
+	settings: TriggerSettings,
+): Promise<TriggerState> {
 	const binding = serverBinding(await context.getCredentials(CREDENTIALS_TYPE));
-	const restart = typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
-	if (restart) context.logger.warn(`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`);
+	const restart =
+		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	if (restart)
+		context.logger.warn(
+			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
+		);
 	return loadState(staticData, settings, binding);
 }
 
 function describeStart(settings: TriggerSettings): string {
-	if (settings.startFrom === 'now') return 'Now (the server\'s present; nothing older is emitted)';
+	if (settings.startFrom === 'now') return "Now (the server's present; nothing older is emitted)";
 	if (settings.startFrom === 'beginning') return 'the Beginning of History';
 	return `the Start Date ${settings.startCreatedAt ?? ''}`.trim();
 }
@@ -86,10 +102,15 @@ async function catchUpToNow(
 	const walk = await walkPages(pages, limits, (page: ChatPage) => {
 		for (const chat of page.chats) {
 			const createdMs = toEpochMs(chat.created_at);
-			if (createdMs !== undefined && (newestCreatedMs === undefined || createdMs > newestCreatedMs)) newestCreatedMs = createdMs;
+			if (createdMs !== undefined && (newestCreatedMs === undefined || createdMs > newestCreatedMs))
+				newestCreatedMs = createdMs;
 		}
 		// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-		if (settings.emit === 'newChats') state.seenIds = rememberSeen(state.seenIds, page.chats.map((chat) => String(chat.id)));
+		if (settings.emit === 'newChats')
+			state.seenIds = rememberSeen(
+				state.seenIds,
+				page.chats.map((chat) => String(chat.id)),
+			);
 	});
 	if (!walk) return;
 	reportFailure(context, walk, state.cursor);
@@ -104,7 +125,10 @@ async function catchUpToNow(
  * If none of them match Emit (say, none finished yet), it shows the recent chats anyway: a sample to map fields from
  * is more useful than "no data". New Chats Only cannot be judged without the stored state, so every chat counts.
  */
-async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings): Promise<PollResult> {
+async function fetchTestEvent(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+): Promise<PollResult> {
 	const byId = new Map<string, Chat>();
 	const walk = await walkPages(
 		recentChatPages.call(context, Date.now()),
@@ -134,7 +158,12 @@ function selectChats(chats: Chat[], settings: TriggerSettings, state: TriggerSta
 	return chats;
 }
 
-function toOutput(context: IPollFunctions, chats: Chat[], settings: TriggerSettings, cursor: string): PollResult {
+function toOutput(
+	context: IPollFunctions,
+	chats: Chat[],
+	settings: TriggerSettings,
+	cursor: string,
+): PollResult {
 	const records: IDataObject[] = formatChats(chats, settings.output).map((record) =>
 		settings.includeCursor ? { ...record, last_ts: cursor } : record,
 	);
@@ -143,7 +172,8 @@ function toOutput(context: IPollFunctions, chats: Chat[], settings: TriggerSetti
 
 /** n8n abandons a poll that runs past its budget; stop requesting pages well before that. */
 function pollDeadline(context: IPollFunctions): number | undefined {
-	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
+	const budgetMs =
+		typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
 	return typeof budgetMs === 'number' && Number.isFinite(budgetMs)
 		? Date.now() + Math.max(0, budgetMs) * POLL_BUDGET_SHARE
 		: undefined;

@@ -28,21 +28,35 @@ const EMIT_MODES: readonly EmitMode[] = ['everyChange', 'newChats', 'finishedCha
 const OUTPUT_MODES = CHAT_OUTPUT_OPTIONS.map((option) => option.value as ChatOutputMode);
 
 /** One of an options parameter's values. A hand-edited workflow may hold anything; it must not be read as some default. */
-function readChoice<T extends string>(context: IPollFunctions, name: string, label: string, choices: readonly T[]): T {
+function readChoice<T extends string>(
+	context: IPollFunctions,
+	name: string,
+	label: string,
+	choices: readonly T[],
+): T {
 	const value = context.getNodeParameter(name) as unknown;
-	if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
-	throw new NodeOperationError(context.getNode(), `'${label}' has the unknown value ${showValue(value)}`, {
-		description: `Choose '${label}' in the editor again.`,
-	});
+	if (typeof value === 'string' && (choices as readonly string[]).includes(value))
+		return value as T;
+	throw new NodeOperationError(
+		context.getNode(),
+		`'${label}' has the unknown value ${showValue(value)}`,
+		{
+			description: `Choose '${label}' in the editor again.`,
+		},
+	);
 }
 
 function readOptions(context: IPollFunctions): IDataObject {
 	const options = context.getNodeParameter('options', {}) as unknown;
 	if (options === undefined || options === null) return {};
 	if (!isPlainObject(options)) {
-		throw new NodeOperationError(context.getNode(), `'Options' must be a set of fields, but it is ${describeValueType(options)}`, {
-			description: 'Set the options in the editor again.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`'Options' must be a set of fields, but it is ${describeValueType(options)}`,
+			{
+				description: 'Set the options in the editor again.',
+			},
+		);
 	}
 	return options as IDataObject;
 }
@@ -52,12 +66,15 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const options = readOptions(context);
 	const rawMax = options.maxChatsPerPoll ?? DEFAULT_MAX_CHATS_PER_POLL;
 	// Only numbers and numeric text count (anything else means the default); Number() of some objects throws.
-	const requestedMax = typeof rawMax === 'number' || typeof rawMax === 'string' ? Number(rawMax) : Number.NaN;
+	const requestedMax =
+		typeof rawMax === 'number' || typeof rawMax === 'string' ? Number(rawMax) : Number.NaN;
 	const common = {
 		startFrom,
 		emit: readChoice(context, 'emit', 'Trigger On', EMIT_MODES),
 		output: readChoice(context, 'output', 'Output', OUTPUT_MODES),
-		maxChatsPerPoll: Number.isFinite(requestedMax) ? Math.max(1, Math.floor(requestedMax)) : DEFAULT_MAX_CHATS_PER_POLL,
+		maxChatsPerPoll: Number.isFinite(requestedMax)
+			? Math.max(1, Math.floor(requestedMax))
+			: DEFAULT_MAX_CHATS_PER_POLL,
 		includeCursor: options.includeCursor === true,
 	};
 
@@ -69,9 +86,13 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const startCursor = dateToCursor(startDate);
 	const startMs = toEpochMs(startDate);
 	if (startCursor === undefined || startMs === undefined) {
-		throw new NodeOperationError(context.getNode(), `'Start Date' is not a valid date: ${showValue(startDate)}`, {
-			description: "Pick a date in 'Start Date', or choose another 'Start From'.",
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`'Start Date' is not a valid date: ${showValue(startDate)}`,
+			{
+				description: "Pick a date in 'Start Date', or choose another 'Start From'.",
+			},
+		);
 	}
 	return {
 		...common,

@@ -47,9 +47,12 @@ function isStoredState(value: IDataObject): boolean {
 	return (
 		typeof value.startedFrom === 'string' &&
 		typeof value.catchingUp === 'boolean' &&
-		(value.cursor === undefined ? value.catchingUp === true : typeof value.cursor === 'string' && isCursor(value.cursor)) &&
+		(value.cursor === undefined
+			? value.catchingUp === true
+			: typeof value.cursor === 'string' && isCursor(value.cursor)) &&
 		(value.newChatsFrom === undefined || toEpochMs(value.newChatsFrom) !== undefined) &&
-		(value.seenIds === undefined || (Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string'))) &&
+		(value.seenIds === undefined ||
+			(Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string'))) &&
 		(value.host === undefined || typeof value.host === 'string') &&
 		(value.account === undefined || typeof value.account === 'string')
 	);
@@ -59,8 +62,16 @@ function isStoredState(value: IDataObject): boolean {
  * A working copy of the stored state, or a fresh one when nothing valid is stored or Start From changed (rule 7).
  * The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
  */
-export function loadState(staticData: IDataObject, settings: TriggerSettings, binding?: ServerBinding): TriggerState {
-	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || bindingChange(staticData, binding)) {
+export function loadState(
+	staticData: IDataObject,
+	settings: TriggerSettings,
+	binding?: ServerBinding,
+): TriggerState {
+	if (
+		staticData.startedFrom !== settings.startKey ||
+		!isStoredState(staticData) ||
+		bindingChange(staticData, binding)
+	) {
 		return { ...freshState(settings), ...binding };
 	}
 	const stored = staticData as unknown as TriggerState;
@@ -81,7 +92,8 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 		if (next[key] === undefined) delete staticData[key];
 	}
 	for (const [key, value] of Object.entries(next)) {
-		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value)) staticData[key] = value;
+		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
+			staticData[key] = value;
 	}
 }
 
@@ -120,7 +132,8 @@ export interface ServerBinding {
 
 /** The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept. */
 export function serverBinding(credentials: { host?: unknown; email?: unknown }): ServerBinding {
-	const typedHost = typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
+	const typedHost =
+		typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
 	return {
 		host: normalizeBaseUrl(credentials.host).baseUrl ?? typedHost,
 		account: typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '',
@@ -131,10 +144,14 @@ export function serverBinding(credentials: { host?: unknown; email?: unknown }):
  * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
  * was recorded is adopted, not reset: its users were never moved between servers by this package.
  */
-export function bindingChange(staticData: IDataObject, binding: ServerBinding | undefined): string | undefined {
+export function bindingChange(
+	staticData: IDataObject,
+	binding: ServerBinding | undefined,
+): string | undefined {
 	if (binding === undefined) return undefined;
 	const { host, account } = staticData;
-	if (typeof host === 'string' && host !== binding.host) return `the credential now points at ${binding.host}, but the saved position belongs to ${host}`;
+	if (typeof host === 'string' && host !== binding.host)
+		return `the credential now points at ${binding.host}, but the saved position belongs to ${host}`;
 	if (typeof account === 'string' && account !== binding.account) {
 		return `the credential now signs in as ${binding.account}, but the saved position was read as ${account}`;
 	}

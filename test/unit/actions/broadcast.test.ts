@@ -12,11 +12,18 @@ const phone = (itemIndex: number) => `+1555${String(itemIndex).padStart(7, '0')}
 
 interface SentBody {
 	operator_id: number;
-	data: { kind: string; channel_id: string; data: { template_id: string; entries: Array<Record<string, unknown>> } };
+	data: {
+		kind: string;
+		channel_id: string;
+		data: { template_id: string; entries: Array<Record<string, unknown>> };
+	};
 }
 
 /** Captures every send_broadcast body; replies come from `reply` (ok by default). */
-function captureBroadcasts(times: number, reply: (index: number) => [number, object] = () => [200, { result: 'ok' }]) {
+function captureBroadcasts(
+	times: number,
+	reply: (index: number) => [number, object] = () => [200, { result: 'ok' }],
+) {
 	const bodies: SentBody[] = [];
 	svc()
 		.post(PATH, (body) => {
@@ -28,11 +35,13 @@ function captureBroadcasts(times: number, reply: (index: number) => [number, obj
 	return bodies;
 }
 
-const recipient = (extra: INodeParameters = {}) => (itemIndex: number): INodeParameters => ({
-	...sendTemplate,
-	phoneNumber: phone(itemIndex),
-	...extra,
-});
+const recipient =
+	(extra: INodeParameters = {}) =>
+	(itemIndex: number): INodeParameters => ({
+		...sendTemplate,
+		phoneNumber: phone(itemIndex),
+		...extra,
+	});
 
 describe('Broadcast > Send Template', () => {
 	test('a few items go in one request by default, in input order, each output paired with its item', async () => {
@@ -73,24 +82,34 @@ describe('Broadcast > Send Template', () => {
 		const bodies = captureBroadcasts(2);
 		const output = await runNode(recipient(), { items: items(1001) });
 		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1000, 1]);
-		const sentPhones = bodies.flatMap((body) => body.data.data.entries.map((entry) => entry.phone_number));
+		const sentPhones = bodies.flatMap((body) =>
+			body.data.data.entries.map((entry) => entry.phone_number),
+		);
 		expect(sentPhones).toEqual(Array.from({ length: 1001 }, (_, i) => phone(i)));
-		expect(output.map((item) => item.json.request)).toEqual(Array.from({ length: 1001 }, (_, i) => (i < 1000 ? 1 : 2)));
+		expect(output.map((item) => item.json.request)).toEqual(
+			Array.from({ length: 1001 }, (_, i) => (i < 1000 ? 1 : 2)),
+		);
 	});
 
 	test('Recipients per Request 0 puts every item in one request', async () => {
 		const bodies = captureBroadcasts(1);
-		const output = await runNode(recipient({ options: { recipientsPerRequest: 0 } }), { items: items(1001) });
+		const output = await runNode(recipient({ options: { recipientsPerRequest: 0 } }), {
+			items: items(1001),
+		});
 		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([1001]);
 		expect(output).toHaveLength(1001);
 	});
 
 	test('250 items with 100 recipients per request make exactly 3 requests, recipients in order', async () => {
 		const bodies = captureBroadcasts(3);
-		const output = await runNode(recipient({ options: { recipientsPerRequest: 100 } }), { items: items(250) });
+		const output = await runNode(recipient({ options: { recipientsPerRequest: 100 } }), {
+			items: items(250),
+		});
 		expect(bodies).toHaveLength(3);
 		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([100, 100, 50]);
-		const sentPhones = bodies.flatMap((body) => body.data.data.entries.map((entry) => entry.phone_number));
+		const sentPhones = bodies.flatMap((body) =>
+			body.data.data.entries.map((entry) => entry.phone_number),
+		);
 		expect(sentPhones).toEqual(Array.from({ length: 250 }, (_, i) => phone(i)));
 		expect(output).toHaveLength(250);
 		output.forEach((item, i) => {
@@ -107,26 +126,47 @@ describe('Broadcast > Send Template', () => {
 		const body = { parameter: [{ text: 'Jane' }, { text: 42 }] };
 		const footer = { parameter: [{ text: 'Bye' }] };
 		await runNode(recipient({ languageCode: 'pt_BR', bodyParameters: body }));
-		await runNode(recipient({ headerParameters: header, bodyParameters: body, footerParameters: footer }));
+		await runNode(
+			recipient({ headerParameters: header, bodyParameters: body, footerParameters: footer }),
+		);
 		await runNode(recipient({ footerParameters: footer }));
 		expect(bodies[0].data.data.entries[0]).toEqual({
 			phone_number: phone(0),
 			language_code: 'pt_BR',
-			body: { type: 'body', parameters: [{ type: 'text', text: 'Jane' }, { type: 'text', text: '42' }] },
+			body: {
+				type: 'body',
+				parameters: [
+					{ type: 'text', text: 'Jane' },
+					{ type: 'text', text: '42' },
+				],
+			},
 		});
 		expect(bodies[1].data.data.entries[0].body).toEqual([
 			{ type: 'header', parameters: [{ type: 'image', text: 'https://example.com/a.png' }] },
-			{ type: 'body', parameters: [{ type: 'text', text: 'Jane' }, { type: 'text', text: '42' }] },
+			{
+				type: 'body',
+				parameters: [
+					{ type: 'text', text: 'Jane' },
+					{ type: 'text', text: '42' },
+				],
+			},
 			{ type: 'footer', parameters: [{ text: 'Bye' }] },
 		]);
-		expect(bodies[2].data.data.entries[0].body).toEqual({ type: 'footer', parameters: [{ text: 'Bye' }] });
+		expect(bodies[2].data.data.entries[0].body).toEqual({
+			type: 'footer',
+			parameters: [{ text: 'Bye' }],
+		});
 	});
 
 	test('items with a different template (from an expression) go in a request of their own', async () => {
 		const bodies = captureBroadcasts(2);
 		const templates = ['welcome_v2', 'promo', 'welcome_v2'];
-		const output = await runNode((i) => ({ ...recipient()(i), templateId: templates[i] }), { items: items(3) });
-		expect(bodies.map((b) => [b.data.data.template_id, b.data.data.entries.map((e) => e.phone_number)])).toEqual([
+		const output = await runNode((i) => ({ ...recipient()(i), templateId: templates[i] }), {
+			items: items(3),
+		});
+		expect(
+			bodies.map((b) => [b.data.data.template_id, b.data.data.entries.map((e) => e.phone_number)]),
+		).toEqual([
 			['welcome_v2', [phone(0), phone(2)]],
 			['promo', [phone(1)]],
 		]);
@@ -145,11 +185,24 @@ describe('Broadcast > Send Template', () => {
 	});
 
 	test('with continue-on-fail a failed request marks all its items, the other requests still go', async () => {
-		const bodies = captureBroadcasts(3, (index) => (index === 1 ? [200, { error: 'parsing-error' }] : [200, { result: 'ok' }]));
-		const output = await runNode(recipient({ options: { recipientsPerRequest: 2 } }), { items: items(5), continueOnFail: true });
+		const bodies = captureBroadcasts(3, (index) =>
+			index === 1 ? [200, { error: 'parsing-error' }] : [200, { result: 'ok' }],
+		);
+		const output = await runNode(recipient({ options: { recipientsPerRequest: 2 } }), {
+			items: items(5),
+			continueOnFail: true,
+		});
 		expect(bodies).toHaveLength(3);
-		expect(output.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
-		expect(output.map((item) => item.json.result ?? 'failed')).toEqual(['ok', 'ok', 'failed', 'failed', 'ok']);
+		expect(output.map((item) => item.pairedItem)).toEqual(
+			[0, 1, 2, 3, 4].map((item) => ({ item })),
+		);
+		expect(output.map((item) => item.json.result ?? 'failed')).toEqual([
+			'ok',
+			'ok',
+			'failed',
+			'failed',
+			'ok',
+		]);
 		expect(output[2].json).toEqual({
 			error: expect.stringContaining('template parameters are malformed'),
 			description: expect.any(String),
@@ -160,16 +213,27 @@ describe('Broadcast > Send Template', () => {
 	});
 
 	test('without continue-on-fail a failed later request says which items were already sent', async () => {
-		captureBroadcasts(2, (index) => (index === 1 ? [200, { error: 'missing-argument', argument: 'phone_number' }] : [200, { result: 'ok' }]));
-		const error = await runNodeError(recipient({ options: { recipientsPerRequest: 2 } }), { items: items(4) });
+		captureBroadcasts(2, (index) =>
+			index === 1
+				? [200, { error: 'missing-argument', argument: 'phone_number' }]
+				: [200, { result: 'ok' }],
+		);
+		const error = await runNodeError(recipient({ options: { recipientsPerRequest: 2 } }), {
+			items: items(4),
+		});
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('argument: "phone_number"');
-		expect(error.description).toContain('2 recipient(s) were already sent in earlier requests (items 0–1)');
+		expect(error.description).toContain(
+			'2 recipient(s) were already sent in earlier requests (items 0–1)',
+		);
 		expect(error.context?.itemIndex).toBe(2);
 	});
 
 	test('a bad recipient fails the whole run before anything is sent', async () => {
-		const error = await runNodeError((i) => recipient({ phoneNumber: i === 1 ? ' ' : phone(i) })(i), { items: items(3) });
+		const error = await runNodeError(
+			(i) => recipient({ phoneNumber: i === 1 ? ' ' : phone(i) })(i),
+			{ items: items(3) },
+		);
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error.message).toBe("'Phone Number' is empty [item 1]");
 		expect(error.context?.itemIndex).toBe(1);
@@ -177,10 +241,19 @@ describe('Broadcast > Send Template', () => {
 
 	test('with continue-on-fail a bad recipient fails alone and is not sent', async () => {
 		const bodies = captureBroadcasts(1);
-		const output = await runNode((i) => recipient({ phoneNumber: i === 1 ? '' : phone(i) })(i), { items: items(3), continueOnFail: true });
-		expect(bodies[0].data.data.entries.map((entry) => entry.phone_number)).toEqual([phone(0), phone(2)]);
+		const output = await runNode((i) => recipient({ phoneNumber: i === 1 ? '' : phone(i) })(i), {
+			items: items(3),
+			continueOnFail: true,
+		});
+		expect(bodies[0].data.data.entries.map((entry) => entry.phone_number)).toEqual([
+			phone(0),
+			phone(2),
+		]);
 		expect(output[1]).toEqual({
-			json: { error: "'Phone Number' is empty", description: expect.stringContaining('phone number') },
+			json: {
+				error: "'Phone Number' is empty",
+				description: expect.stringContaining('phone number'),
+			},
 			pairedItem: { item: 1 },
 		});
 		expect(output[0].json.recipients_in_request).toBe(2);
@@ -192,10 +265,26 @@ describe('Broadcast > Send Template', () => {
 		['an operator ID of 0', { operatorId: 0 }, "'Operator' must be a whole number above 0"],
 		['an empty channel', { channelId: '' }, "'Channel ID' is empty"],
 		['an empty language', { languageCode: '' }, "'Language Code' is empty"],
-		['an empty body parameter', { bodyParameters: { parameter: [{ text: 'a' }, { text: '' }] } }, "'Body Parameters, parameter 2' is empty"],
-		['an object as parameter', { footerParameters: { parameter: [{ text: { a: 1 } }] } }, "'Footer Parameters, parameter 1' must be text"],
-		['an unknown header type', { headerParameters: { parameter: [{ type: 'sticker', text: 'x' }] } }, `'Header Parameters, parameter 1' has the type "sticker"`],
-		['a negative batch size', { options: { recipientsPerRequest: -1 } }, "'Recipients per Request' must be a whole number of 0 or more"],
+		[
+			'an empty body parameter',
+			{ bodyParameters: { parameter: [{ text: 'a' }, { text: '' }] } },
+			"'Body Parameters, parameter 2' is empty",
+		],
+		[
+			'an object as parameter',
+			{ footerParameters: { parameter: [{ text: { a: 1 } }] } },
+			"'Footer Parameters, parameter 1' must be text",
+		],
+		[
+			'an unknown header type',
+			{ headerParameters: { parameter: [{ type: 'sticker', text: 'x' }] } },
+			`'Header Parameters, parameter 1' has the type "sticker"`,
+		],
+		[
+			'a negative batch size',
+			{ options: { recipientsPerRequest: -1 } },
+			"'Recipients per Request' must be a whole number of 0 or more",
+		],
 	])('%s is a parameter error naming the field', async (_case, extra, message) => {
 		const error = await runNodeError(recipient(extra as INodeParameters));
 		expect(error).toBeInstanceOf(NodeOperationError);
@@ -210,15 +299,26 @@ describe('Broadcast > Send Template', () => {
 });
 
 describe('Broadcast > Send Over Chat History', () => {
-	const history = { resource: 'broadcast', operation: 'sendOverChatHistory', operatorId: 7, channelId: 'wa-main' };
+	const history = {
+		resource: 'broadcast',
+		operation: 'sendOverChatHistory',
+		operatorId: 7,
+		channelId: 'wa-main',
+	};
 
 	test('sends the payload as data.data of kind history-chats, one request per item', async () => {
 		const payload = { text: 'Hello again', filter: { closed_after: '2024-05-01' } };
 		svc()
-			.post(PATH, { operator_id: 7, data: { kind: 'history-chats', channel_id: 'wa-main', data: payload } })
+			.post(PATH, {
+				operator_id: 7,
+				data: { kind: 'history-chats', channel_id: 'wa-main', data: payload },
+			})
 			.times(2)
 			.reply(200, { result: 'ok' });
-		const output = await runNode({ ...history, payload: JSON.stringify(payload) }, { items: items(2) });
+		const output = await runNode(
+			{ ...history, payload: JSON.stringify(payload) },
+			{ items: items(2) },
+		);
 		expect(output).toEqual(
 			[0, 1].map((item) => ({
 				json: { result: 'ok', kind: 'history-chats', operator_id: 7, channel_id: 'wa-main' },
@@ -240,6 +340,14 @@ describe('Broadcast > Send Over Chat History', () => {
 	test('unknown-broadcast-kind with continue-on-fail becomes an error item', async () => {
 		svc().post(PATH).reply(200, { error: 'unknown-broadcast-kind' });
 		const output = await runNode({ ...history, payload: '{}' }, { continueOnFail: true });
-		expect(output).toEqual([{ json: { error: expect.stringContaining('broadcast kind is not valid'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([
+			{
+				json: {
+					error: expect.stringContaining('broadcast kind is not valid'),
+					description: expect.any(String),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
 	});
 });

@@ -24,8 +24,19 @@ const FULL_CHAT: Chat = {
 	],
 	messages: [
 		{ id: 'm1', created_at: '2024-05-01T10:00:01Z', kind: 'visitor', message: 'Hello' },
-		{ id: 'm2', created_at: '2024-05-01T10:00:05Z', kind: 'operator', message: 'Hi!', operator_id: 3 },
-		{ id: 'm3', created_at: '2024-05-01T10:01:00Z', kind: 'contacts', message: { name: 'Jane', phone: '+1555', email: 'j@x.io' } },
+		{
+			id: 'm2',
+			created_at: '2024-05-01T10:00:05Z',
+			kind: 'operator',
+			message: 'Hi!',
+			operator_id: 3,
+		},
+		{
+			id: 'm3',
+			created_at: '2024-05-01T10:01:00Z',
+			kind: 'contacts',
+			message: { name: 'Jane', phone: '+1555', email: 'j@x.io' },
+		},
 	],
 	state_history: [
 		{ state: 'queue', operator_id: null, at: '2024-05-01T10:00:00Z', department_id: 1 },
@@ -54,7 +65,11 @@ const SIMPLIFIED = {
 
 // Each carries a visitor (spec 2.4: always present in a full chat), so none is a minimal list entry.
 const chatsNumbered = (from: number, count: number): Chat[] =>
-	Array.from({ length: count }, (_, i) => ({ id: from + i, created_at: '2024-05-01T00:00:00Z', visitor: { id: `v${from + i}` } }));
+	Array.from({ length: count }, (_, i) => ({
+		id: from + i,
+		created_at: '2024-05-01T00:00:00Z',
+		visitor: { id: `v${from + i}` },
+	}));
 
 describe('Chat > Get', () => {
 	test('gets a GUID chat raw', async () => {
@@ -77,12 +92,21 @@ describe('Chat > Get', () => {
 	test('one item per message, each paired with the input item', async () => {
 		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
 		const output = await runNode({ ...get, chatId: '1042', output: 'messages' });
-		expect(output.map((item) => [item.json.message_id, item.json.kind, item.json.text, item.json.chat_id])).toEqual([
+		expect(
+			output.map((item) => [
+				item.json.message_id,
+				item.json.kind,
+				item.json.text,
+				item.json.chat_id,
+			]),
+		).toEqual([
 			['m1', 'visitor', 'Hello', FULL_CHAT.id],
 			['m2', 'operator', 'Hi!', FULL_CHAT.id],
 			['m3', 'contacts', 'Jane, +1555, j@x.io', FULL_CHAT.id],
 		]);
-		expect(output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
+		expect(
+			output.every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0),
+		).toBe(true);
 	});
 
 	test.each([
@@ -99,19 +123,28 @@ describe('Chat > Get', () => {
 	test.each([
 		['unknown', 'The server could not carry out the request and gave no reason [item 0]'],
 		['argument-missing', 'A required query argument is missing [item 0]'],
-	])('GET /chat answering %s keeps that code\'s own message, not "not found"', async (code, message) => {
-		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
-		const error = await runNodeError({ ...get, chatId: '999' });
-		expect(error.message).toBe(message);
-		expect(error.description).toContain(`Svc code: ${code}`);
-	});
+	])(
+		'GET /chat answering %s keeps that code\'s own message, not "not found"',
+		async (code, message) => {
+			svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
+			const error = await runNodeError({ ...get, chatId: '999' });
+			expect(error.message).toBe(message);
+			expect(error.description).toContain(`Svc code: ${code}`);
+		},
+	);
 
 	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
 		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: 'chat-not-found' });
 		svc().get('/api/v2/chat').query({ id: '1' }).reply(200, { chat: FULL_CHAT });
 		const ids = ['999', '1'];
-		const output = await runNode((i) => ({ ...get, chatId: ids[i], output: 'raw' }), { items: items(2), continueOnFail: true });
-		expect(output[0]).toEqual({ json: { error: 'Chat "999" not found', description: expect.any(String) }, pairedItem: { item: 0 } });
+		const output = await runNode((i) => ({ ...get, chatId: ids[i], output: 'raw' }), {
+			items: items(2),
+			continueOnFail: true,
+		});
+		expect(output[0]).toEqual({
+			json: { error: 'Chat "999" not found', description: expect.any(String) },
+			pairedItem: { item: 0 },
+		});
 		expect(output[1]).toEqual({ json: FULL_CHAT, pairedItem: { item: 1 } });
 	});
 
@@ -126,71 +159,177 @@ describe('Chat > Get Many', () => {
 	test('a date becomes a microsecond cursor; a time without a zone is UTC whatever the server zone', async () => {
 		const serverZone = process.env.TZ;
 		process.env.TZ = 'America/New_York';
-		afterEachRestore.push(() => (serverZone === undefined ? delete process.env.TZ : (process.env.TZ = serverZone)));
-		svc().get('/api/v2/chats').query({ since: '1714521600000000' }).times(2).reply(200, { chats: [], more_chats_available: false, last_ts: 1714521600000000 });
+		afterEachRestore.push(() =>
+			serverZone === undefined ? delete process.env.TZ : (process.env.TZ = serverZone),
+		);
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '1714521600000000' })
+			.times(2)
+			.reply(200, { chats: [], more_chats_available: false, last_ts: 1714521600000000 });
 		expect(await runNode({ ...getMany, sinceDate: '2024-05-01T00:00:00' })).toEqual([]);
 		await runNode({ ...getMany, sinceDate: '2024-05-01T02:00:00+02:00' });
 	});
 
 	test('Return All follows last_ts over every page', async () => {
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
-		svc().get('/api/v2/chats').query({ since: '500' }).reply(200, { chats: chatsNumbered(101, 100), more_chats_available: true, last_ts: '900' });
-		svc().get('/api/v2/chats').query({ since: '900' }).reply(200, { chats: chatsNumbered(201, 5), more_chats_available: false, last_ts: 950 });
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output: 'raw', options: { includeCursor: true } });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '500' })
+			.reply(200, { chats: chatsNumbered(101, 100), more_chats_available: true, last_ts: '900' });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '900' })
+			.reply(200, { chats: chatsNumbered(201, 5), more_chats_available: false, last_ts: 950 });
+		const output = await runNode({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+			output: 'raw',
+			options: { includeCursor: true },
+		});
 		expect(output).toHaveLength(205);
-		expect(output.map((item) => item.json.id)).toEqual(Array.from({ length: 205 }, (_, i) => i + 1));
+		expect(output.map((item) => item.json.id)).toEqual(
+			Array.from({ length: 205 }, (_, i) => i + 1),
+		);
 		expect(new Set(output.map((item) => item.json.last_ts))).toEqual(new Set(['950']));
 	});
 
 	test('with Include Cursor, a limit inside a page takes that page whole, so the cursor moves past every chat returned', async () => {
-		svc().get('/api/v2/chats').query({ since: '123' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '123', limit: 3, output: 'raw', options: { includeCursor: true } });
-		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 100).map((chat) => ({ ...chat, last_ts: '500' })));
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '123' })
+			.reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		const output = await runNode({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '123',
+			limit: 3,
+			output: 'raw',
+			options: { includeCursor: true },
+		});
+		expect(output.map((item) => item.json)).toEqual(
+			chatsNumbered(1, 100).map((chat) => ({ ...chat, last_ts: '500' })),
+		);
 	});
 
 	test('without Include Cursor, a limit inside a page gives exactly Limit chats', async () => {
-		svc().get('/api/v2/chats').query({ since: '123' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '123', limit: 3, output: 'raw' });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '123' })
+			.reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		const output = await runNode({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '123',
+			limit: 3,
+			output: 'raw',
+		});
 		expect(output.map((item) => item.json)).toEqual(chatsNumbered(1, 3));
 	});
 
-	test.each(['raw', 'simplified', 'messages'])('a minimal list entry is read in full with GET /chat (output %s)', async (output) => {
-		const listed = { id: FULL_CHAT.id, created_at: FULL_CHAT.created_at };
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [listed], more_chats_available: false, last_ts: 9 });
-		svc().get('/api/v2/chat').query({ id: FULL_CHAT.id }).reply(200, { chat: FULL_CHAT });
-		const result = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output });
-		const expected = { raw: [FULL_CHAT], simplified: [SIMPLIFIED], messages: ['m1', 'm2', 'm3'] }[output];
-		expect(output === 'messages' ? result.map((item) => item.json.message_id) : result.map((item) => item.json)).toEqual(expected);
-	});
+	test.each(['raw', 'simplified', 'messages'])(
+		'a minimal list entry is read in full with GET /chat (output %s)',
+		async (output) => {
+			const listed = { id: FULL_CHAT.id, created_at: FULL_CHAT.created_at };
+			svc()
+				.get('/api/v2/chats')
+				.query({ since: '0' })
+				.reply(200, { chats: [listed], more_chats_available: false, last_ts: 9 });
+			svc().get('/api/v2/chat').query({ id: FULL_CHAT.id }).reply(200, { chat: FULL_CHAT });
+			const result = await runNode({
+				...getMany,
+				since: 'cursor',
+				sinceCursor: '0',
+				returnAll: true,
+				output,
+			});
+			const expected = { raw: [FULL_CHAT], simplified: [SIMPLIFIED], messages: ['m1', 'm2', 'm3'] }[
+				output
+			];
+			expect(
+				output === 'messages'
+					? result.map((item) => item.json.message_id)
+					: result.map((item) => item.json),
+			).toEqual(expected);
+		},
+	);
 
 	test('a minimal entry that cannot be read is an error naming the chat, or an error item with Continue On Fail', async () => {
 		const listed = { id: 77, created_at: '2024-05-01T00:00:00Z' };
 		for (let run = 0; run < 2; run++) {
-			svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [...chatsNumbered(1, 2), listed], more_chats_available: false, last_ts: 9 });
+			svc()
+				.get('/api/v2/chats')
+				.query({ since: '0' })
+				.reply(200, {
+					chats: [...chatsNumbered(1, 2), listed],
+					more_chats_available: false,
+					last_ts: 9,
+				});
 			svc().get('/api/v2/chat').query({ id: '77' }).reply(200, { error: 'unknown' });
 		}
-		const error = await runNodeError({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
+		const error = await runNodeError({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+		});
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('Chat 77 was listed with only its id and created_at');
 		expect(error.message).toContain('gave no reason');
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true }, { continueOnFail: true });
-		expect(output).toEqual([{ json: { error: expect.stringContaining('Chat 77 was listed'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
+		const output = await runNode(
+			{ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true },
+			{ continueOnFail: true },
+		);
+		expect(output).toEqual([
+			{
+				json: {
+					error: expect.stringContaining('Chat 77 was listed'),
+					description: expect.any(String),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
 	});
 
 	test('the default limit is 50 chats', async () => {
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
 		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0' });
 		expect(output).toHaveLength(50);
-		expect(output[0].json).toEqual(expect.objectContaining({ id: 1, final_state: null, message_count: 0 }));
+		expect(output[0].json).toEqual(
+			expect.objectContaining({ id: 1, final_state: null, message_count: 0 }),
+		);
 		expect(output[0].json).not.toHaveProperty('last_ts');
 	});
 
 	test('a chat delivered twice is emitted once, in its latest version', async () => {
 		const older = { ...FULL_CHAT, id: 5, messages: FULL_CHAT.messages!.slice(0, 1) };
 		const newer = { ...FULL_CHAT, id: 5 };
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [older, { id: 6, created_at: 'x', visitor: { id: 'v6' } }], more_chats_available: true, last_ts: 10 });
-		svc().get('/api/v2/chats').query({ since: '10' }).reply(200, { chats: [newer], more_chats_available: false, last_ts: 20 });
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, {
+				chats: [older, { id: 6, created_at: 'x', visitor: { id: 'v6' } }],
+				more_chats_available: true,
+				last_ts: 10,
+			});
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '10' })
+			.reply(200, { chats: [newer], more_chats_available: false, last_ts: 20 });
+		const output = await runNode({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+		});
 		expect(output.map((item) => [item.json.id, item.json.message_count])).toEqual([
 			[6, 0],
 			[5, 3],
@@ -198,8 +337,21 @@ describe('Chat > Get Many', () => {
 	});
 
 	test('one item per message across chats', async () => {
-		svc().get('/api/v2/chats').query({ since: '0' }).reply(200, { chats: [FULL_CHAT, { ...FULL_CHAT, id: 2 }], more_chats_available: false, last_ts: 1 });
-		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output: 'messages' });
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, {
+				chats: [FULL_CHAT, { ...FULL_CHAT, id: 2 }],
+				more_chats_available: false,
+				last_ts: 1,
+			});
+		const output = await runNode({
+			...getMany,
+			since: 'cursor',
+			sinceCursor: '0',
+			returnAll: true,
+			output: 'messages',
+		});
 		expect(output.map((item) => `${item.json.chat_id}/${item.json.message_id}`)).toEqual([
 			`${FULL_CHAT.id}/m1`,
 			`${FULL_CHAT.id}/m2`,
@@ -211,7 +363,11 @@ describe('Chat > Get Many', () => {
 	});
 
 	test.each([
-		['a cursor that is not digits', { since: 'cursor', sinceCursor: '17e14' }, "'Since Cursor' must be digits only"],
+		[
+			'a cursor that is not digits',
+			{ since: 'cursor', sinceCursor: '17e14' },
+			"'Since Cursor' must be digits only",
+		],
 		['an empty date', { sinceDate: '' }, "'Since Date' is empty"],
 		['a date that is not a date', { sinceDate: 'yesterday' }, "'Since Date' is not a date"],
 	])('%s is a parameter error', async (_case, parameters, message) => {

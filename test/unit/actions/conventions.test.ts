@@ -14,7 +14,12 @@ import {
 import { SvcApi } from '../../../credentials/SvcApi.credentials';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { SVC_ERROR_CODES, SVC_HTTP_ERRORS, describeErrorCode, describeNetworkError } from '../../../nodes/SvcChat/transport/errors';
+import {
+	SVC_ERROR_CODES,
+	SVC_HTTP_ERRORS,
+	describeErrorCode,
+	describeNetworkError,
+} from '../../../nodes/SvcChat/transport/errors';
 import { strictParameters } from '../../harness/contexts';
 
 const action = new SvcChat().description;
@@ -26,7 +31,8 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 function allProperties(properties: INodeProperties[]): INodeProperties[] {
 	return properties.flatMap((property) => {
 		const nested = (property.options ?? []).flatMap((option) => {
-			if ('displayName' in option && 'values' in option) return allProperties((option as INodePropertyCollection).values);
+			if ('displayName' in option && 'values' in option)
+				return allProperties((option as INodePropertyCollection).values);
 			if ('type' in option) return allProperties([option as INodeProperties]);
 			return [];
 		});
@@ -34,7 +40,11 @@ function allProperties(properties: INodeProperties[]): INodeProperties[] {
 	});
 }
 
-const everyProperty = [...allProperties(action.properties), ...allProperties(trigger.properties), ...allProperties(credential.properties)];
+const everyProperty = [
+	...allProperties(action.properties),
+	...allProperties(trigger.properties),
+	...allProperties(credential.properties),
+];
 const operationOptions = action.properties
 	.filter((property) => property.name === 'operation')
 	.flatMap((selector) => selector.options as INodePropertyOptions[]);
@@ -47,7 +57,10 @@ function sourceFiles(folder: string): string[] {
 		return file.endsWith('.ts') ? [file] : [];
 	});
 }
-const SOURCES = [...sourceFiles(path.join(ROOT, 'nodes')), ...sourceFiles(path.join(ROOT, 'credentials'))].map((file) => ({
+const SOURCES = [
+	...sourceFiles(path.join(ROOT, 'nodes')),
+	...sourceFiles(path.join(ROOT, 'credentials')),
+].map((file) => ({
 	file: path.relative(ROOT, file),
 	// Comments are for developers; only code (and its strings) is checked.
 	code: readFileSync(file, 'utf8')
@@ -57,12 +70,15 @@ const SOURCES = [...sourceFiles(path.join(ROOT, 'nodes')), ...sourceFiles(path.j
 }));
 
 describe('actions (the labels of the node creator)', () => {
-	test.each(operationOptions.map((option) => [option.action, option]))('"%s" has no article and is in sentence case', (label) => {
-		expect(label).toBeTruthy();
-		expect(label).not.toMatch(/\b(a|an|the)\b/i);
-		expect(label![0]).toBe(label![0].toUpperCase());
-		expect(label!.slice(1)).toBe(label!.slice(1).toLowerCase());
-	});
+	test.each(operationOptions.map((option) => [option.action, option]))(
+		'"%s" has no article and is in sentence case',
+		(label) => {
+			expect(label).toBeTruthy();
+			expect(label).not.toMatch(/\b(a|an|the)\b/i);
+			expect(label![0]).toBe(label![0].toUpperCase());
+			expect(label!.slice(1)).toBe(label!.slice(1).toLowerCase());
+		},
+	);
 
 	test('one word per concept: no "Stats" next to "Statistic"', () => {
 		const texts = JSON.stringify(action.properties);
@@ -72,41 +88,61 @@ describe('actions (the labels of the node creator)', () => {
 
 describe('placeholders', () => {
 	const withPlaceholder = everyProperty.filter((property) => property.placeholder !== undefined);
-	const isButtonLabel = (property: INodeProperties) => ['collection', 'fixedCollection'].includes(property.type);
-	const isEmail = (property: INodeProperties) => /email/i.test(property.name) || /email/i.test(property.displayName);
-	const modes = everyProperty.flatMap((property) => (property.modes ?? []).map((mode) => ({ ...mode, of: property.name })));
-
-	test('there are placeholders to check', () => {
-		expect(withPlaceholder.filter((property) => !isButtonLabel(property)).length).toBeGreaterThan(10);
-	});
-
-	test.each(withPlaceholder.filter((property) => !isButtonLabel(property) && !isEmail(property)).map((p) => [p.displayName, p.placeholder]))(
-		'%s: the example starts with "e.g. "',
-		(_name, placeholder) => expect(placeholder).toMatch(/^e\.g\. \S/),
+	const isButtonLabel = (property: INodeProperties) =>
+		['collection', 'fixedCollection'].includes(property.type);
+	const isEmail = (property: INodeProperties) =>
+		/email/i.test(property.name) || /email/i.test(property.displayName);
+	const modes = everyProperty.flatMap((property) =>
+		(property.modes ?? []).map((mode) => ({ ...mode, of: property.name })),
 	);
 
-	test('email fields keep n8n\'s lint placeholder', () => {
-		const emails = withPlaceholder.filter((property) => !isButtonLabel(property) && isEmail(property));
+	test('there are placeholders to check', () => {
+		expect(withPlaceholder.filter((property) => !isButtonLabel(property)).length).toBeGreaterThan(
+			10,
+		);
+	});
+
+	test.each(
+		withPlaceholder
+			.filter((property) => !isButtonLabel(property) && !isEmail(property))
+			.map((p) => [p.displayName, p.placeholder]),
+	)('%s: the example starts with "e.g. "', (_name, placeholder) =>
+		expect(placeholder).toMatch(/^e\.g\. \S/),
+	);
+
+	test("email fields keep n8n's lint placeholder", () => {
+		const emails = withPlaceholder.filter(
+			(property) => !isButtonLabel(property) && isEmail(property),
+		);
 		expect(emails.length).toBeGreaterThan(0);
 		for (const property of emails) expect(property.placeholder).toBe('name@email.com');
 	});
 
 	test('resource locator modes that take text show an example', () => {
 		const typed = modes.filter((mode) => mode.type === 'string');
-		expect([...new Set(typed.map((mode) => `${mode.of}:${mode.name}`))].sort()).toEqual(['chatId:id', 'email:email', 'operatorId:id']);
-		for (const mode of typed) expect(mode.placeholder).toMatch(mode.name === 'email' ? /^name@email\.com$/ : /^e\.g\. \S/);
+		expect([...new Set(typed.map((mode) => `${mode.of}:${mode.name}`))].sort()).toEqual([
+			'chatId:id',
+			'email:email',
+			'operatorId:id',
+		]);
+		for (const mode of typed)
+			expect(mode.placeholder).toMatch(mode.name === 'email' ? /^name@email\.com$/ : /^e\.g\. \S/);
 	});
 });
 
 describe('words users read', () => {
 	const labels = everyProperty.flatMap((property) => [
 		property.displayName,
-		...((property.options ?? []) as Array<{ name?: string; displayName?: string }>).map((option) => option.name ?? option.displayName ?? ''),
+		...((property.options ?? []) as Array<{ name?: string; displayName?: string }>).map(
+			(option) => option.name ?? option.displayName ?? '',
+		),
 	]);
 	const descriptions = everyProperty.flatMap((property) => [
 		property.description ?? '',
 		property.hint ?? '',
-		...((property.options ?? []) as Array<{ description?: string }>).map((option) => option.description ?? ''),
+		...((property.options ?? []) as Array<{ description?: string }>).map(
+			(option) => option.description ?? '',
+		),
 	]);
 
 	test('"Email" as n8n writes it, never "E-Mail"', () => {
@@ -115,13 +151,20 @@ describe('words users read', () => {
 	});
 
 	test('no jargon in descriptions: GUID, microseconds, data.data, cursor (last_ts)', () => {
-		expect(descriptions.filter((text) => /\bGUID\b|microsecond|data\.data|cursor \(last_ts\)/i.test(text))).toEqual([]);
+		expect(
+			descriptions.filter((text) =>
+				/\bGUID\b|microsecond|data\.data|cursor \(last_ts\)/i.test(text),
+			),
+		).toEqual([]);
 	});
 
 	test('Dinner and Pre-Dinner, and every visitor field, are described', () => {
 		const described = (name: string) => everyProperty.filter((property) => property.name === name);
-		const statuses = described('status').flatMap((property) => (property.options ?? []) as INodePropertyOptions[]);
-		for (const value of ['dinner', 'pre-dinner']) expect(statuses.find((option) => option.value === value)?.description).toBeTruthy();
+		const statuses = described('status').flatMap(
+			(property) => (property.options ?? []) as INodePropertyOptions[],
+		);
+		for (const value of ['dinner', 'pre-dinner'])
+			expect(statuses.find((option) => option.value === value)?.description).toBeTruthy();
 		const visitorFields = (described('knownFields')[0].options ?? []) as INodeProperties[];
 		expect(visitorFields.length).toBeGreaterThan(5);
 		for (const field of visitorFields) expect(field.description).toBeTruthy();
@@ -129,7 +172,11 @@ describe('words users read', () => {
 });
 
 describe('messages', () => {
-	const displayNames = [...new Set(everyProperty.map((property) => property.displayName).filter((name) => name.length < 40))];
+	const displayNames = [
+		...new Set(
+			everyProperty.map((property) => property.displayName).filter((name) => name.length < 40),
+		),
+	];
 
 	test('parameter names are in single quotes, never double quotes', () => {
 		const doubleQuoted = SOURCES.flatMap(({ file, code }) =>
@@ -137,7 +184,9 @@ describe('messages', () => {
 		);
 		expect(doubleQuoted).toEqual([]);
 		// Labels passed in at run time are quoted by the same rule.
-		const dynamic = SOURCES.filter(({ code }) => /"\$\{(label|where)\}"/.test(code)).map(({ file }) => file);
+		const dynamic = SOURCES.filter(({ code }) => /"\$\{(label|where)\}"/.test(code)).map(
+			({ file }) => file,
+		);
 		expect(dynamic).toEqual([]);
 	});
 
@@ -145,13 +194,20 @@ describe('messages', () => {
 		...Object.values(SVC_ERROR_CODES),
 		...Object.values(SVC_HTTP_ERRORS),
 		describeErrorCode('a-code-nobody-knows', {}),
-		...['ENOTFOUND', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET', 'CERT_HAS_EXPIRED', undefined].map((code) => describeNetworkError(code, 'acme.svc.example')),
+		...['ENOTFOUND', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNRESET', 'CERT_HAS_EXPIRED', undefined].map(
+			(code) => describeNetworkError(code, 'acme.svc.example'),
+		),
 	];
 
-	test.each(texts.map((text) => [text.message, text]))('"%s" says what happened and what to do without "error" or "failure"', (_message, text) => {
-		expect(`${text.message} ${text.fix}`).not.toMatch(/\b(errors?|failures?|problems?|mistakes?)\b/i);
-		expect(text.fix).toBeTruthy();
-	});
+	test.each(texts.map((text) => [text.message, text]))(
+		'"%s" says what happened and what to do without "error" or "failure"',
+		(_message, text) => {
+			expect(`${text.message} ${text.fix}`).not.toMatch(
+				/\b(errors?|failures?|problems?|mistakes?)\b/i,
+			);
+			expect(text.fix).toBeTruthy();
+		},
+	);
 
 	test('an API code is named in the description, not in the message', () => {
 		const described = describeErrorCode('invalid-agent-email', {});
@@ -178,22 +234,38 @@ describe('canvas subtitle', () => {
 			}
 		}
 		expect(checked).toBe(operationOptions.length);
-		expect(subtitleFor({ resource: 'statistics', operation: 'getOperatorStats' })).toBe('Get operator statistics');
+		expect(subtitleFor({ resource: 'statistics', operation: 'getOperatorStats' })).toBe(
+			'Get operator statistics',
+		);
 	});
 });
 
-describe('defaults a new node gets (the editor\'s own parameter check)', () => {
+describe("defaults a new node gets (the editor's own parameter check)", () => {
 	/** The issues n8n's editor marks on a freshly added node with these values, by parameter name. */
 	function issuesOf(description: INodeTypeDescription, values: INodeParameters): string[] {
 		const parameters = strictParameters(description, values);
-		const node: INode = { id: 'n', name: 'n', type: description.name, typeVersion: 2, position: [0, 0], parameters };
+		const node: INode = {
+			id: 'n',
+			name: 'n',
+			type: description.name,
+			typeVersion: 2,
+			position: [0, 0],
+			parameters,
+		};
 		const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
 		return Object.keys(issues?.parameters ?? {}).sort();
 	}
 
 	const pairs = operationOptions.map((option) => {
-		const selector = action.properties.find((property) => property.name === 'operation' && (property.options as INodePropertyOptions[]).includes(option))!;
-		return { resource: selector.displayOptions!.show!.resource![0] as string, operation: option.value as string };
+		const selector = action.properties.find(
+			(property) =>
+				property.name === 'operation' &&
+				(property.options as INodePropertyOptions[]).includes(option),
+		)!;
+		return {
+			resource: selector.displayOptions!.show!.resource![0] as string,
+			operation: option.value as string,
+		};
 	});
 
 	// What only the user can know is flagged before a run; everything else is valid as it comes.
@@ -206,14 +278,13 @@ describe('defaults a new node gets (the editor\'s own parameter check)', () => {
 		'visitor/removeToken': ['authToken'],
 	};
 
-	test.each(pairs.map(({ resource, operation }) => [`${resource}/${operation}`, resource, operation]))(
-		'%s: only the fields the user must fill in are flagged',
-		(pair, resource, operation) => {
-			expect(issuesOf(action, { resource, operation })).toEqual(USER_INPUT[pair] ?? []);
-		},
-	);
+	test.each(
+		pairs.map(({ resource, operation }) => [`${resource}/${operation}`, resource, operation]),
+	)('%s: only the fields the user must fill in are flagged', (pair, resource, operation) => {
+		expect(issuesOf(action, { resource, operation })).toEqual(USER_INPUT[pair] ?? []);
+	});
 
-	test('the broadcasts\' Operator has no valid-looking default: it starts empty, from the list', () => {
+	test("the broadcasts' Operator has no valid-looking default: it starts empty, from the list", () => {
 		const operator = action.properties.find((property) => property.name === 'operatorId')!;
 		expect(operator.default).toEqual({ mode: 'list', value: '' });
 	});
@@ -225,7 +296,9 @@ describe('defaults a new node gets (the editor\'s own parameter check)', () => {
 
 describe('the trigger in the node creator', () => {
 	/** n8n's node creator lists a polling trigger's events from a property labelled Event, Events or Trigger On. */
-	const events = trigger.properties.find((property) => ['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()));
+	const events = trigger.properties.find((property) =>
+		['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
+	);
 
 	test('lists "On every change", "On new chats only" and "On finished chats only", still stored as "emit"', () => {
 		expect(events?.name).toBe('emit');

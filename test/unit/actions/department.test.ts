@@ -15,12 +15,17 @@ const DEPARTMENTS = [
 test('Return All gives every department, paired with its input item', async () => {
 	svc().get('/api/v2/departments').times(2).reply(200, DEPARTMENTS);
 	const output = await runNode({ ...getMany, returnAll: true }, { items: items(2) });
-	expect(output).toEqual([0, 1].flatMap((item) => DEPARTMENTS.map((json) => ({ json, pairedItem: { item } }))));
+	expect(output).toEqual(
+		[0, 1].flatMap((item) => DEPARTMENTS.map((json) => ({ json, pairedItem: { item } }))),
+	);
 });
 
 test('a limit keeps the first departments', async () => {
 	svc().get('/api/v2/departments').reply(200, DEPARTMENTS);
-	expect((await runNode({ ...getMany, limit: 2 })).map((item) => item.json.name)).toEqual(['Sales', 'Support']);
+	expect((await runNode({ ...getMany, limit: 2 })).map((item) => item.json.name)).toEqual([
+		'Sales',
+		'Support',
+	]);
 });
 
 test('403 is a NodeApiError; continue-on-fail makes it an error item', async () => {
@@ -31,5 +36,10 @@ test('403 is a NodeApiError; continue-on-fail makes it an error item', async () 
 
 	svc().get('/api/v2/departments').reply(200, { error: 'unknown' });
 	const output = await runNode(getMany, { continueOnFail: true });
-	expect(output).toEqual([{ json: { error: expect.stringContaining('gave no reason'), description: expect.any(String) }, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([
+		{
+			json: { error: expect.stringContaining('gave no reason'), description: expect.any(String) },
+			pairedItem: { item: 0 },
+		},
+	]);
 });

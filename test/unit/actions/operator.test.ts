@@ -6,10 +6,38 @@ import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
 setUpNock();
 
 const OPERATORS = [
-	{ id: 1, email: 'admin@svc.test', full_name: 'Ada Admin', status: 'online', roles: ['admin', 'operator'], created_at: '2024-01-01T00:00:00Z' },
-	{ id: 2, email: 'Anna@svc.test', full_name: 'Anna', status: 'online', roles: ['operator'], created_at: '2024-01-02T00:00:00Z' },
-	{ id: 3, email: 'boris@svc.test', full_name: 'Boris', status: 'offline', roles: ['operator', 'supervisor'], created_at: '2024-01-03T00:00:00Z' },
-	{ id: 4, email: 'carla@svc.test', full_name: 'Carla', status: 'dinner', roles: ['supervisor'], created_at: '2024-01-04T00:00:00Z' },
+	{
+		id: 1,
+		email: 'admin@svc.test',
+		full_name: 'Ada Admin',
+		status: 'online',
+		roles: ['admin', 'operator'],
+		created_at: '2024-01-01T00:00:00Z',
+	},
+	{
+		id: 2,
+		email: 'Anna@svc.test',
+		full_name: 'Anna',
+		status: 'online',
+		roles: ['operator'],
+		created_at: '2024-01-02T00:00:00Z',
+	},
+	{
+		id: 3,
+		email: 'boris@svc.test',
+		full_name: 'Boris',
+		status: 'offline',
+		roles: ['operator', 'supervisor'],
+		created_at: '2024-01-03T00:00:00Z',
+	},
+	{
+		id: 4,
+		email: 'carla@svc.test',
+		full_name: 'Carla',
+		status: 'dinner',
+		roles: ['supervisor'],
+		created_at: '2024-01-04T00:00:00Z',
+	},
 ];
 
 const getMany = { resource: 'operator', operation: 'getMany' };
@@ -36,7 +64,9 @@ describe('Operator > Get Many', () => {
 		expect(await ids({ status: ['online', 'dinner'] })).toEqual([1, 2, 4]);
 		expect(await ids({ role: ['supervisor'] })).toEqual([3, 4]);
 		expect(await ids({ email: ' ANNA@SVC.TEST ' })).toEqual([2]);
-		expect(await ids({ status: ['online', 'offline', 'dinner'], role: ['operator'] }, 2)).toEqual([1, 2]);
+		expect(await ids({ status: ['online', 'offline', 'dinner'], role: ['operator'] }, 2)).toEqual([
+			1, 2,
+		]);
 	});
 
 	test('one request per input item, each result paired with its item', async () => {
@@ -55,18 +85,29 @@ describe('Operator > Get Many', () => {
 
 describe('Operator > Set Status', () => {
 	test('sends e-mail and status only, and reports the change', async () => {
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'dinner' }).reply(200, { result: 'ok' });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'dinner' })
+			.reply(200, { result: 'ok' });
 		const output = await runNode({ ...setStatus, email: ' anna@svc.test ', status: 'dinner' });
-		expect(output).toEqual([{ json: { result: 'ok', email: 'anna@svc.test', status: 'dinner' }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([
+			{ json: { result: 'ok', email: 'anna@svc.test', status: 'dinner' }, pairedItem: { item: 0 } },
+		]);
 	});
 
 	test('the default status is online', async () => {
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' }).reply(200, { result: 'ok' });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' })
+			.reply(200, { result: 'ok' });
 		await runNode({ ...setStatus, email: 'anna@svc.test' });
 	});
 
 	test("Force and 'Only if Current Status Is' become force and condition.initial_statuses", async () => {
-		const body = { email: 'anna@svc.test', status: 'online', force: true, condition: { initial_statuses: ['dinner', 'pre-dinner'] } };
+		const body = {
+			email: 'anna@svc.test',
+			status: 'online',
+			force: true,
+			condition: { initial_statuses: ['dinner', 'pre-dinner'] },
+		};
 		svc().post('/api/v2/rt/agent_status', body).reply(200, { result: 'ok' });
 		await runNode({
 			...setStatus,
@@ -77,19 +118,31 @@ describe('Operator > Set Status', () => {
 	});
 
 	test('Force off and an empty status list send neither member', async () => {
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'invisible' }).reply(200, { result: 'ok' });
-		await runNode({ ...setStatus, email: 'anna@svc.test', status: 'invisible', options: { force: false, initialStatuses: [] } });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'invisible' })
+			.reply(200, { result: 'ok' });
+		await runNode({
+			...setStatus,
+			email: 'anna@svc.test',
+			status: 'invisible',
+			options: { force: false, initialStatuses: [] },
+		});
 	});
 
 	test('a status that is not listed (as from an expression) is sent as given', async () => {
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'lunch-break' }).reply(200, { result: 'ok' });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'lunch-break' })
+			.reply(200, { result: 'ok' });
 		const output = await runNode({ ...setStatus, email: 'anna@svc.test', status: 'lunch-break' });
 		expect(output[0].json.status).toBe('lunch-break');
 	});
 
 	test.each([
 		['condition-not-satisfied', "current status is not one of 'Only if Current Status Is'"],
-		['agent-status-not-allowed', "not available on the account's tariff, or the operator is offline"],
+		[
+			'agent-status-not-allowed',
+			"not available on the account's tariff, or the operator is offline",
+		],
 		['not-in-allowed-online-time', 'allowed online time'],
 		['invalid-agent-email', 'No operator has this email'],
 	])('a refused change (%s) is an error that says why', async (code, why) => {
@@ -105,14 +158,20 @@ describe('Operator > Set Status', () => {
 	});
 
 	test('missing-argument names the argument', async () => {
-		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'missing-argument', argument: 'status' });
+		svc()
+			.post('/api/v2/rt/agent_status')
+			.reply(200, { error: 'missing-argument', argument: 'status' });
 		const error = await runNodeError({ ...setStatus, email: 'anna@svc.test' });
 		expect(error.message).toContain('argument: "status"');
 	});
 
 	test('with continue-on-fail a refused item becomes an error item and the others go on', async () => {
-		svc().post('/api/v2/rt/agent_status', { email: 'nobody@svc.test', status: 'online' }).reply(200, { error: 'invalid-agent-email' });
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' }).reply(200, { result: 'ok' });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'nobody@svc.test', status: 'online' })
+			.reply(200, { error: 'invalid-agent-email' });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' })
+			.reply(200, { result: 'ok' });
 		const emails = ['nobody@svc.test', 'anna@svc.test'];
 		const output = await runNode((itemIndex) => ({ ...setStatus, email: emails[itemIndex] }), {
 			items: items(2),
@@ -122,13 +181,20 @@ describe('Operator > Set Status', () => {
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		expect(output[0].json.error).toContain('No operator has this email');
 		expect(output[0].json.description).toContain('Operator > Get Many');
-		expect(output[1]).toEqual({ json: { result: 'ok', email: 'anna@svc.test', status: 'online' }, pairedItem: { item: 1 } });
+		expect(output[1]).toEqual({
+			json: { result: 'ok', email: 'anna@svc.test', status: 'online' },
+			pairedItem: { item: 1 },
+		});
 	});
 
 	test('an empty e-mail fails before any request, naming the field and the item', async () => {
 		const emails = ['anna@svc.test', '  '];
-		svc().post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' }).reply(200, { result: 'ok' });
-		const error = await runNodeError((itemIndex) => ({ ...setStatus, email: emails[itemIndex] }), { items: items(2) });
+		svc()
+			.post('/api/v2/rt/agent_status', { email: 'anna@svc.test', status: 'online' })
+			.reply(200, { result: 'ok' });
+		const error = await runNodeError((itemIndex) => ({ ...setStatus, email: emails[itemIndex] }), {
+			items: items(2),
+		});
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error.message).toBe("'Operator' is empty [item 1]");
 		expect(error.description).toContain('enter their email');
@@ -141,6 +207,8 @@ describe('Operator > Set Status: outcomes the spec leaves open', () => {
 		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'agent-status-not-allowed' });
 		const error = await runNodeError({ ...setStatus, email: 'boris@svc.test', status: 'online' });
 		expect(error.message).toContain('or the operator is offline');
-		expect(error.description).toContain('An operator who is offline cannot be brought online by this command');
+		expect(error.description).toContain(
+			'An operator who is offline cannot be brought online by this command',
+		);
 	});
 });

@@ -12,8 +12,22 @@ const usage = { resource: 'statistics', operation: 'getUsage' };
 const operatorStats = { resource: 'statistics', operation: 'getOperatorStats' };
 const USAGE = { contacts: 12, missed: 1, chats: 9, offlines: 2, avg_waiting_time: 31 };
 const ROWS = [
-	{ operator_id: 2, online_time: 3600, chating_time: 1800, avg_chating_time: 300, busy_messages: 0, chats: 6 },
-	{ operator_id: 3, online_time: 7200, chating_time: 2400, avg_chating_time: 400, busy_messages: 1, chats: 6 },
+	{
+		operator_id: 2,
+		online_time: 3600,
+		chating_time: 1800,
+		avg_chating_time: 300,
+		busy_messages: 0,
+		chats: 6,
+	},
+	{
+		operator_id: 3,
+		online_time: 7200,
+		chating_time: 2400,
+		avg_chating_time: 400,
+		busy_messages: 1,
+		chats: 6,
+	},
 ];
 
 describe('Statistics > Get Usage', () => {
@@ -25,7 +39,11 @@ describe('Statistics > Get Usage', () => {
 
 	test.each([
 		['a picker value without a zone', '2024-05-01T00:00:00', '2024-05-01'],
-		['a value with an offset, taken as written (n8n\'s timezone must not shift the day)', '2024-05-01T00:00:00.000+02:00', '2024-05-01'],
+		[
+			"a value with an offset, taken as written (n8n's timezone must not shift the day)",
+			'2024-05-01T00:00:00.000+02:00',
+			'2024-05-01',
+		],
 		['an ISO instant in UTC', '2024-05-01T23:59:59.999Z', '2024-05-01'],
 	])('%s is sent as yyyy-mm-dd', async (_case, date, day) => {
 		svc().get('/api/v2/stats').query({ date: day, mode: 'usage' }).reply(200, USAGE);
@@ -34,9 +52,17 @@ describe('Statistics > Get Usage', () => {
 
 	test('a range makes one request per day, both ends included, across a month end', async () => {
 		for (const date of ['2024-02-28', '2024-02-29', '2024-03-01']) {
-			svc().get('/api/v2/stats').query({ date, mode: 'usage' }).reply(200, { ...USAGE, contacts: Number(date.slice(-2)) });
+			svc()
+				.get('/api/v2/stats')
+				.query({ date, mode: 'usage' })
+				.reply(200, { ...USAGE, contacts: Number(date.slice(-2)) });
 		}
-		const output = await runNode({ ...usage, dateMode: 'range', dateFrom: '2024-02-28', dateTo: '2024-03-01T00:00:00' });
+		const output = await runNode({
+			...usage,
+			dateMode: 'range',
+			dateFrom: '2024-02-28',
+			dateTo: '2024-03-01T00:00:00',
+		});
 		expect(output.map((item) => [item.json.date, item.json.contacts, item.pairedItem])).toEqual([
 			['2024-02-28', 28, { item: 0 }],
 			['2024-02-29', 29, { item: 0 }],
@@ -45,8 +71,16 @@ describe('Statistics > Get Usage', () => {
 	});
 
 	test.each([
-		['a reversed range', { dateMode: 'range', dateFrom: '2024-05-02', dateTo: '2024-05-01' }, "'From' (2024-05-02) is after 'To' (2024-05-01)"],
-		['a range over 366 days', { dateMode: 'range', dateFrom: '2023-01-01', dateTo: '2024-12-31' }, 'longer than 366 days'],
+		[
+			'a reversed range',
+			{ dateMode: 'range', dateFrom: '2024-05-02', dateTo: '2024-05-01' },
+			"'From' (2024-05-02) is after 'To' (2024-05-01)",
+		],
+		[
+			'a range over 366 days',
+			{ dateMode: 'range', dateFrom: '2023-01-01', dateTo: '2024-12-31' },
+			'longer than 366 days',
+		],
 		['an empty date', { date: '' }, "'Date' is empty"],
 		['a date that is not a date', { date: '2024-13-45' }, "'Date' is not a date"],
 		['a day that does not exist', { date: '2024-02-30' }, "'Date' is not a date"],
@@ -58,14 +92,29 @@ describe('Statistics > Get Usage', () => {
 	});
 
 	test('unknown-mode is a NodeApiError; continue-on-fail keeps going with the next item', async () => {
-		svc().get('/api/v2/stats').query({ date: '2024-05-01', mode: 'usage' }).reply(200, { error: 'argument-missing' });
+		svc()
+			.get('/api/v2/stats')
+			.query({ date: '2024-05-01', mode: 'usage' })
+			.reply(200, { error: 'argument-missing' });
 		svc().get('/api/v2/stats').query({ date: '2024-05-02', mode: 'usage' }).reply(200, USAGE);
 		const dates = ['2024-05-01', '2024-05-02'];
-		const output = await runNode((i) => ({ ...usage, date: dates[i] }), { items: items(2), continueOnFail: true });
-		expect(output[0]).toEqual({ json: { error: expect.stringContaining('required query argument'), description: expect.any(String) }, pairedItem: { item: 0 } });
+		const output = await runNode((i) => ({ ...usage, date: dates[i] }), {
+			items: items(2),
+			continueOnFail: true,
+		});
+		expect(output[0]).toEqual({
+			json: {
+				error: expect.stringContaining('required query argument'),
+				description: expect.any(String),
+			},
+			pairedItem: { item: 0 },
+		});
 		expect(output[1]).toEqual({ json: { date: '2024-05-02', ...USAGE }, pairedItem: { item: 1 } });
 
-		svc().get('/api/v2/stats').query({ date: '2024-05-01', mode: 'usage' }).reply(200, { error: 'unknown-mode' });
+		svc()
+			.get('/api/v2/stats')
+			.query({ date: '2024-05-01', mode: 'usage' })
+			.reply(200, { error: 'unknown-mode' });
 		const error = await runNodeError({ ...usage, date: '2024-05-01' });
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('statistics mode is not valid');
@@ -75,8 +124,16 @@ describe('Statistics > Get Usage', () => {
 describe('Statistics > Get Operator Stats', () => {
 	test('one item per operator row and day, tagged with the date', async () => {
 		svc().get('/api/v2/stats').query({ date: '2024-05-01', mode: 'operators' }).reply(200, ROWS);
-		svc().get('/api/v2/stats').query({ date: '2024-05-02', mode: 'operators' }).reply(200, ROWS.slice(1));
-		const output = await runNode({ ...operatorStats, dateMode: 'range', dateFrom: '2024-05-01', dateTo: '2024-05-02' });
+		svc()
+			.get('/api/v2/stats')
+			.query({ date: '2024-05-02', mode: 'operators' })
+			.reply(200, ROWS.slice(1));
+		const output = await runNode({
+			...operatorStats,
+			dateMode: 'range',
+			dateFrom: '2024-05-01',
+			dateTo: '2024-05-02',
+		});
 		expect(output).toEqual([
 			{ json: { date: '2024-05-01', ...ROWS[0] }, pairedItem: { item: 0 } },
 			{ json: { date: '2024-05-01', ...ROWS[1] }, pairedItem: { item: 0 } },
@@ -91,12 +148,14 @@ describe('Statistics > Get Operator Stats', () => {
 
 	test('a usage-shaped reply to mode operators is a NodeApiError', async () => {
 		svc().get('/api/v2/stats').query({ date: '2024-05-01', mode: 'operators' }).reply(200, USAGE);
-		expect(await runNodeError({ ...operatorStats, date: '2024-05-01' })).toBeInstanceOf(NodeApiError);
+		expect(await runNodeError({ ...operatorStats, date: '2024-05-01' })).toBeInstanceOf(
+			NodeApiError,
+		);
 	});
 });
 
 describe('calendarDay', () => {
-	test('text keeps its written day; Luxon keeps its own zone\'s day; Date objects and milliseconds give the UTC day', () => {
+	test("text keeps its written day; Luxon keeps its own zone's day; Date objects and milliseconds give the UTC day", () => {
 		expect(calendarDay('2024-05-01')).toBe('2024-05-01');
 		expect(calendarDay('2024-05-01T23:30:00-05:00')).toBe('2024-05-01');
 		expect(calendarDay({ toISODate: () => '2024-05-01' })).toBe('2024-05-01');

@@ -26,8 +26,15 @@ function captureBodies(times = 1): Array<Record<string, unknown>> {
 
 describe('Visitor > Pair Token', () => {
 	test('sends the given token with the known and custom fields, and returns token, fields and snippet', async () => {
-		const visitorFields = { id: 'customer-1042', name: 'Jane', email: 'jane@example.com', plan: 'premium' };
-		svc().post(PATH, { auth_token: 'tok-123', visitor_fields: visitorFields }).reply(200, { result: 'ok' });
+		const visitorFields = {
+			id: 'customer-1042',
+			name: 'Jane',
+			email: 'jane@example.com',
+			plan: 'premium',
+		};
+		svc()
+			.post(PATH, { auth_token: 'tok-123', visitor_fields: visitorFields })
+			.reply(200, { result: 'ok' });
 		const output = await runNode({
 			...pair,
 			authToken: 'tok-123',
@@ -37,7 +44,11 @@ describe('Visitor > Pair Token', () => {
 		});
 		expect(output).toEqual([
 			{
-				json: { auth_token: 'tok-123', visitor_fields: visitorFields, snippet: 'window.svc_auth_token = "tok-123";' },
+				json: {
+					auth_token: 'tok-123',
+					visitor_fields: visitorFields,
+					snippet: 'window.svc_auth_token = "tok-123";',
+				},
 				pairedItem: { item: 0 },
 			},
 		]);
@@ -57,7 +68,9 @@ describe('Visitor > Pair Token', () => {
 	test('a whitespace-only token counts as empty; a given token is sent exactly as typed', async () => {
 		const bodies = captureBodies(2);
 		const tokens = ['   ', ' keep me '];
-		await runNode((itemIndex) => ({ ...pair, visitorId: 'v1', authToken: tokens[itemIndex] }), { items: items(2) });
+		await runNode((itemIndex) => ({ ...pair, visitorId: 'v1', authToken: tokens[itemIndex] }), {
+			items: items(2),
+		});
 		expect(bodies[0].auth_token).toMatch(UUID);
 		expect(bodies[1].auth_token).toBe(' keep me ');
 	});
@@ -68,47 +81,111 @@ describe('Visitor > Pair Token', () => {
 			...pair,
 			visitorId: 42,
 			knownFields: { phone: 15550000001 },
-			customFields: { field: [{ name: 'vip', value: true }, { name: 'age', value: 37.5 }] },
+			customFields: {
+				field: [
+					{ name: 'vip', value: true },
+					{ name: 'age', value: 37.5 },
+				],
+			},
 		});
-		await runNode({ ...pair, visitorId: 'v2', fieldsInputMode: 'json', fieldsJson: '{"login": "jane", "orders": 12, "verified": false}' });
-		expect(bodies[0].visitor_fields).toEqual({ id: '42', phone: '15550000001', vip: 'true', age: '37.5' });
-		expect(bodies[1].visitor_fields).toEqual({ id: 'v2', login: 'jane', orders: '12', verified: 'false' });
+		await runNode({
+			...pair,
+			visitorId: 'v2',
+			fieldsInputMode: 'json',
+			fieldsJson: '{"login": "jane", "orders": 12, "verified": false}',
+		});
+		expect(bodies[0].visitor_fields).toEqual({
+			id: '42',
+			phone: '15550000001',
+			vip: 'true',
+			age: '37.5',
+		});
+		expect(bodies[1].visitor_fields).toEqual({
+			id: 'v2',
+			login: 'jane',
+			orders: '12',
+			verified: 'false',
+		});
 	});
 
 	test('a known field whose expression comes out empty is left out, the others are sent', async () => {
 		const bodies = captureBodies(1);
-		await runNode({ ...pair, visitorId: 'v4', knownFields: { name: 'Jane', phone: '', email: undefined } as never });
+		await runNode({
+			...pair,
+			visitorId: 'v4',
+			knownFields: { name: 'Jane', phone: '', email: undefined } as never,
+		});
 		expect(bodies[0].visitor_fields).toEqual({ id: 'v4', name: 'Jane' });
 	});
 
 	test('JSON mode accepts an object from an expression', async () => {
-		svc().post(PATH, { auth_token: 't', visitor_fields: { id: 'v3', name: 'Ann' } }).reply(200, { result: 'ok' });
-		await runNode({ ...pair, authToken: 't', visitorId: 'v3', fieldsInputMode: 'json', fieldsJson: { name: 'Ann' } as never });
+		svc()
+			.post(PATH, { auth_token: 't', visitor_fields: { id: 'v3', name: 'Ann' } })
+			.reply(200, { result: 'ok' });
+		await runNode({
+			...pair,
+			authToken: 't',
+			visitorId: 'v3',
+			fieldsInputMode: 'json',
+			fieldsJson: { name: 'Ann' } as never,
+		});
 	});
 
 	test.each([
 		['an object', { address: { city: 'Oslo' } }, 'Visitor field "address" is an object'],
 		['a list', { tags: ['a', 'b'] }, 'Visitor field "tags" is a list'],
 		['null', { phone: null }, 'Visitor field "phone" is empty (null)'],
-	])('a value that is %s is refused before sending, naming the key', async (_kind, fields, message) => {
-		const error = await runNodeError({ ...pair, visitorId: 'v1', fieldsInputMode: 'json', fieldsJson: JSON.stringify(fields) });
-		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toContain(message);
-		expect(error.context?.itemIndex).toBe(0);
-	});
+	])(
+		'a value that is %s is refused before sending, naming the key',
+		async (_kind, fields, message) => {
+			const error = await runNodeError({
+				...pair,
+				visitorId: 'v1',
+				fieldsInputMode: 'json',
+				fieldsJson: JSON.stringify(fields),
+			});
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toContain(message);
+			expect(error.context?.itemIndex).toBe(0);
+		},
+	);
 
 	test('an object given through a custom field is refused too', async () => {
-		const error = await runNodeError({ ...pair, visitorId: 'v1', customFields: { field: [{ name: 'meta', value: { a: 1 } }] } });
+		const error = await runNodeError({
+			...pair,
+			visitorId: 'v1',
+			customFields: { field: [{ name: 'meta', value: { a: 1 } }] },
+		});
 		expect(error.message).toContain('Visitor field "meta" is an object');
 	});
 
 	test.each([
 		['an empty visitor ID', { visitorId: '   ' }, "'Visitor ID' is empty"],
-		['invalid JSON', { fieldsInputMode: 'json', fieldsJson: '{"name": ' }, "'Fields (JSON)' is not valid JSON"],
-		['a JSON list', { fieldsInputMode: 'json', fieldsJson: '["a"]' }, "'Fields (JSON)' must be a JSON object"],
-		['an id among the fields', { fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' }, "The visitor field 'id' is set by 'Visitor ID'"],
-		['a custom field without a name', { customFields: { field: [{ name: ' ', value: 'x' }] } }, 'A visitor field has an empty name'],
-		['a field set twice', { knownFields: { name: 'A' }, customFields: { field: [{ name: 'name', value: 'B' }] } }, 'The visitor field "name" is set twice'],
+		[
+			'invalid JSON',
+			{ fieldsInputMode: 'json', fieldsJson: '{"name": ' },
+			"'Fields (JSON)' is not valid JSON",
+		],
+		[
+			'a JSON list',
+			{ fieldsInputMode: 'json', fieldsJson: '["a"]' },
+			"'Fields (JSON)' must be a JSON object",
+		],
+		[
+			'an id among the fields',
+			{ fieldsInputMode: 'json', fieldsJson: '{"id": "other"}' },
+			"The visitor field 'id' is set by 'Visitor ID'",
+		],
+		[
+			'a custom field without a name',
+			{ customFields: { field: [{ name: ' ', value: 'x' }] } },
+			'A visitor field has an empty name',
+		],
+		[
+			'a field set twice',
+			{ knownFields: { name: 'A' }, customFields: { field: [{ name: 'name', value: 'B' }] } },
+			'The visitor field "name" is set twice',
+		],
 		['a token that is an object', { authToken: { t: 1 } }, "'Auth Token' must be text"],
 	])('%s is a parameter error', async (_case, parameters, message) => {
 		const error = await runNodeError({ ...pair, visitorId: 'v1', ...parameters } as never);
@@ -123,10 +200,16 @@ describe('Visitor > Pair Token', () => {
 		expect(error.message).toContain('field_value: 12');
 
 		svc().post(PATH).reply(200, { error: 'id-field-required' });
-		const output = await runNode({ ...pair, authToken: 't', visitorId: 'v1' }, { continueOnFail: true });
+		const output = await runNode(
+			{ ...pair, authToken: 't', visitorId: 'v1' },
+			{ continueOnFail: true },
+		);
 		expect(output).toEqual([
 			{
-				json: { error: expect.stringContaining('without a visitor ID'), description: expect.any(String) },
+				json: {
+					error: expect.stringContaining('without a visitor ID'),
+					description: expect.any(String),
+				},
 				pairedItem: { item: 0 },
 			},
 		]);
@@ -152,13 +235,17 @@ describe('Visitor > Remove Token', () => {
 	test('sends only the token (no visitor_fields) and reports the removal as n8n does: { deleted: true }', async () => {
 		svc().post(PATH, { auth_token: 'tok-123' }).reply(200, { result: 'ok' });
 		const output = await runNode({ ...remove, authToken: 'tok-123' }, { typeVersion: 2 });
-		expect(output).toEqual([{ json: { deleted: true, auth_token: 'tok-123' }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([
+			{ json: { deleted: true, auth_token: 'tok-123' }, pairedItem: { item: 0 } },
+		]);
 	});
 
 	test('version 1 of the node keeps its { removed: true }, so saved workflows read the same field', async () => {
 		svc().post(PATH, { auth_token: 'tok-123' }).reply(200, { result: 'ok' });
 		const output = await runNode({ ...remove, authToken: 'tok-123' });
-		expect(output).toEqual([{ json: { auth_token: 'tok-123', removed: true }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([
+			{ json: { auth_token: 'tok-123', removed: true }, pairedItem: { item: 0 } },
+		]);
 	});
 
 	test('an empty token is a parameter error, never a generated one', async () => {

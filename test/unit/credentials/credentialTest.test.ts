@@ -7,7 +7,9 @@ import { SvcApi } from '../../../credentials/SvcApi.credentials';
 import { SVC_ERROR_CODES, SVC_HTTP_ERRORS } from '../../../nodes/SvcChat/transport/errors';
 
 const credentialType = new SvcApi();
-const byName = Object.fromEntries(credentialType.properties.map((property) => [property.name, property])) as Record<string, INodeProperties>;
+const byName = Object.fromEntries(
+	credentialType.properties.map((property) => [property.name, property]),
+) as Record<string, INodeProperties>;
 
 /** Evaluates the test's URL expression as plain JavaScript with `$credentials`, the way n8n's engine would. */
 function testUrlFor(host: string): string {
@@ -30,7 +32,13 @@ describe('the credential type', () => {
 	test('is "svcApi", shown as "Svc API", with host, e-mail, masked password and Ignore SSL Issues (off)', () => {
 		expect(credentialType.name).toBe('svcApi');
 		expect(credentialType.displayName).toBe('Svc API');
-		expect(Object.keys(byName)).toEqual(['host', 'plainHttpNotice', 'email', 'password', 'ignoreSslIssues']);
+		expect(Object.keys(byName)).toEqual([
+			'host',
+			'plainHttpNotice',
+			'email',
+			'password',
+			'ignoreSslIssues',
+		]);
 		expect(byName.password.typeOptions?.password).toBe(true);
 		expect(byName.host.required && byName.email.required && byName.password.required).toBe(true);
 		expect(byName.ignoreSslIssues).toMatchObject({ type: 'boolean', default: false });
@@ -43,11 +51,23 @@ describe('the credential type', () => {
 	});
 
 	test('the form warns about plain http:// to any host but loopback as soon as it is typed', () => {
-		const shown = (host: string) => NodeHelpers.displayParameter({ host }, byName.plainHttpNotice, null, null);
-		for (const host of ['http://acme.svc.example', ' HTTP://acme.svc.example/', 'http://localhost.:80', 'http://127.0.0.1.nip.example']) {
+		const shown = (host: string) =>
+			NodeHelpers.displayParameter({ host }, byName.plainHttpNotice, null, null);
+		for (const host of [
+			'http://acme.svc.example',
+			' HTTP://acme.svc.example/',
+			'http://localhost.:80',
+			'http://127.0.0.1.nip.example',
+		]) {
 			expect([host, shown(host)]).toEqual([host, true]);
 		}
-		for (const host of ['acme.svc.example', 'https://acme.svc.example', 'http://127.0.0.1:3000', 'http://localhost', 'http://[::1]:8080/']) {
+		for (const host of [
+			'acme.svc.example',
+			'https://acme.svc.example',
+			'http://127.0.0.1:3000',
+			'http://localhost',
+			'http://[::1]:8080/',
+		]) {
 			expect([host, shown(host)]).toEqual([host, false]);
 		}
 	});
@@ -95,40 +115,58 @@ describe('the credential test request', () => {
 	});
 
 	const byStatus = Object.fromEntries(
-		(rules ?? []).filter((rule) => rule.type === 'responseCode').map((rule) => [String(rule.properties.value), rule.properties.message]),
+		(rules ?? [])
+			.filter((rule) => rule.type === 'responseCode')
+			.map((rule) => [String(rule.properties.value), rule.properties.message]),
 	);
 
 	test('every status the transport explains has its rule, with the same text as the nodes show', () => {
-		for (const [status, text] of Object.entries(SVC_HTTP_ERRORS)) expect(byStatus[status]).toBe(`${text.message}. ${text.fix}`);
-		for (const status of ['301', '302', '303', '307', '308']) expect(byStatus[status]).toMatch(/^The server redirects the request elsewhere/);
+		for (const [status, text] of Object.entries(SVC_HTTP_ERRORS))
+			expect(byStatus[status]).toBe(`${text.message}. ${text.fix}`);
+		for (const status of ['301', '302', '303', '307', '308'])
+			expect(byStatus[status]).toMatch(/^The server redirects the request elsewhere/);
 	});
 
-	test('every other error status has our text too, never the server\'s reason phrase (it could echo the password)', () => {
-		for (let status = 400; status < 600; status++) expect([status, typeof byStatus[String(status)]]).toEqual([status, 'string']);
-		expect(byStatus['418']).toBe('The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.');
+	test("every other error status has our text too, never the server's reason phrase (it could echo the password)", () => {
+		for (let status = 400; status < 600; status++)
+			expect([status, typeof byStatus[String(status)]]).toEqual([status, 'string']);
+		expect(byStatus['418']).toBe(
+			'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
+		);
 	});
 
 	test('"no-tariff-option" and "unauthorized" in a 200 reply have their own messages', () => {
 		const bodyRules = (rules ?? []).filter((rule) => rule.type === 'responseSuccessBody');
 		expect(bodyRules.map((rule) => rule.properties)).toEqual([
-			{ key: 'error', value: 'no-tariff-option', message: `${SVC_ERROR_CODES['no-tariff-option'].message}. ${SVC_ERROR_CODES['no-tariff-option'].fix}` },
-			{ key: 'error', value: 'unauthorized', message: `${SVC_ERROR_CODES.unauthorized.message}. ${SVC_ERROR_CODES.unauthorized.fix}` },
+			{
+				key: 'error',
+				value: 'no-tariff-option',
+				message: `${SVC_ERROR_CODES['no-tariff-option'].message}. ${SVC_ERROR_CODES['no-tariff-option'].fix}`,
+			},
+			{
+				key: 'error',
+				value: 'unauthorized',
+				message: `${SVC_ERROR_CODES.unauthorized.message}. ${SVC_ERROR_CODES.unauthorized.fix}`,
+			},
 		]);
 	});
 
 	test('the messages for a wrong login, a refused user and API access not enabled all differ', () => {
-		const noApiAccess = (rules ?? []).find((rule) => rule.type === 'responseSuccessBody')?.properties.message;
+		const noApiAccess = (rules ?? []).find((rule) => rule.type === 'responseSuccessBody')
+			?.properties.message;
 		expect(new Set([byStatus['401'], byStatus['403'], noApiAccess]).size).toBe(3);
 	});
 });
 
 describe('the nodes', () => {
-	test('declare the credential without a credentialTest method of their own (n8n uses the type\'s test)', async () => {
+	test("declare the credential without a credentialTest method of their own (n8n uses the type's test)", async () => {
 		const { SvcChat } = await import('../../../nodes/SvcChat/SvcChat.node');
 		const { SvcChatTrigger } = await import('../../../nodes/SvcChat/SvcChatTrigger.node');
 		for (const node of [new SvcChat(), new SvcChatTrigger()]) {
 			expect(node.description.credentials).toEqual([{ name: 'svcApi', required: true }]);
-			expect((node as { methods?: { credentialTest?: unknown } }).methods?.credentialTest).toBeUndefined();
+			expect(
+				(node as { methods?: { credentialTest?: unknown } }).methods?.credentialTest,
+			).toBeUndefined();
 		}
 	});
 });

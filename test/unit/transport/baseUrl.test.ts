@@ -2,7 +2,11 @@
 import http from 'node:http';
 import nock from 'nock';
 
-import { isLoopbackHostname, normalizeBaseUrl, svcApiRequest } from '../../../nodes/SvcChat/transport';
+import {
+	isLoopbackHostname,
+	normalizeBaseUrl,
+	svcApiRequest,
+} from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
 
@@ -17,7 +21,11 @@ describe('normalizeBaseUrl accepts', () => {
 		['https://host', 'https://acme.svc.example', 'https://acme.svc.example'],
 		['trailing slashes', 'https://acme.svc.example///', 'https://acme.svc.example'],
 		['a bare host with a trailing slash', 'acme.svc.example/', 'https://acme.svc.example'],
-		['a path, query and fragment', 'https://acme.svc.example/api/v2/departments?x=1#top', 'https://acme.svc.example'],
+		[
+			'a path, query and fragment',
+			'https://acme.svc.example/api/v2/departments?x=1#top',
+			'https://acme.svc.example',
+		],
 		['surrounding spaces', '  acme.svc.example  ', 'https://acme.svc.example'],
 		['uppercase host and scheme', 'HTTPS://ACME.Svc.Example', 'https://acme.svc.example'],
 		['the default https port', 'acme.svc.example:443', 'https://acme.svc.example'],
@@ -34,17 +42,41 @@ describe('normalizeBaseUrl accepts', () => {
 
 describe('normalizeBaseUrl refuses', () => {
 	test.each([
-		['plain http to a named host', 'http://acme.svc.example', /^Plain http:\/\/ is refused for "acme\.svc\.example": the password would cross the network unencrypted/],
-		['plain http to a private address', 'http://10.0.0.1:8080', /^Plain http:\/\/ is refused for "10\.0\.0\.1:8080"/],
-		['plain http to a look-alike of localhost', 'http://localhost.attacker.example', /^Plain http:\/\/ is refused/],
-		['plain http to a look-alike of 127.0.0.1', 'http://127.0.0.1.attacker.example', /^Plain http:\/\/ is refused/],
+		[
+			'plain http to a named host',
+			'http://acme.svc.example',
+			/^Plain http:\/\/ is refused for "acme\.svc\.example": the password would cross the network unencrypted/,
+		],
+		[
+			'plain http to a private address',
+			'http://10.0.0.1:8080',
+			/^Plain http:\/\/ is refused for "10\.0\.0\.1:8080"/,
+		],
+		[
+			'plain http to a look-alike of localhost',
+			'http://localhost.attacker.example',
+			/^Plain http:\/\/ is refused/,
+		],
+		[
+			'plain http to a look-alike of 127.0.0.1',
+			'http://127.0.0.1.attacker.example',
+			/^Plain http:\/\/ is refused/,
+		],
 		['an empty host', '', /^The host is empty\./],
 		['a host of spaces', '   ', /^The host is empty\./],
 		['a host that is not text', undefined, /^The host is empty\./],
-		['the ftp scheme', 'ftp://acme.svc.example', /^The host "ftp:\/\/acme\.svc\.example" has an unsupported scheme "ftp:"\. Use https:\/\/\.$/],
+		[
+			'the ftp scheme',
+			'ftp://acme.svc.example',
+			/^The host "ftp:\/\/acme\.svc\.example" has an unsupported scheme "ftp:"\. Use https:\/\/\.$/,
+		],
 		['the file scheme', 'file:///etc/passwd', /unsupported scheme "file:"/],
 		['the ws scheme', 'ws://acme.svc.example', /unsupported scheme "ws:"/],
-		['a scheme without slashes', 'javascript:alert(1)', /^The host "javascript:alert\(1\)" is not a valid host name/],
+		[
+			'a scheme without slashes',
+			'javascript:alert(1)',
+			/^The host "javascript:alert\(1\)" is not a valid host name/,
+		],
 		['a mistyped scheme', 'https:/acme.svc.example', /is not a valid host name/],
 		['a scheme and nothing else', 'https://', /is not a valid host name/],
 		['a space inside the host', 'acme svc.example', /is not a valid host name/],
@@ -62,7 +94,9 @@ describe('normalizeBaseUrl refuses', () => {
 		['user info with another scheme', 'ftp://admin:S3cret-typed@acme.svc.example'],
 	])('userinfo in the host: %s, without echoing it', (_case, typed) => {
 		const { problem } = normalizeBaseUrl(typed);
-		expect(problem).toBe('The host must not contain a user name or password. Put them in the e-mail and password fields.');
+		expect(problem).toBe(
+			'The host must not contain a user name or password. Put them in the e-mail and password fields.',
+		);
 		expect(problem).not.toContain('S3cret-typed');
 	});
 });
@@ -117,7 +151,9 @@ describe('through svcApiRequest', () => {
 		);
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}/`));
-			await expect(svcApiRequest.call(context, 'GET', 'departments')).resolves.toEqual([{ id: 1, name: 'Sales', order: 1 }]);
+			await expect(svcApiRequest.call(context, 'GET', 'departments')).resolves.toEqual([
+				{ id: 1, name: 'Sales', order: 1 },
+			]);
 			expect(paths).toEqual(['/api/v2/departments']);
 		} finally {
 			await server.close();

@@ -4,7 +4,11 @@ import path from 'node:path';
 import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
-import { SVC_ERROR_CODES, describeErrorCode, describeNetworkError } from '../../../nodes/SvcChat/transport/errors';
+import {
+	SVC_ERROR_CODES,
+	describeErrorCode,
+	describeNetworkError,
+} from '../../../nodes/SvcChat/transport/errors';
 import { svcApiRequest, toNodeApiError } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import { closedPort, HOST, instantSleep, ORIGIN, rejectionOf, transportContext } from './support';
@@ -34,9 +38,16 @@ function specErrorCases(): SpecErrorCase[] {
 }
 
 // Where each section's codes come from: the real-time command it documents, or a stored-data query.
-const SECTION_REQUESTS: Record<string, { method: IHttpRequestMethods; path: string; body?: IDataObject }> = {
+const SECTION_REQUESTS: Record<
+	string,
+	{ method: IHttpRequestMethods; path: string; body?: IDataObject }
+> = {
 	'7.1': { method: 'POST', path: 'rt/provide_visitor_fields', body: { auth_token: 't-1' } },
-	'7.2': { method: 'POST', path: 'rt/agent_status', body: { email: 'op@svc.test', status: 'online' } },
+	'7.2': {
+		method: 'POST',
+		path: 'rt/agent_status',
+		body: { email: 'op@svc.test', status: 'online' },
+	},
 	'7.3': { method: 'POST', path: 'rt/send_broadcast', body: { operator_id: 1, data: {} } },
 	'7.4': { method: 'GET', path: 'departments' },
 };
@@ -59,9 +70,18 @@ afterEach(() => {
 afterAll(() => nock.enableNetConnect());
 
 /** Answers one request with `status` and `body`, and records how many requests came. */
-function answer(method: IHttpRequestMethods, apiPath: string, status: number, body: unknown, headers: Record<string, string> = {}) {
+function answer(
+	method: IHttpRequestMethods,
+	apiPath: string,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+) {
 	const seen = { requests: 0 };
-	const interceptor = method === 'GET' ? nock(ORIGIN).get(`/api/v2/${apiPath}`) : nock(ORIGIN).post(`/api/v2/${apiPath}`);
+	const interceptor =
+		method === 'GET'
+			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
+			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
 	interceptor
 		.query(true)
 		.times(10)
@@ -72,14 +92,24 @@ function answer(method: IHttpRequestMethods, apiPath: string, status: number, bo
 	return seen;
 }
 
-async function failureOf(method: IHttpRequestMethods, apiPath: string, options: { body?: IDataObject; qs?: IDataObject } = {}) {
-	const error = await rejectionOf(svcApiRequest.call(transportContext(), method, apiPath, { ...options, retry: { maxRetries: 0 } }));
+async function failureOf(
+	method: IHttpRequestMethods,
+	apiPath: string,
+	options: { body?: IDataObject; qs?: IDataObject } = {},
+) {
+	const error = await rejectionOf(
+		svcApiRequest.call(transportContext(), method, apiPath, {
+			...options,
+			retry: { maxRetries: 0 },
+		}),
+	);
 	expect(error).toBeInstanceOf(NodeApiError);
 	return error;
 }
 
 test('the spec tables were read: every group of section 7 with its codes', () => {
-	const codesBySection = (section: string) => SPEC_CASES.filter((c) => c.section === section).map((c) => c.code);
+	const codesBySection = (section: string) =>
+		SPEC_CASES.filter((c) => c.section === section).map((c) => c.code);
 	expect(codesBySection('7.1')).toContain('field-value-is-not-string');
 	expect(codesBySection('7.2')).toContain('not-in-allowed-online-time');
 	expect(codesBySection('7.3')).toContain('unknown-broadcast-kind');
@@ -93,33 +123,38 @@ test('the spec tables were read: every group of section 7 with its codes', () =>
 	]);
 });
 
-describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))('spec code %s', (_name, { section, code, member }) => {
-	test('gives its own message and fix, and keeps the extra member', async () => {
-		const { method, path: apiPath, body } = SECTION_REQUESTS[section];
-		const reply: IDataObject = { error: code };
-		if (member) reply[member] = MEMBER_VALUES[member];
-		const seen = answer(method, apiPath, 200, reply);
+describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))(
+	'spec code %s',
+	(_name, { section, code, member }) => {
+		test('gives its own message and fix, and keeps the extra member', async () => {
+			const { method, path: apiPath, body } = SECTION_REQUESTS[section];
+			const reply: IDataObject = { error: code };
+			if (member) reply[member] = MEMBER_VALUES[member];
+			const seen = answer(method, apiPath, 200, reply);
 
-		const error = await failureOf(method, apiPath, { body });
+			const error = await failureOf(method, apiPath, { body });
 
-		const generic = describeErrorCode('a-code-nobody-knows', {});
-		// The message says what happened; the code sits in the description (n8n's UX guidelines).
-		expect(error.message).not.toContain(code);
-		expect(error.description).toContain(`(Svc code: ${code})`);
-		expect(error.message).not.toContain(generic.message.split("'")[0]);
-		expect(error.description).toBeTruthy();
-		expect(error.description).not.toBe(generic.fix);
-		expect(error.description).not.toBe(error.message);
-		expect(error.httpCode).toBe('200');
-		expect(error.context.svcError).toBe(code);
-		expect(seen.requests).toBe(1);
-		if (member) {
-			expect(error.message).toContain(`(${member}: ${JSON.stringify(MEMBER_VALUES[member])})`);
-			expect(error.context[member]).toEqual(MEMBER_VALUES[member]);
-			expect((error as unknown as { errorResponse: IDataObject }).errorResponse[member]).toEqual(MEMBER_VALUES[member]);
-		}
-	});
-});
+			const generic = describeErrorCode('a-code-nobody-knows', {});
+			// The message says what happened; the code sits in the description (n8n's UX guidelines).
+			expect(error.message).not.toContain(code);
+			expect(error.description).toContain(`(Svc code: ${code})`);
+			expect(error.message).not.toContain(generic.message.split("'")[0]);
+			expect(error.description).toBeTruthy();
+			expect(error.description).not.toBe(generic.fix);
+			expect(error.description).not.toBe(error.message);
+			expect(error.httpCode).toBe('200');
+			expect(error.context.svcError).toBe(code);
+			expect(seen.requests).toBe(1);
+			if (member) {
+				expect(error.message).toContain(`(${member}: ${JSON.stringify(MEMBER_VALUES[member])})`);
+				expect(error.context[member]).toEqual(MEMBER_VALUES[member]);
+				expect((error as unknown as { errorResponse: IDataObject }).errorResponse[member]).toEqual(
+					MEMBER_VALUES[member],
+				);
+			}
+		});
+	},
+);
 
 test('each documented code has a message of its own', () => {
 	const codes = [...new Set(SPEC_CASES.map((c) => c.code))];
@@ -128,7 +163,13 @@ test('each documented code has a message of its own', () => {
 });
 
 test('every extra member is shown when a reply carries several', async () => {
-	answer('POST', 'rt/agent_status', 200, { error: 'missing-argument', argument: 'status', field: 'x', field_name: 'n', field_value: true });
+	answer('POST', 'rt/agent_status', 200, {
+		error: 'missing-argument',
+		argument: 'status',
+		field: 'x',
+		field_name: 'n',
+		field_value: true,
+	});
 	const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test' } });
 	expect(error.message).toBe(
 		'A required argument is missing (field: "x", argument: "status", field_name: "n", field_value: true)',
@@ -138,7 +179,9 @@ test('every extra member is shown when a reply carries several', async () => {
 test('an unknown code still gives a clear error that shows the code and its members', async () => {
 	answer('POST', 'rt/agent_status', 200, { error: 'brand-new-code', argument: 'status' });
 	const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test' } });
-	expect(error.message).toBe(`The server refused the request with the code 'brand-new-code' (argument: "status")`);
+	expect(error.message).toBe(
+		`The server refused the request with the code 'brand-new-code' (argument: "status")`,
+	);
 	expect(error.description).toBe(
 		'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
 	);
@@ -151,18 +194,22 @@ describe('a code that exists nowhere', () => {
 	test('is in neither the error map nor the sandbox, which invents codes of its own (sandbox/README.md)', () => {
 		expect(Object.keys(SVC_ERROR_CODES)).not.toContain(NOWHERE);
 		const sandboxDir = path.join(__dirname, '../../../sandbox');
-		for (const file of readdirSync(sandboxDir)) expect(readFileSync(path.join(sandboxDir, file), 'utf8')).not.toContain(NOWHERE);
+		for (const file of readdirSync(sandboxDir))
+			expect(readFileSync(path.join(sandboxDir, file), 'utf8')).not.toContain(NOWHERE);
 	});
 
 	test.each([
 		['POST', 'rt/agent_status', { body: { email: 'op@svc.test', status: 'online' } }],
 		['GET', 'chat', { qs: { id: '5' } }],
-	] as const)('gives the generic unknown-code error on %s %s, never a guess such as "not found"', async (method, apiPath, options) => {
-		answer(method, apiPath, 200, { error: NOWHERE });
-		const error = await failureOf(method, apiPath, options);
-		expect(error.message).toBe(`The server refused the request with the code '${NOWHERE}'`);
-		expect(error.context.svcError).toBe(NOWHERE);
-	});
+	] as const)(
+		'gives the generic unknown-code error on %s %s, never a guess such as "not found"',
+		async (method, apiPath, options) => {
+			answer(method, apiPath, 200, { error: NOWHERE });
+			const error = await failureOf(method, apiPath, options);
+			expect(error.message).toBe(`The server refused the request with the code '${NOWHERE}'`);
+			expect(error.context.svcError).toBe(NOWHERE);
+		},
+	);
 });
 
 test('an overlong code or member is shortened in the message', () => {
@@ -174,9 +221,13 @@ test('an overlong code or member is shortened in the message', () => {
 describe('HTTP statuses', () => {
 	test('401 with the real-time body {"error":"unauthorized"}', async () => {
 		const seen = answer('POST', 'rt/agent_status', 401, { error: 'unauthorized' });
-		const error = await failureOf('POST', 'rt/agent_status', { body: { email: 'op@svc.test', status: 'online' } });
+		const error = await failureOf('POST', 'rt/agent_status', {
+			body: { email: 'op@svc.test', status: 'online' },
+		});
 		expect(error.message).toBe('Wrong email or password');
-		expect(error.description).toMatch(/^Check the admin email and password in the Svc API credentials\./);
+		expect(error.description).toMatch(
+			/^Check the admin email and password in the Svc API credentials\./,
+		);
 		expect(error.httpCode).toBe('401');
 		expect(error.context.svcError).toBe('unauthorized');
 		expect(seen.requests).toBe(1);
@@ -194,7 +245,9 @@ describe('HTTP statuses', () => {
 	test('403: not an administrator, or too many attempts', async () => {
 		answer('GET', 'operators', 403, '<html>Forbidden</html>');
 		const error = await failureOf('GET', 'operators');
-		expect(error.message).toBe('Access denied: the user is not an administrator, or there were too many login attempts');
+		expect(error.message).toBe(
+			'Access denied: the user is not an administrator, or there were too many login attempts',
+		);
 		expect(error.description).toMatch(/^Use the email and password of an administrator operator\./);
 		expect(error.httpCode).toBe('403');
 	});
@@ -233,7 +286,11 @@ describe('HTTP statuses', () => {
 describe('bodies that are not JSON', () => {
 	test.each([
 		['plain text', 'OK', 'OK'],
-		['an HTML page', '<!DOCTYPE html><html><head><title>Sign in</title></head></html>', '<!DOCTYPE html><html><head><title>Sign in</title></head></html>'],
+		[
+			'an HTML page',
+			'<!DOCTYPE html><html><head><title>Sign in</title></head></html>',
+			'<!DOCTYPE html><html><head><title>Sign in</title></head></html>',
+		],
 		['truncated JSON', '{"chats": [', '{"chats": ['],
 		['an empty body', '', '(empty)'],
 	])('%s is a clear error, never a crash', async (_case, body, shown) => {
@@ -259,23 +316,59 @@ describe('a 200 reply of unexpected shape', () => {
 		['operators', {}, {}, 'a list of operators'],
 		['departments', { departments: [] }, {}, 'a list of departments'],
 		['partner/tariffs', [], {}, 'an object with a "tariffs" list'],
-		['chats', { chats: [null], more_chats_available: false, last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
-		['chats', { chats: {}, more_chats_available: false, last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
-		['chats', { chats: [], more_chats_available: 'no', last_ts: 1 }, { since: 0 }, 'an object with "chats", "more_chats_available" and "last_ts"'],
-		['stats', [], { date: '2024-01-02', mode: 'usage' }, 'usage figures (mode usage) or a list of operator rows (mode operators)'],
-		['stats', { contacts: 1 }, { date: '2024-01-02', mode: 'operators' }, 'usage figures (mode usage) or a list of operator rows (mode operators)'],
+		[
+			'chats',
+			{ chats: [null], more_chats_available: false, last_ts: 1 },
+			{ since: 0 },
+			'an object with "chats", "more_chats_available" and "last_ts"',
+		],
+		[
+			'chats',
+			{ chats: {}, more_chats_available: false, last_ts: 1 },
+			{ since: 0 },
+			'an object with "chats", "more_chats_available" and "last_ts"',
+		],
+		[
+			'chats',
+			{ chats: [], more_chats_available: 'no', last_ts: 1 },
+			{ since: 0 },
+			'an object with "chats", "more_chats_available" and "last_ts"',
+		],
+		[
+			'stats',
+			[],
+			{ date: '2024-01-02', mode: 'usage' },
+			'usage figures (mode usage) or a list of operator rows (mode operators)',
+		],
+		[
+			'stats',
+			{ contacts: 1 },
+			{ date: '2024-01-02', mode: 'operators' },
+			'usage figures (mode usage) or a list of operator rows (mode operators)',
+		],
 	])('GET %s answering %j', async (apiPath, body, qs, expected) => {
 		answer('GET', apiPath, 200, body);
 		const error = await failureOf('GET', apiPath, { qs });
 		expect(error.message).toBe(`The server's reply has an unexpected shape: expected ${expected}`);
-		expect(error.description).toBe(`Check that the host is a Svc chat server with API v2. Reply began: ${JSON.stringify(body)}`);
+		expect(error.description).toBe(
+			`Check that the host is a Svc chat server with API v2. Reply began: ${JSON.stringify(body)}`,
+		);
 		expect(error.context.svcError).toBe('unexpected-shape');
 	});
 
 	// A missing or null last_ts is not a shape error: the page rules judge it (specGaps.test.ts, issue 13).
-	test.each([['a missing last_ts', undefined], ['a null last_ts', null]])('GET chats with %s passes decoding', async (_case, lastTs) => {
+	test.each([
+		['a missing last_ts', undefined],
+		['a null last_ts', null],
+	])('GET chats with %s passes decoding', async (_case, lastTs) => {
 		answer('GET', 'chats', 200, { chats: [], more_chats_available: false, last_ts: lastTs });
-		await expect(svcApiRequest.call(transportContext(), 'GET', 'chats', { qs: { since: 0 } })).resolves.toEqual({ chats: [], more_chats_available: false, ...(lastTs === null ? { last_ts: null } : {}) });
+		await expect(
+			svcApiRequest.call(transportContext(), 'GET', 'chats', { qs: { since: 0 } }),
+		).resolves.toEqual({
+			chats: [],
+			more_chats_available: false,
+			...(lastTs === null ? { last_ts: null } : {}),
+		});
 	});
 
 	test.each([
@@ -290,14 +383,19 @@ describe('a 200 reply of unexpected shape', () => {
 		);
 	});
 
-	test.each(['rt/provide_visitor_fields', 'rt/agent_status', 'rt/send_broadcast'])('POST %s', async (apiPath) => {
-		for (const body of [{}, { result: 'fail' }, ['ok'], 'ok']) {
-			answer('POST', apiPath, 200, typeof body === 'string' ? JSON.stringify(body) : body);
-			const error = await failureOf('POST', apiPath, { body: { any: 'thing' } });
-			expect(error.message).toBe('The server\'s reply has an unexpected shape: expected an object with "result": "ok"');
-			nock.cleanAll();
-		}
-	});
+	test.each(['rt/provide_visitor_fields', 'rt/agent_status', 'rt/send_broadcast'])(
+		'POST %s',
+		async (apiPath) => {
+			for (const body of [{}, { result: 'fail' }, ['ok'], 'ok']) {
+				answer('POST', apiPath, 200, typeof body === 'string' ? JSON.stringify(body) : body);
+				const error = await failureOf('POST', apiPath, { body: { any: 'thing' } });
+				expect(error.message).toBe(
+					'The server\'s reply has an unexpected shape: expected an object with "result": "ok"',
+				);
+				nock.cleanAll();
+			}
+		},
+	);
 
 	test('an unknown chat is reported as not found, whatever the reply shape', async () => {
 		for (const [status, body] of [
@@ -308,7 +406,9 @@ describe('a 200 reply of unexpected shape', () => {
 			answer('GET', 'chat', status, body);
 			const error = await failureOf('GET', 'chat', { qs: { id: 'c-77' } });
 			expect(error.message).toBe('Chat "c-77" not found');
-			expect(error.description).toBe('Check the chat ID. Chat > Get Many lists the IDs of recent chats.');
+			expect(error.description).toBe(
+				'Check the chat ID. Chat > Get Many lists the IDs of recent chats.',
+			);
 			nock.cleanAll();
 		}
 	});
@@ -331,10 +431,14 @@ describe('network failures', () => {
 		nock.enableNetConnect('127.0.0.1');
 		const port = await closedPort();
 		const context = transportContext(testCredentials(`http://127.0.0.1:${port}`));
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 0 } }));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 0 } }),
+		);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toBe(`Host "127.0.0.1:${port}" refused the connection`);
-		expect(error.description).toBe('Check the host and port in the Svc API credentials, and that the chat server is running.');
+		expect(error.description).toBe(
+			'Check the host and port in the Svc API credentials, and that the chat server is running.',
+		);
 		expect(error.context.networkCode).toBe('ECONNREFUSED');
 		nock.disableNetConnect();
 	});
@@ -344,14 +448,26 @@ describe('network failures', () => {
 		['ECONNRESET', `Host "${HOST}" closed the connection`],
 		['ETIMEDOUT', `Host "${HOST}" did not answer in time`],
 		['EHOSTUNREACH', `Host "${HOST}" could not be reached (EHOSTUNREACH)`],
-		['DEPTH_ZERO_SELF_SIGNED_CERT', `The TLS certificate of "${HOST}" is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)`],
-		['UNABLE_TO_VERIFY_LEAF_SIGNATURE', `The TLS certificate of "${HOST}" is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`],
-	])('%s keeps its own message on the NodeApiError (n8n would swap in a generic one)', (code, message) => {
-		const context = transportContext();
-		const error = toNodeApiError(context, { text: describeNetworkError(code, HOST), networkCode: code });
-		expect(error.message).toBe(message);
-		expect(error.description).toBe(describeNetworkError(code, HOST).fix);
-	});
+		[
+			'DEPTH_ZERO_SELF_SIGNED_CERT',
+			`The TLS certificate of "${HOST}" is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+		],
+		[
+			'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+			`The TLS certificate of "${HOST}" is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+		],
+	])(
+		'%s keeps its own message on the NodeApiError (n8n would swap in a generic one)',
+		(code, message) => {
+			const context = transportContext();
+			const error = toNodeApiError(context, {
+				text: describeNetworkError(code, HOST),
+				networkCode: code,
+			});
+			expect(error.message).toBe(message);
+			expect(error.description).toBe(describeNetworkError(code, HOST).fix);
+		},
+	);
 });
 
 test('the default retries end in the same clear 502 error', async () => {

@@ -12,7 +12,11 @@ interface Page {
 	last_ts: unknown;
 }
 
-const chat = (id: number | string, version = 1): Chat => ({ id, created_at: '2024-05-01T10:00:00Z', version });
+const chat = (id: number | string, version = 1): Chat => ({
+	id,
+	created_at: '2024-05-01T10:00:00Z',
+	version,
+});
 
 // Cursors as numbers, and as strings too long for a JavaScript number: only exact passing keeps their digits.
 const NUMBER_CURSORS = [1714557600000001, 1714557600000002, 1714557600000003];
@@ -106,7 +110,7 @@ describe('a limit', () => {
 		expect(scope.isDone()).toBe(false);
 	});
 
-	test('that cuts inside a page returns that page\'s own cursor, so its other chats come again', async () => {
+	test("that cuts inside a page returns that page's own cursor, so its other chats come again", async () => {
 		const { sinces, scope } = servePages(threePages(STRING_CURSORS));
 
 		const result = await svcGetChats.call(transportContext(), '0', { limit: 3 });
@@ -127,7 +131,10 @@ describe('a limit', () => {
 
 	test('of 0 sends no request at all', async () => {
 		const { sinces } = servePages(threePages(NUMBER_CURSORS));
-		await expect(svcGetChats.call(transportContext(), 7, { limit: 0 })).resolves.toEqual({ chats: [], lastTs: 7 });
+		await expect(svcGetChats.call(transportContext(), 7, { limit: 0 })).resolves.toEqual({
+			chats: [],
+			lastTs: 7,
+		});
 		expect(sinces).toEqual([]);
 	});
 });
@@ -148,8 +155,12 @@ describe('loop guards', () => {
 		);
 
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toBe('The server keeps reporting more chats, but its cursor stopped moving (last_ts 500)');
-		expect(error.description).toBe('Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.');
+		expect(error.message).toBe(
+			'The server keeps reporting more chats, but its cursor stopped moving (last_ts 500)',
+		);
+		expect(error.description).toBe(
+			'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
+		);
 		expect(error.context.svcError).toBe('cursor-stalled');
 		expect(seen).toHaveLength(2);
 		expect(sinces).toEqual(['0', '500']);
@@ -165,7 +176,9 @@ describe('loop guards', () => {
 
 		const error = await rejectionOf(svcGetChats.call(transportContext(), 0));
 
-		expect(error.message).toBe('The server keeps reporting more chats, but sent none in 3 pages in a row (last_ts 3)');
+		expect(error.message).toBe(
+			'The server keeps reporting more chats, but sent none in 3 pages in a row (last_ts 3)',
+		);
 		expect(sinces).toEqual(['0', '1', '2']);
 		expect(scope.isDone()).toBe(false);
 	});
@@ -178,7 +191,10 @@ describe('loop guards', () => {
 			{ chats: [], more_chats_available: true, last_ts: 4 },
 			{ chats: [], more_chats_available: false, last_ts: 5 },
 		]);
-		await expect(svcGetChats.call(transportContext(), 0)).resolves.toEqual({ chats: [chat(1)], lastTs: 5 });
+		await expect(svcGetChats.call(transportContext(), 0)).resolves.toEqual({
+			chats: [chat(1)],
+			lastTs: 5,
+		});
 	});
 });
 

@@ -3,14 +3,30 @@ import http from 'node:http';
 import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, resolveRetryPolicy, svcApiRequest, type RetryPolicy } from '../../../nodes/SvcChat/transport';
+import {
+	DEFAULT_RETRY_POLICY,
+	parseRetryAfter,
+	resolveRetryPolicy,
+	svcApiRequest,
+	type RetryPolicy,
+} from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
-import { instantSleep, listenLocally, ORIGIN, rejectionOf, transportContext, type LocalServer } from './support';
+import {
+	instantSleep,
+	listenLocally,
+	ORIGIN,
+	rejectionOf,
+	transportContext,
+	type LocalServer,
+} from './support';
 
 type Reply = [status: number, body?: string, headers?: Record<string, string>];
 
 const DEPARTMENTS = '[{"id":1,"name":"Sales","order":1}]';
-const BROADCAST_BODY: IDataObject = { operator_id: 1, data: { kind: 'msgapp', channel_id: 'c', data: { template_id: 't', entries: [] } } };
+const BROADCAST_BODY: IDataObject = {
+	operator_id: 1,
+	data: { kind: 'msgapp', channel_id: 'c', data: { template_id: 't', entries: [] } },
+};
 
 let sleep: ReturnType<typeof instantSleep>;
 
@@ -27,7 +43,10 @@ afterAll(() => nock.enableNetConnect());
 /** Serves the replies in order (the last one repeats) and counts the requests. */
 function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 	const seen = { requests: 0 };
-	const interceptor = method === 'GET' ? nock(ORIGIN).get(`/api/v2/${apiPath}`) : nock(ORIGIN).post(`/api/v2/${apiPath}`);
+	const interceptor =
+		method === 'GET'
+			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
+			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
 	interceptor.times(20).reply(() => {
 		const [status, body = '', headers = {}] = replies[Math.min(seen.requests, replies.length - 1)];
 		seen.requests++;
@@ -36,13 +55,19 @@ function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 	return seen;
 }
 
-const request = (method: IHttpRequestMethods, apiPath: string, retry?: Partial<RetryPolicy>, body?: IDataObject) =>
-	svcApiRequest.call(transportContext(), method, apiPath, { retry, body });
+const request = (
+	method: IHttpRequestMethods,
+	apiPath: string,
+	retry?: Partial<RetryPolicy>,
+	body?: IDataObject,
+) => svcApiRequest.call(transportContext(), method, apiPath, { retry, body });
 
 describe('retried', () => {
 	test('502, then 200, succeeds after exactly one retry', async () => {
 		const seen = serve('GET', 'departments', [[502], [200, DEPARTMENTS]]);
-		await expect(request('GET', 'departments')).resolves.toEqual([{ id: 1, name: 'Sales', order: 1 }]);
+		await expect(request('GET', 'departments')).resolves.toEqual([
+			{ id: 1, name: 'Sales', order: 1 },
+		]);
 		expect(seen.requests).toBe(2);
 		expect(sleep).toHaveBeenCalledTimes(1);
 	});
@@ -56,7 +81,9 @@ describe('retried', () => {
 
 	test('real-time commands other than send_broadcast are retried', async () => {
 		const seen = serve('POST', 'rt/agent_status', [[502], [200, '{"result":"ok"}']]);
-		await expect(request('POST', 'rt/agent_status', undefined, { email: 'op@svc.test', status: 'online' })).resolves.toEqual({ result: 'ok' });
+		await expect(
+			request('POST', 'rt/agent_status', undefined, { email: 'op@svc.test', status: 'online' }),
+		).resolves.toEqual({ result: 'ok' });
 		expect(seen.requests).toBe(2);
 	});
 
@@ -79,14 +106,18 @@ describe('retried', () => {
 	test('maxRetries 0 sends one request and adds no retry note', async () => {
 		const seen = serve('GET', 'departments', [[502]]);
 		const error = await rejectionOf(request('GET', 'departments', { maxRetries: 0 }));
-		expect(error.description).toBe('Try again later. If it persists, contact Svc support with the time of the request.');
+		expect(error.description).toBe(
+			'Try again later. If it persists, contact Svc support with the time of the request.',
+		);
 		expect(seen.requests).toBe(1);
 		expect(sleep).not.toHaveBeenCalled();
 	});
 
 	test('pauses back off exponentially with jitter, never above maxDelayMs', async () => {
 		serve('GET', 'departments', [[502]]);
-		await rejectionOf(request('GET', 'departments', { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 500 }));
+		await rejectionOf(
+			request('GET', 'departments', { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 500 }),
+		);
 		const pauses = sleep.mock.calls.map(([ms]) => ms);
 		const ceilings = [100, 200, 400, 500, 500];
 		expect(pauses).toHaveLength(ceilings.length);
@@ -98,33 +129,52 @@ describe('retried', () => {
 });
 
 describe('never retried', () => {
-	test.each([401, 403])('%i: exactly one request, since repeated bad logins lock the account', async (status) => {
-		const seen = serve('GET', 'departments', [[status], [200, DEPARTMENTS]]);
-		const error = await rejectionOf(request('GET', 'departments', { maxRetries: 5 }));
-		expect(error.httpCode).toBe(String(status));
-		expect(seen.requests).toBe(1);
-		expect(sleep).not.toHaveBeenCalled();
-	});
+	test.each([401, 403])(
+		'%i: exactly one request, since repeated bad logins lock the account',
+		async (status) => {
+			const seen = serve('GET', 'departments', [[status], [200, DEPARTMENTS]]);
+			const error = await rejectionOf(request('GET', 'departments', { maxRetries: 5 }));
+			expect(error.httpCode).toBe(String(status));
+			expect(seen.requests).toBe(1);
+			expect(sleep).not.toHaveBeenCalled();
+		},
+	);
 
 	test('401 on a real-time command: exactly one request', async () => {
-		const seen = serve('POST', 'rt/agent_status', [[401, '{"error":"unauthorized"}'], [200, '{"result":"ok"}']]);
-		await rejectionOf(request('POST', 'rt/agent_status', undefined, { email: 'op@svc.test', status: 'online' }));
-		expect(seen.requests).toBe(1);
-	});
-
-	test.each([502, 503, 504, 429])('rt/send_broadcast on %i: exactly one request, and the user is told why', async (status) => {
-		const seen = serve('POST', 'rt/send_broadcast', [[status, '', { 'Retry-After': '1' }], [200, '{"result":"ok"}']]);
-		const error = await rejectionOf(request('POST', 'rt/send_broadcast', { maxRetries: 5 }, BROADCAST_BODY));
-		expect(error.httpCode).toBe(String(status));
-		expect(error.description).toMatch(
-			/It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again\.$/,
+		const seen = serve('POST', 'rt/agent_status', [
+			[401, '{"error":"unauthorized"}'],
+			[200, '{"result":"ok"}'],
+		]);
+		await rejectionOf(
+			request('POST', 'rt/agent_status', undefined, { email: 'op@svc.test', status: 'online' }),
 		);
 		expect(seen.requests).toBe(1);
-		expect(sleep).not.toHaveBeenCalled();
 	});
 
+	test.each([502, 503, 504, 429])(
+		'rt/send_broadcast on %i: exactly one request, and the user is told why',
+		async (status) => {
+			const seen = serve('POST', 'rt/send_broadcast', [
+				[status, '', { 'Retry-After': '1' }],
+				[200, '{"result":"ok"}'],
+			]);
+			const error = await rejectionOf(
+				request('POST', 'rt/send_broadcast', { maxRetries: 5 }, BROADCAST_BODY),
+			);
+			expect(error.httpCode).toBe(String(status));
+			expect(error.description).toMatch(
+				/It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again\.$/,
+			);
+			expect(seen.requests).toBe(1);
+			expect(sleep).not.toHaveBeenCalled();
+		},
+	);
+
 	test('a 200 error reply is final, not retried', async () => {
-		const seen = serve('GET', 'departments', [[200, '{"error":"unknown"}'], [200, DEPARTMENTS]]);
+		const seen = serve('GET', 'departments', [
+			[200, '{"error":"unknown"}'],
+			[200, DEPARTMENTS],
+		]);
 		await rejectionOf(request('GET', 'departments'));
 		expect(seen.requests).toBe(1);
 	});
@@ -132,7 +182,10 @@ describe('never retried', () => {
 
 describe('Retry-After', () => {
 	test('in seconds: the pause is the asked one, then the retry happens', async () => {
-		const seen = serve('GET', 'departments', [[429, '', { 'Retry-After': '2' }], [200, DEPARTMENTS]]);
+		const seen = serve('GET', 'departments', [
+			[429, '', { 'Retry-After': '2' }],
+			[200, DEPARTMENTS],
+		]);
 		await expect(request('GET', 'departments')).resolves.toHaveLength(1);
 		expect(sleep.mock.calls).toEqual([[2000]]);
 		expect(seen.requests).toBe(2);
@@ -140,7 +193,10 @@ describe('Retry-After', () => {
 
 	test('as an HTTP date: the pause runs until that date', async () => {
 		const retryAt = new Date(Date.now() + 5000);
-		const seen = serve('GET', 'departments', [[503, '', { 'Retry-After': retryAt.toUTCString() }], [200, DEPARTMENTS]]);
+		const seen = serve('GET', 'departments', [
+			[503, '', { 'Retry-After': retryAt.toUTCString() }],
+			[200, DEPARTMENTS],
+		]);
 		await expect(request('GET', 'departments')).resolves.toHaveLength(1);
 		expect(sleep).toHaveBeenCalledTimes(1);
 		const [[pause]] = sleep.mock.calls;
@@ -151,13 +207,19 @@ describe('Retry-After', () => {
 	});
 
 	test('a date in the past means "retry now"', async () => {
-		serve('GET', 'departments', [[503, '', { 'Retry-After': 'Thu, 01 Jan 1970 00:00:00 GMT' }], [200, DEPARTMENTS]]);
+		serve('GET', 'departments', [
+			[503, '', { 'Retry-After': 'Thu, 01 Jan 1970 00:00:00 GMT' }],
+			[200, DEPARTMENTS],
+		]);
 		await expect(request('GET', 'departments')).resolves.toHaveLength(1);
 		expect(sleep.mock.calls).toEqual([[0]]);
 	});
 
 	test('an unreadable value falls back to the backoff', async () => {
-		serve('GET', 'departments', [[429, '', { 'Retry-After': 'soon' }], [200, DEPARTMENTS]]);
+		serve('GET', 'departments', [
+			[429, '', { 'Retry-After': 'soon' }],
+			[200, DEPARTMENTS],
+		]);
 		await expect(request('GET', 'departments', { baseDelayMs: 100 })).resolves.toHaveLength(1);
 		const [[pause]] = sleep.mock.calls;
 		expect(pause).toBeGreaterThanOrEqual(50);
@@ -165,10 +227,15 @@ describe('Retry-After', () => {
 	});
 
 	test('above maxDelayMs it is not waited for: one request, and the error says why', async () => {
-		const seen = serve('GET', 'departments', [[429, '', { 'Retry-After': '120' }], [200, DEPARTMENTS]]);
+		const seen = serve('GET', 'departments', [
+			[429, '', { 'Retry-After': '120' }],
+			[200, DEPARTMENTS],
+		]);
 		const error = await rejectionOf(request('GET', 'departments', { maxDelayMs: 30_000 }));
 		expect(error.message).toBe('Too many requests: the server asked to slow down');
-		expect(error.description).toMatch(/The server asked to wait 120 s before trying again, longer than the node waits \(30 s\)\.$/);
+		expect(error.description).toMatch(
+			/The server asked to wait 120 s before trying again, longer than the node waits \(30 s\)\.$/,
+		);
 		expect(seen.requests).toBe(1);
 		expect(sleep).not.toHaveBeenCalled();
 	});
@@ -188,7 +255,9 @@ describe('Retry-After', () => {
 
 test('resolveRetryPolicy keeps sane defaults for missing or unusable limits', () => {
 	expect(resolveRetryPolicy()).toEqual(DEFAULT_RETRY_POLICY);
-	expect(resolveRetryPolicy({ maxRetries: 1.7, baseDelayMs: -5, maxDelayMs: Number.NaN, timeoutMs: 0 })).toEqual({
+	expect(
+		resolveRetryPolicy({ maxRetries: 1.7, baseDelayMs: -5, maxDelayMs: Number.NaN, timeoutMs: 0 }),
+	).toEqual({
 		...DEFAULT_RETRY_POLICY,
 		maxRetries: 1,
 	});
@@ -231,7 +300,9 @@ describe('connection failures, against a real local server', () => {
 
 	test('resets on every attempt end after maxRetries + 1 requests', async () => {
 		const context = await resettingServer(99, DEPARTMENTS);
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1 } }));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1 } }),
+		);
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
 		expect(error.description).toBe('Try again later. The request was tried 2 times.');
 		expect(error.context.networkCode).toBe('ECONNRESET');
@@ -240,9 +311,13 @@ describe('connection failures, against a real local server', () => {
 
 	test('rt/send_broadcast is not retried after a reset', async () => {
 		const context = await resettingServer(1, '{"result":"ok"}');
-		const error = await rejectionOf(svcApiRequest.call(context, 'POST', 'rt/send_broadcast', { body: BROADCAST_BODY }));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'POST', 'rt/send_broadcast', { body: BROADCAST_BODY }),
+		);
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
-		expect(error.description).toMatch(/It was not retried, because a broadcast may already have gone out/);
+		expect(error.description).toMatch(
+			/It was not retried, because a broadcast may already have gone out/,
+		);
 		expect(served).toEqual(['POST /api/v2/rt/send_broadcast']);
 		expect(sleep).not.toHaveBeenCalled();
 	});
@@ -254,9 +329,15 @@ describe('connection failures, against a real local server', () => {
 			}),
 		);
 		const context = transportContext(testCredentials(`http://${server.hostPort}`));
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1, timeoutMs: 150 } }));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'GET', 'departments', {
+				retry: { maxRetries: 1, timeoutMs: 150 },
+			}),
+		);
 		expect(error.message).toBe(`Host "${server.hostPort}" did not answer in time`);
-		expect(error.description).toBe('Check the host, then try again later. The request was tried 2 times.');
+		expect(error.description).toBe(
+			'Check the host, then try again later. The request was tried 2 times.',
+		);
 		expect(served).toHaveLength(2);
 	});
 });

@@ -20,10 +20,15 @@ import {
 } from './support';
 
 const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
-const BROADCAST_BODY: IDataObject = { operator_id: 1, data: { kind: 'msgapp', channel_id: 'c', data: {} } };
+const BROADCAST_BODY: IDataObject = {
+	operator_id: 1,
+	data: { kind: 'msgapp', channel_id: 'c', data: {} },
+};
 
 /** Builds a hostile reply from the Authorization header the server received. */
-type Echo = (authorization: string) => [status: number, body: string, headers?: Record<string, string>];
+type Echo = (
+	authorization: string,
+) => [status: number, body: string, headers?: Record<string, string>];
 
 const receivedAuthorizations: string[] = [];
 
@@ -40,7 +45,10 @@ afterAll(() => nock.enableNetConnect());
 
 /** A nock server that answers every request to `apiPath` with `echo` of the Authorization header it received. */
 function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
-	const interceptor = method === 'GET' ? nock(ORIGIN).get(`/api/v2/${apiPath}`) : nock(ORIGIN).post(`/api/v2/${apiPath}`);
+	const interceptor =
+		method === 'GET'
+			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
+			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
 	interceptor
 		.query(true)
 		.times(10)
@@ -54,35 +62,107 @@ function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
 const json = (value: unknown) => JSON.stringify(value);
 
 // Each case makes the server (or the configuration) put a secret where an error could pick it up.
-const ECHO_CASES: Array<[name: string, method: IHttpRequestMethods, apiPath: string, echo: Echo]> = [
-	['a 200 text page echoing everything', 'GET', 'departments', (auth) => [200, `You sent "${auth}" (${TEST_PASSWORD})`]],
-	// The password straddles the excerpt's 200-character cut: cutting before redacting would leave its first half.
-	['a 200 HTML page whose password straddles the excerpt cut', 'GET', 'departments', () => [200, `<p>${'x'.repeat(185)}${TEST_PASSWORD}</p>`]],
-	['a 500 page, shown as an excerpt', 'GET', 'operators', (auth) => [500, `<pre>Authorization: ${auth}\npassword=${TEST_PASSWORD}</pre>`]],
-	['an unknown code that is the header', 'POST', 'rt/agent_status', (auth) => [200, json({ error: auth })]],
+const ECHO_CASES: Array<[name: string, method: IHttpRequestMethods, apiPath: string, echo: Echo]> =
 	[
-		'every extra member holding a secret',
-		'POST',
-		'rt/provide_visitor_fields',
-		(auth) => [200, json({ error: 'field-value-is-not-string', field_value: TEST_PASSWORD, argument: auth, field: [auth], field_name: { [auth]: auth } })],
-	],
-	['a 200 of unexpected shape', 'GET', 'departments', (auth) => [200, json({ echo: auth, password: TEST_PASSWORD })]],
-	['a real-time reply of unexpected shape', 'POST', 'rt/agent_status', (auth) => [200, json({ result: auth })]],
-	['a 401 with members', 'POST', 'rt/agent_status', (auth) => [401, json({ error: 'unauthorized', field: auth })]],
-	['a 403 page', 'GET', 'departments', (auth) => [403, `Forbidden for ${auth}`]],
-	['502 on every retry', 'GET', 'departments', (auth) => [502, `Bad gateway ${auth}`]],
-	['a 429 asking for a long wait', 'GET', 'departments', (auth) => [429, auth, { 'Retry-After': '999' }]],
-	['a 503 with a JSON error', 'GET', 'partner/tariffs', (auth) => [503, json({ error: 'unknown', argument: auth })]],
-	['an unknown chat', 'GET', 'chat', (auth) => [200, json({ error: auth, field_value: TEST_PASSWORD })]],
-	['a broadcast that fails and is not retried', 'POST', 'rt/send_broadcast', (auth) => [502, auth]],
-	['a 200 chats page without last_ts', 'GET', 'chats', (auth) => [200, json({ chats: [auth], more_chats_available: true })]],
-];
+		[
+			'a 200 text page echoing everything',
+			'GET',
+			'departments',
+			(auth) => [200, `You sent "${auth}" (${TEST_PASSWORD})`],
+		],
+		// The password straddles the excerpt's 200-character cut: cutting before redacting would leave its first half.
+		[
+			'a 200 HTML page whose password straddles the excerpt cut',
+			'GET',
+			'departments',
+			() => [200, `<p>${'x'.repeat(185)}${TEST_PASSWORD}</p>`],
+		],
+		[
+			'a 500 page, shown as an excerpt',
+			'GET',
+			'operators',
+			(auth) => [500, `<pre>Authorization: ${auth}\npassword=${TEST_PASSWORD}</pre>`],
+		],
+		[
+			'an unknown code that is the header',
+			'POST',
+			'rt/agent_status',
+			(auth) => [200, json({ error: auth })],
+		],
+		[
+			'every extra member holding a secret',
+			'POST',
+			'rt/provide_visitor_fields',
+			(auth) => [
+				200,
+				json({
+					error: 'field-value-is-not-string',
+					field_value: TEST_PASSWORD,
+					argument: auth,
+					field: [auth],
+					field_name: { [auth]: auth },
+				}),
+			],
+		],
+		[
+			'a 200 of unexpected shape',
+			'GET',
+			'departments',
+			(auth) => [200, json({ echo: auth, password: TEST_PASSWORD })],
+		],
+		[
+			'a real-time reply of unexpected shape',
+			'POST',
+			'rt/agent_status',
+			(auth) => [200, json({ result: auth })],
+		],
+		[
+			'a 401 with members',
+			'POST',
+			'rt/agent_status',
+			(auth) => [401, json({ error: 'unauthorized', field: auth })],
+		],
+		['a 403 page', 'GET', 'departments', (auth) => [403, `Forbidden for ${auth}`]],
+		['502 on every retry', 'GET', 'departments', (auth) => [502, `Bad gateway ${auth}`]],
+		[
+			'a 429 asking for a long wait',
+			'GET',
+			'departments',
+			(auth) => [429, auth, { 'Retry-After': '999' }],
+		],
+		[
+			'a 503 with a JSON error',
+			'GET',
+			'partner/tariffs',
+			(auth) => [503, json({ error: 'unknown', argument: auth })],
+		],
+		[
+			'an unknown chat',
+			'GET',
+			'chat',
+			(auth) => [200, json({ error: auth, field_value: TEST_PASSWORD })],
+		],
+		[
+			'a broadcast that fails and is not retried',
+			'POST',
+			'rt/send_broadcast',
+			(auth) => [502, auth],
+		],
+		[
+			'a 200 chats page without last_ts',
+			'GET',
+			'chats',
+			(auth) => [200, json({ chats: [auth], more_chats_available: true })],
+		],
+	];
 
 test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 	hostile(method, apiPath, echo);
 	const body = method === 'POST' ? BROADCAST_BODY : undefined;
 
-	const error = await rejectionOf(svcApiRequest.call(transportContext(), method, apiPath, { body, qs: { id: 1, since: 0 } }));
+	const error = await rejectionOf(
+		svcApiRequest.call(transportContext(), method, apiPath, { body, qs: { id: 1, since: 0 } }),
+	);
 
 	// The hostile server really had the secret to echo.
 	expect(receivedAuthorizations[0]).toBe(`Basic ${BASIC_VALUE}`);
@@ -100,7 +180,10 @@ test('a stalled cursor', async () => {
 describe('configuration errors', () => {
 	test.each([
 		['plain http to a network host', 'http://acme.svc.example'],
-		['the password typed into the host with a user name', `admin:${TEST_PASSWORD}@acme.svc.example`],
+		[
+			'the password typed into the host with a user name',
+			`admin:${TEST_PASSWORD}@acme.svc.example`,
+		],
 		['the password pasted into the host', `${TEST_PASSWORD} acme`],
 	])('%s', async (_name, host) => {
 		const context = transportContext(testCredentials(host));
@@ -122,13 +205,21 @@ describe('network errors, against real local servers', () => {
 	});
 
 	test.each([
-		['a reset on every attempt', (request: http.IncomingMessage) => request.socket.destroy(), /closed the connection/],
+		[
+			'a reset on every attempt',
+			(request: http.IncomingMessage) => request.socket.destroy(),
+			/closed the connection/,
+		],
 		['no answer at all', () => undefined, /did not answer in time/],
 	])('%s', async (_name, handler, message) => {
 		const server = await listenLocally(http.createServer(handler));
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}`));
-			const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1, timeoutMs: 150 } }));
+			const error = await rejectionOf(
+				svcApiRequest.call(context, 'GET', 'departments', {
+					retry: { maxRetries: 1, timeoutMs: 150 },
+				}),
+			);
 			expect(error.message).toMatch(message);
 			expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 		} finally {
@@ -141,7 +232,12 @@ test('a password with quotes, slashes and accents is redacted in every form it c
 	const password = 'p"a\\ss/wörd+Leak=1&x';
 	const credentials = testCredentials(HOST, { password });
 	const basic = Buffer.from(`${EMAIL}:${password}`).toString('base64');
-	const forms = [password, JSON.stringify(password).slice(1, -1), encodeURIComponent(password), basic];
+	const forms = [
+		password,
+		JSON.stringify(password).slice(1, -1),
+		encodeURIComponent(password),
+		basic,
+	];
 	const echoes: Echo[] = [
 		() => [200, `raw ${password} url ${encodeURIComponent(password)}`],
 		() => [200, json({ error: 'field-value-is-not-string', field_value: password })],
@@ -150,7 +246,9 @@ test('a password with quotes, slashes and accents is redacted in every form it c
 	];
 	for (const echo of echoes) {
 		hostile('GET', 'departments', echo);
-		const error = await rejectionOf(svcApiRequest.call(transportContext(credentials), 'GET', 'departments'));
+		const error = await rejectionOf(
+			svcApiRequest.call(transportContext(credentials), 'GET', 'departments'),
+		);
 		expect(receivedAuthorizations.at(-1)).toBe(`Basic ${basic}`);
 		expect(leaksOf(errorViews(error), forms)).toEqual([]);
 		nock.cleanAll();

@@ -1,11 +1,21 @@
 // What the spec permits and the transport must survive: minimal list entries, odd last_ts values, whole-page limits.
 import nock from 'nock';
 
-import { FULL_CHAT_CONCURRENCY, svcChatPages, svcGetChats, type ChatPage } from '../../../nodes/SvcChat/transport';
+import {
+	FULL_CHAT_CONCURRENCY,
+	svcChatPages,
+	svcGetChats,
+	type ChatPage,
+} from '../../../nodes/SvcChat/transport';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
 
-const full = (id: number): Chat => ({ id, created_at: '2024-05-01T10:00:00Z', visitor: { id: `v${id}` }, messages: [] });
+const full = (id: number): Chat => ({
+	id,
+	created_at: '2024-05-01T10:00:00Z',
+	visitor: { id: `v${id}` },
+	messages: [],
+});
 const minimal = (id: number): Chat => ({ id, created_at: '2024-05-01T10:00:00Z' });
 
 beforeAll(() => nock.disableNetConnect());
@@ -28,7 +38,13 @@ async function pages(since: string | number): Promise<ChatPage[]> {
 
 describe('minimal list entries (spec 2.4)', () => {
 	test('are replaced by GET /chat, in place, with at most FULL_CHAT_CONCURRENCY requests at once', async () => {
-		const listed = [full(1), minimal(2), minimal(3), full(4), ...Array.from({ length: 10 }, (_, i) => minimal(10 + i))];
+		const listed = [
+			full(1),
+			minimal(2),
+			minimal(3),
+			full(4),
+			...Array.from({ length: 10 }, (_, i) => minimal(10 + i)),
+		];
 		page('0', { chats: listed, more_chats_available: false, last_ts: 50 });
 		let inFlight = 0;
 		let mostInFlight = 0;
@@ -60,10 +76,15 @@ describe('minimal list entries (spec 2.4)', () => {
 		const seen: ChatPage[] = [];
 		const error = await rejectionOf(
 			(async () => {
-				for await (const one of svcChatPages.call(transportContext(), 0, { retry: { baseDelayMs: 1 } })) seen.push(one);
+				for await (const one of svcChatPages.call(transportContext(), 0, {
+					retry: { baseDelayMs: 1 },
+				}))
+					seen.push(one);
 			})(),
 		);
-		expect(error.message).toContain('Chat 3 was listed with only its id and created_at, and reading it in full failed');
+		expect(error.message).toContain(
+			'Chat 3 was listed with only its id and created_at, and reading it in full failed',
+		);
 		expect(error.message).toContain('502');
 		expect(seen.map((one) => one.lastTs)).toEqual([10]);
 		expect(nock.isDone()).toBe(true);
@@ -72,7 +93,8 @@ describe('minimal list entries (spec 2.4)', () => {
 	test('are left as they are when the caller asks for list entries only', async () => {
 		page('0', { chats: [minimal(1)], more_chats_available: false, last_ts: 5 });
 		const collected: ChatPage[] = [];
-		for await (const one of svcChatPages.call(transportContext(), 0, { fullChats: false })) collected.push(one);
+		for await (const one of svcChatPages.call(transportContext(), 0, { fullChats: false }))
+			collected.push(one);
 		expect(collected[0].chats).toEqual([minimal(1)]);
 	});
 });
@@ -91,7 +113,10 @@ describe('last_ts values the spec does not rule out', () => {
 		['missing', {}],
 	])('a %s last_ts on a reply with no chats keeps since', async (_case, cursor) => {
 		page('100', { chats: [], more_chats_available: false, ...cursor });
-		await expect(svcGetChats.call(transportContext(), '100')).resolves.toEqual({ chats: [], lastTs: '100' });
+		await expect(svcGetChats.call(transportContext(), '100')).resolves.toEqual({
+			chats: [],
+			lastTs: '100',
+		});
 	});
 
 	test.each([
@@ -101,15 +126,24 @@ describe('last_ts values the spec does not rule out', () => {
 		page('100', { chats: [full(1)], more_chats_available: false, ...cursor });
 		const error = await rejectionOf(svcGetChats.call(transportContext(), '100'));
 		expect(error.message).toBe('The server listed 1 changed chat(s) without a last_ts cursor');
-		expect((error as unknown as { context: { svcError: string } }).context.svcError).toBe('missing-last-ts');
+		expect((error as unknown as { context: { svcError: string } }).context.svcError).toBe(
+			'missing-last-ts',
+		);
 	});
 
 	test('a last_ts is passed on exactly as received, number or string, also beyond 2^53', async () => {
 		page('100', { chats: [full(1)], more_chats_available: true, last_ts: '18446744073709551615' });
-		page('18446744073709551615', { chats: [full(2)], more_chats_available: false, last_ts: 18446744073709 });
+		page('18446744073709551615', {
+			chats: [full(2)],
+			more_chats_available: false,
+			last_ts: 18446744073709,
+		});
 		// The second cursor is a number below since: ignored, so the string since is kept as it was.
 		const walked = await pages('100');
-		expect(walked.map((one) => one.lastTs)).toEqual(['18446744073709551615', '18446744073709551615']);
+		expect(walked.map((one) => one.lastTs)).toEqual([
+			'18446744073709551615',
+			'18446744073709551615',
+		]);
 	});
 });
 

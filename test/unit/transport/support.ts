@@ -30,7 +30,11 @@ const transportTestDescription = {
 
 /** An IExecuteFunctions whose httpRequestWithAuthentication is n8n-core's real axios stack with Basic auth. */
 export function transportContext(credentials: SvcCredentials = testCredentials(HOST)) {
-	return createExecuteContext({ description: transportTestDescription, parameters: {}, credentials });
+	return createExecuteContext({
+		description: transportTestDescription,
+		parameters: {},
+		credentials,
+	});
 }
 
 /** The error a promise rejects with; fails the test if it resolves. */
@@ -105,6 +109,8 @@ export function leaksOf(views: Record<string, string>, secrets: string[]): strin
 		),
 	);
 	return Object.entries(views).flatMap(([where, text]) =>
-		[...new Set(fragments)].filter((fragment) => text.includes(fragment)).map((fragment) => `${where} contains "${fragment}"`),
+		[...new Set(fragments)]
+			.filter((fragment) => text.includes(fragment))
+			.map((fragment) => `${where} contains "${fragment}"`),
 	);
 }

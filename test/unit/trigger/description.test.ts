@@ -4,17 +4,34 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 
 const { description } = new SvcChatTrigger();
-const property = (name: string) => description.properties.find((p) => p.name === name) as INodeProperties;
-const values = (name: string) => (property(name).options as INodePropertyOptions[]).map((option) => option.value);
+const property = (name: string) =>
+	description.properties.find((p) => p.name === name) as INodeProperties;
+const values = (name: string) =>
+	(property(name).options as INodePropertyOptions[]).map((option) => option.value);
 
 test('is a polling trigger without inputs, on the svcApi credentials', () => {
-	expect(description).toMatchObject({ name: 'svcChatTrigger', displayName: 'Svc Chat Trigger', polling: true, inputs: [], group: ['trigger'] });
-	expect(description.credentials).toEqual([expect.objectContaining({ name: 'svcApi', required: true })]);
+	expect(description).toMatchObject({
+		name: 'svcChatTrigger',
+		displayName: 'Svc Chat Trigger',
+		polling: true,
+		inputs: [],
+		group: ['trigger'],
+	});
+	expect(description.credentials).toEqual([
+		expect.objectContaining({ name: 'svcApi', required: true }),
+	]);
 });
 
 test('declares exactly the parameters of the shared contract, with their values and defaults', () => {
 	// The notice is display-only: n8n stores no value for it.
-	expect(description.properties.map((p) => p.name)).toEqual(['testEventNotice', 'startFrom', 'startDate', 'emit', 'output', 'options']);
+	expect(description.properties.map((p) => p.name)).toEqual([
+		'testEventNotice',
+		'startFrom',
+		'startDate',
+		'emit',
+		'output',
+		'options',
+	]);
 	expect(values('startFrom').sort()).toEqual(['beginning', 'date', 'now']);
 	expect(property('startFrom').default).toBe('now');
 	expect(property('startDate').displayOptions).toEqual({ show: { startFrom: ['date'] } });
@@ -28,6 +45,8 @@ test('declares exactly the parameters of the shared contract, with their values 
 });
 
 test('the "Now" option says how clock differences are handled', () => {
-	const now = (property('startFrom').options as INodePropertyOptions[]).find((option) => option.value === 'now');
+	const now = (property('startFrom').options as INodePropertyOptions[]).find(
+		(option) => option.value === 'now',
+	);
 	expect(now?.description).toMatch(/clock/);
 });

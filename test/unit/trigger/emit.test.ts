@@ -21,17 +21,23 @@ test('Every Change emits a chat again each time it changes', async () => {
 	replyPage(0, [makeChat(1), makeChat(2)], 100);
 	expect(ids(await triggerHarness(settings('everyChange'), staticData).poll())).toEqual([1, 2]);
 	replyPage(100, [makeChat(1, { messages: 2 })], 200);
-	expect(await triggerHarness(settings('everyChange'), staticData).poll()).toEqual([makeChat(1, { messages: 2 })]);
+	expect(await triggerHarness(settings('everyChange'), staticData).poll()).toEqual([
+		makeChat(1, { messages: 2 }),
+	]);
 });
 
-test("Finished Chats Only emits chats whose latest state is closed, and moves the cursor past the others", async () => {
+test('Finished Chats Only emits chats whose latest state is closed, and moves the cursor past the others', async () => {
 	const staticData: IDataObject = {};
-	replyPage(0, [
-		makeChat(1, { states: ['queue', 'chatting', 'closed'] }),
-		makeChat(2, { states: ['queue', 'chatting'] }),
-		makeChat(3, { states: ['closed', 'chatting'] }), // reopened: its latest entry is not closed
-		makeChat(4, { states: [] }),
-	], 100);
+	replyPage(
+		0,
+		[
+			makeChat(1, { states: ['queue', 'chatting', 'closed'] }),
+			makeChat(2, { states: ['queue', 'chatting'] }),
+			makeChat(3, { states: ['closed', 'chatting'] }), // reopened: its latest entry is not closed
+			makeChat(4, { states: [] }),
+		],
+		100,
+	);
 	expect(ids(await triggerHarness(settings('finishedChats'), staticData).poll())).toEqual([1]);
 
 	replyPage(100, [makeChat(2, { states: ['queue', 'chatting'], messages: 4 })], 200);
@@ -48,7 +54,11 @@ test('New Chats Only emits each chat once, the first time it is seen', async () 
 	expect(ids(await triggerHarness(settings('newChats'), staticData).poll())).toEqual([1, 2]);
 	expect(staticData.seenIds).toEqual(['1', '2']);
 
-	replyPage(100, [makeChat(2, { messages: 5 }), makeChat(3), makeChat(1, { states: ['closed'] })], 200);
+	replyPage(
+		100,
+		[makeChat(2, { messages: 5 }), makeChat(3), makeChat(1, { states: ['closed'] })],
+		200,
+	);
 	expect(ids(await triggerHarness(settings('newChats'), staticData).poll())).toEqual([3]);
 	expect(staticData.seenIds).toEqual(['2', '3', '1']);
 
@@ -60,11 +70,18 @@ test('New Chats Only emits each chat once, the first time it is seen', async () 
 test('New Chats Only with a Specific Date leaves out chats created before it', async () => {
 	const startDate = '2024-01-01T01:00:00.000Z';
 	const staticData: IDataObject = {};
-	replyPage(microsAt(Date.parse(startDate)), [
-		makeChat('old', { createdAt: '2023-12-31T00:00:00.000Z' }),
-		makeChat('new', { createdAt: '2024-01-01T02:00:00.000Z' }),
-	], 100);
-	const items = await triggerHarness({ ...settings('newChats', 'date'), startDate }, staticData).poll();
+	replyPage(
+		microsAt(Date.parse(startDate)),
+		[
+			makeChat('old', { createdAt: '2023-12-31T00:00:00.000Z' }),
+			makeChat('new', { createdAt: '2024-01-01T02:00:00.000Z' }),
+		],
+		100,
+	);
+	const items = await triggerHarness(
+		{ ...settings('newChats', 'date'), startDate },
+		staticData,
+	).poll();
 	expect(ids(items)).toEqual(['new']);
 	expect(staticData.seenIds).toEqual(['new']);
 });
@@ -73,20 +90,31 @@ test('New Chats Only with Now: chats created before activation are not new when 
 	const NOW = Date.UTC(2025, 5, 1, 12);
 	jest.spyOn(Date, 'now').mockReturnValue(NOW);
 	const staticData: IDataObject = {};
-	replyPage(microsAt(NOW - 3_600_000), [
-		makeChat('a', { createdAt: '2025-05-20T08:00:00.000Z' }),
-		makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z' }),
-	], String(NOW * 1000 + 1000));
+	replyPage(
+		microsAt(NOW - 3_600_000),
+		[
+			makeChat('a', { createdAt: '2025-05-20T08:00:00.000Z' }),
+			makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z' }),
+		],
+		String(NOW * 1000 + 1000),
+	);
 	expect(await triggerHarness(settings('newChats', 'now'), staticData).poll()).toBeNull();
 	expect(staticData.newChatsFrom).toBe('2025-06-01T11:30:00.000Z');
 
-	replyPage(String(NOW * 1000 + 1000), [
-		makeChat('older', { createdAt: '2025-05-01T00:00:00.000Z' }), // never seen, but from before activation
-		makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z', messages: 2 }),
-		makeChat('c', { createdAt: '2025-06-01T11:30:00.000Z' }), // same instant as the newest old chat, but unseen
-		makeChat('d', { createdAt: '2025-06-01T12:05:00.000Z' }),
-	], String(NOW * 1000 + 2000));
-	expect(ids(await triggerHarness(settings('newChats', 'now'), staticData).poll())).toEqual(['c', 'd']);
+	replyPage(
+		String(NOW * 1000 + 1000),
+		[
+			makeChat('older', { createdAt: '2025-05-01T00:00:00.000Z' }), // never seen, but from before activation
+			makeChat('b', { createdAt: '2025-06-01T11:30:00.000Z', messages: 2 }),
+			makeChat('c', { createdAt: '2025-06-01T11:30:00.000Z' }), // same instant as the newest old chat, but unseen
+			makeChat('d', { createdAt: '2025-06-01T12:05:00.000Z' }),
+		],
+		String(NOW * 1000 + 2000),
+	);
+	expect(ids(await triggerHarness(settings('newChats', 'now'), staticData).poll())).toEqual([
+		'c',
+		'd',
+	]);
 });
 
 test('the seen list is capped: the least recently delivered ids are dropped first', () => {
@@ -99,7 +127,12 @@ test('the seen list is capped: the least recently delivered ids are dropped firs
 });
 
 test('a chat whose id was dropped from the capped list is emitted again (a duplicate, never a loss)', () => {
-	const state = { startedFrom: 'beginning', cursor: '0', catchingUp: false, seenIds: Array.from({ length: SEEN_IDS_CAP }, (_, i) => `s${i}`) };
+	const state = {
+		startedFrom: 'beginning',
+		cursor: '0',
+		catchingUp: false,
+		seenIds: Array.from({ length: SEEN_IDS_CAP }, (_, i) => `s${i}`),
+	};
 	expect(takeNewChats(state, [makeChat('fresh')]).map((chat) => chat.id)).toEqual(['fresh']);
 	expect(state.seenIds).toHaveLength(SEEN_IDS_CAP);
 	expect(state.seenIds).not.toContain('s0');
@@ -107,6 +140,13 @@ test('a chat whose id was dropped from the capped list is emitted again (a dupli
 });
 
 test('a chat with an unreadable created_at is treated as new rather than dropped', () => {
-	const state = { startedFrom: 'now', cursor: '0', catchingUp: false, newChatsFrom: '2025-01-01T00:00:00.000Z' };
-	expect(takeNewChats(state, [makeChat(1, { createdAt: 'yesterday-ish' })]).map((chat) => chat.id)).toEqual([1]);
+	const state = {
+		startedFrom: 'now',
+		cursor: '0',
+		catchingUp: false,
+		newChatsFrom: '2025-01-01T00:00:00.000Z',
+	};
+	expect(
+		takeNewChats(state, [makeChat(1, { createdAt: 'yesterday-ish' })]).map((chat) => chat.id),
+	).toEqual([1]);
 });

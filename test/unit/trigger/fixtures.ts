@@ -1,7 +1,12 @@
 // Shared fixtures for the trigger's unit tests: a poll context with real static data, chats, and nock'd /chats pages.
 import nock from 'nock';
 import { mock } from 'jest-mock-extended';
-import type { IDataObject, INodeParameters, IPollFunctions, WorkflowExecuteMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeParameters,
+	IPollFunctions,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
@@ -51,7 +56,10 @@ export interface ChatShape {
 }
 
 /** A full chat; its version is told by its message count and its state history. */
-export function makeChat(id: number | string, { messages = 1, states = ['chatting'], createdAt }: ChatShape = {}): Chat {
+export function makeChat(
+	id: number | string,
+	{ messages = 1, states = ['chatting'], createdAt }: ChatShape = {},
+): Chat {
 	const minutes = typeof id === 'number' ? id : 0;
 	const created = createdAt ?? new Date(Date.UTC(2024, 0, 1) + minutes * 60_000).toISOString();
 	return {
@@ -68,7 +76,12 @@ export function makeChat(id: number | string, { messages = 1, states = ['chattin
 			message: `message ${index + 1}`,
 			...(index % 2 ? { operator_id: 7 } : {}),
 		})),
-		state_history: states.map((state) => ({ state, operator_id: 7, at: created, department_id: null })),
+		state_history: states.map((state) => ({
+			state,
+			operator_id: 7,
+			at: created,
+			department_id: null,
+		})),
 		visitor: { id: `visitor-${id}`, fields: {} },
 		visit_session: { ip: null, landing_page: { url: null } },
 		start_page: { url: 'https://shop.example/' },
@@ -89,7 +102,11 @@ export function replyPage(since: Cursor, chats: Chat[], lastTs: Cursor, more = f
 
 /** GET /chats?since=… failing with 502 on the first try and on every retry. */
 export function failPage(since: Cursor): nock.Scope {
-	return nock(BASE_URL).get('/api/v2/chats').query({ since: String(since) }).times(4).reply(502, 'Bad Gateway');
+	return nock(BASE_URL)
+		.get('/api/v2/chats')
+		.query({ since: String(since) })
+		.times(4)
+		.reply(502, 'Bad Gateway');
 }
 
 /** The microsecond cursor of a time, as the look-back steps compute it. */

@@ -20,13 +20,22 @@ afterEach(() => {
 	nock.cleanAll();
 });
 
-const storedState = () => ({ startedFrom: 'beginning', cursor: '123456', catchingUp: false, seenIds: ['1', '2'] });
+const storedState = () => ({
+	startedFrom: 'beginning',
+	cursor: '123456',
+	catchingUp: false,
+	seenIds: ['1', '2'],
+});
 
 test('returns the 5 most recent chats and leaves static data untouched', async () => {
 	const staticData: IDataObject = storedState();
 	replyPage(microsAt(NOW - HOUR), [], microsAt(NOW - HOUR));
 	replyPage(microsAt(NOW - DAY), chatRange(1, 8), '5000');
-	const harness = triggerHarness({ startFrom: 'beginning', emit: 'everyChange', output: 'raw' }, staticData, 'manual');
+	const harness = triggerHarness(
+		{ startFrom: 'beginning', emit: 'everyChange', output: 'raw' },
+		staticData,
+		'manual',
+	);
 	const items = await harness.poll();
 	expect(ids(items)).toEqual([4, 5, 6, 7, 8]);
 	expect(harness.context.getWorkflowStaticData).not.toHaveBeenCalled();
@@ -39,16 +48,33 @@ test('reads at most 3 pages, never the whole history', async () => {
 	replyPage(after(1), chatRange(101, 100), after(2), true);
 	replyPage(after(2), chatRange(201, 100), after(3), true);
 	const fourth = replyPage(after(3), chatRange(301, 100), after(4), true);
-	const items = await triggerHarness({ startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData, 'manual').poll();
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+		staticData,
+		'manual',
+	).poll();
 	expect(ids(items)).toEqual([296, 297, 298, 299, 300]);
 	expect(fourth.isDone()).toBe(false);
 	expect(staticData).toEqual({});
 });
 
 test('Finished Chats Only prefers finished chats; Include Cursor shows the cursor of the sample', async () => {
-	replyPage(microsAt(NOW - HOUR), [makeChat(1, { states: ['closed'] }), makeChat(2), makeChat(3, { states: ['queue', 'closed'] })], after(77));
+	replyPage(
+		microsAt(NOW - HOUR),
+		[
+			makeChat(1, { states: ['closed'] }),
+			makeChat(2),
+			makeChat(3, { states: ['queue', 'closed'] }),
+		],
+		after(77),
+	);
 	const items = await triggerHarness(
-		{ startFrom: 'now', emit: 'finishedChats', output: 'simplified', options: { includeCursor: true } },
+		{
+			startFrom: 'now',
+			emit: 'finishedChats',
+			output: 'simplified',
+			options: { includeCursor: true },
+		},
 		{},
 		'manual',
 	).poll();
@@ -60,16 +86,25 @@ test('Finished Chats Only prefers finished chats; Include Cursor shows the curso
 
 test('with no finished chat among the recent ones, it still shows recent chats so fields can be mapped', async () => {
 	replyPage(microsAt(NOW - HOUR), [makeChat(1), makeChat(2)], '77');
-	const items = await triggerHarness({ startFrom: 'now', emit: 'finishedChats', output: 'raw' }, {}, 'manual').poll();
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'finishedChats', output: 'raw' },
+		{},
+		'manual',
+	).poll();
 	expect(ids(items)).toEqual([1, 2]);
 });
 
 test('an account without chats gives a clear error instead of an empty result', async () => {
-	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY]) replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
+	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY])
+		replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
 	replyPage(0, [], 0);
 	const staticData: IDataObject = storedState();
 	await expect(
-		triggerHarness({ startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData, 'manual').poll(),
+		triggerHarness(
+			{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+			staticData,
+			'manual',
+		).poll(),
 	).rejects.toThrow('No chats found on the server');
 	expect(staticData).toEqual(storedState());
 });

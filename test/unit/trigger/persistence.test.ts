@@ -3,12 +3,23 @@ import nock from 'nock';
 import { mock } from 'jest-mock-extended';
 import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
 
-import { BASE_URL, BOUND, chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import {
+	BASE_URL,
+	BOUND,
+	chatRange,
+	makeChat,
+	microsAt,
+	replyPage,
+	triggerHarness,
+} from './fixtures';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { createPollContext, testCredentials } from '../../harness/contexts';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 
-jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual('n8n-workflow'),
+	sleep: jest.fn(async () => undefined),
+}));
 
 const PRODUCTION = 'chat.production.example';
 const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
@@ -24,15 +35,29 @@ afterEach(() => {
 /** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
 	const trigger = new SvcChatTrigger();
-	const context = createPollContext({ description: trigger.description, parameters, credentials: testCredentials(host, { email }), staticData });
+	const context = createPollContext({
+		description: trigger.description,
+		parameters,
+		credentials: testCredentials(host, { email }),
+		staticData,
+	});
 	const logger = mock<IPollFunctions['logger']>();
 	context.logger = logger;
-	return { context, logger, poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null };
+	return {
+		context,
+		logger,
+		poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null,
+	};
 }
 
 describe('the state is bound to the server and account it was read from (issue 14, point 3)', () => {
 	test('a credential moved from a test server to production starts again from Beginning of History and logs why', async () => {
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '1748778000000000', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '1748778000000000',
+			catchingUp: false,
+		};
 		const production = nock(`https://${PRODUCTION}`)
 			.get('/api/v2/chats')
 			.query({ since: '0' })
@@ -41,30 +66,53 @@ describe('the state is bound to the server and account it was read from (issue 1
 
 		expect(ids(await moved.poll())).toEqual([1, 2]);
 		expect(production.isDone()).toBe(true);
-		expect(staticData).toEqual({ host: `https://${PRODUCTION}`, account: 'admin@svc.test', startedFrom: 'beginning', cursor: '20', catchingUp: false });
+		expect(staticData).toEqual({
+			host: `https://${PRODUCTION}`,
+			account: 'admin@svc.test',
+			startedFrom: 'beginning',
+			cursor: '20',
+			catchingUp: false,
+		});
 		expect(moved.logger.warn).toHaveBeenCalledWith(
 			`Svc Chat Trigger: the credential now points at https://${PRODUCTION}, but the saved position belongs to ${BASE_URL}; starting again from the Beginning of History`,
 		);
 	});
 
 	test('another account on the same host starts again too; the log names both e-mails and never the password', async () => {
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '900', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '900',
+			catchingUp: false,
+		};
 		replyPage(0, [makeChat(3)], 30);
 		const other = pollAs(BASE_URL, 'Ops@Svc.Test', fromBeginning, staticData);
 		expect(ids(await other.poll())).toEqual([3]);
 		expect(staticData).toMatchObject({ account: 'ops@svc.test', cursor: '30' });
 		const logged = JSON.stringify(other.logger.warn.mock.calls);
-		expect(logged).toContain('signs in as ops@svc.test, but the saved position was read as admin@svc.test');
+		expect(logged).toContain(
+			'signs in as ops@svc.test, but the saved position was read as admin@svc.test',
+		);
 		expect(logged).not.toContain('Pw-');
 	});
 
 	test('the same server typed another way (scheme, case, trailing slash, e-mail case) keeps the cursor, silently', async () => {
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '900', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '900',
+			catchingUp: false,
+		};
 		const kept = replyPage(900, [makeChat(4)], 950);
 		const same = pollAs('ACME.svc.example/', ' Admin@SVC.test ', fromBeginning, staticData);
 		expect(ids(await same.poll())).toEqual([4]);
 		expect(kept.isDone()).toBe(true);
-		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '950', catchingUp: false });
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '950',
+			catchingUp: false,
+		});
 		expect(same.logger.warn).not.toHaveBeenCalled();
 	});
 
@@ -74,35 +122,71 @@ describe('the state is bound to the server and account it was read from (issue 1
 		const { logger, poll } = pollAs(BASE_URL, 'admin@svc.test', fromBeginning, staticData);
 		expect(ids(await poll())).toEqual([5]);
 		expect(kept.isDone()).toBe(true);
-		expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '750', catchingUp: false });
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '750',
+			catchingUp: false,
+		});
 		expect(logger.warn).not.toHaveBeenCalled();
 	});
 
 	test('Start From "Now" on the new server anchors on its present and emits nothing old', async () => {
 		const now = Date.UTC(2025, 5, 1, 12);
 		jest.spyOn(Date, 'now').mockReturnValue(now);
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'now', cursor: '1748778000000000', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'now',
+			cursor: '1748778000000000',
+			catchingUp: false,
+		};
 		const recent = nock(`https://${PRODUCTION}`)
 			.get('/api/v2/chats')
 			.query({ since: microsAt(now - 3_600_000) })
-			.reply(200, { chats: [makeChat(8)], more_chats_available: false, last_ts: '1748779000000001' });
-		const { poll } = pollAs(PRODUCTION, 'admin@svc.test', { startFrom: 'now', emit: 'everyChange', output: 'raw' }, staticData);
+			.reply(200, {
+				chats: [makeChat(8)],
+				more_chats_available: false,
+				last_ts: '1748779000000001',
+			});
+		const { poll } = pollAs(
+			PRODUCTION,
+			'admin@svc.test',
+			{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+			staticData,
+		);
 		expect(await poll()).toBeNull();
 		expect(recent.isDone()).toBe(true);
-		expect(staticData).toMatchObject({ host: `https://${PRODUCTION}`, cursor: '1748779000000001', catchingUp: false });
+		expect(staticData).toMatchObject({
+			host: `https://${PRODUCTION}`,
+			cursor: '1748779000000001',
+			catchingUp: false,
+		});
 	});
 
 	test('serverBinding keeps no secret, and bindingChange says nothing for a state that records no binding', () => {
-		expect(serverBinding({ host: 'https://Acme.svc.example:8443/api', email: 'A@B.c', password: 'secret' } as never)).toEqual({
+		expect(
+			serverBinding({
+				host: 'https://Acme.svc.example:8443/api',
+				email: 'A@B.c',
+				password: 'secret',
+			} as never),
+		).toEqual({
 			host: 'https://acme.svc.example:8443',
 			account: 'a@b.c',
 		});
-		expect(bindingChange({ startedFrom: 'now' }, { host: 'https://x', account: 'a' })).toBeUndefined();
+		expect(
+			bindingChange({ startedFrom: 'now' }, { host: 'https://x', account: 'a' }),
+		).toBeUndefined();
 	});
 });
 
 test('edits that keep Start From (Emit, Output, Max Chats per Poll, Include Cursor) keep the cursor', async () => {
-	const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '500', catchingUp: false };
+	const staticData: IDataObject = {
+		...BOUND,
+		startedFrom: 'beginning',
+		cursor: '500',
+		catchingUp: false,
+	};
 	const edits: INodeParameters[] = [
 		{ ...fromBeginning, emit: 'finishedChats' },
 		{ ...fromBeginning, output: 'simplified' },
@@ -142,10 +226,17 @@ describe('losing the changes of a poll that emitted nothing is harmless (Beginni
 		await pollOnce();
 		if (restartLosesNullPolls) staticData = structuredClone(saved);
 		// The server answers from wherever the cursor is: with the latest versions since then.
-		replyPage(String(staticData.cursor), [makeChat(2, { messages: 3, states: ['chatting', 'closed'] }), makeChat(3)], 300);
+		replyPage(
+			String(staticData.cursor),
+			[makeChat(2, { messages: 3, states: ['chatting', 'closed'] }), makeChat(3)],
+			300,
+		);
 		await pollOnce();
 		expect(nock.pendingMocks()).toEqual([]);
-		return { emitted: emitted.map((chat) => `${chat.id}:${(chat.messages as unknown[]).length}`), staticData };
+		return {
+			emitted: emitted.map((chat) => `${chat.id}:${(chat.messages as unknown[]).length}`),
+			staticData,
+		};
 	}
 
 	for (const emit of ['finishedChats', 'newChats', 'everyChange']) {
@@ -186,7 +277,12 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 	test('the walk stops once half the budget is spent, at a page boundary', async () => {
 		let clock = Date.UTC(2025, 5, 1, 12);
 		jest.spyOn(Date, 'now').mockImplementation(() => clock);
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '0', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '0',
+			catchingUp: false,
+		};
 		// Each page takes 10 s of the 36 s budget n8n's durable scheduler gives by default: the walk stops after page 2.
 		for (const page of [0, 1, 2]) {
 			nock(BASE_URL)
@@ -194,7 +290,14 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 				.query({ since: String(page * 100) })
 				.reply(() => {
 					clock += 10_000;
-					return [200, { chats: chatRange(page * 10 + 1, 10), more_chats_available: true, last_ts: (page + 1) * 100 }];
+					return [
+						200,
+						{
+							chats: chatRange(page * 10 + 1, 10),
+							more_chats_available: true,
+							last_ts: (page + 1) * 100,
+						},
+					];
 				});
 		}
 		const harness = triggerHarness(fromBeginning, staticData);
@@ -205,7 +308,12 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 	});
 
 	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {
-		const staticData: IDataObject = { ...BOUND, startedFrom: 'beginning', cursor: '0', catchingUp: false };
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '0',
+			catchingUp: false,
+		};
 		replyPage(0, chatRange(1, 10), 100, true);
 		replyPage(100, chatRange(11, 10), 200, false);
 		const harness = triggerHarness(fromBeginning, staticData);

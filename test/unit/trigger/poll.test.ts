@@ -2,10 +2,21 @@
 import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
-import { BASE_URL, BOUND, chatRange, failPage, makeChat, replyPage, triggerHarness } from './fixtures';
+import {
+	BASE_URL,
+	BOUND,
+	chatRange,
+	failPage,
+	makeChat,
+	replyPage,
+	triggerHarness,
+} from './fixtures';
 
 // The helper's backoff pauses are real sleeps; skip them so persistent 502s fail fast. Retries still happen (nock counts them).
-jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual('n8n-workflow'),
+	sleep: jest.fn(async () => undefined),
+}));
 
 const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
 
@@ -26,7 +37,12 @@ test('Beginning of History reads since=0 and pages across 3 pages in one poll', 
 	const items = await triggerHarness(fromBeginning, staticData).poll();
 	expect(ids(items)).toEqual(chatRange(1, 250).map((chat) => chat.id));
 	expect(pages.every((scope) => scope.isDone())).toBe(true);
-	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '3000', catchingUp: false });
+	expect(staticData).toEqual({
+		...BOUND,
+		startedFrom: 'beginning',
+		cursor: '3000',
+		catchingUp: false,
+	});
 
 	// The next poll starts where this one stopped.
 	const next = replyPage(3000, [makeChat(7, { messages: 2 })], 3100);
@@ -40,7 +56,12 @@ test('a poll with nothing new returns null but still takes the server cursor', a
 	const staticData: IDataObject = { startedFrom: 'beginning', cursor: '500', catchingUp: false };
 	replyPage(500, [], 500);
 	expect(await triggerHarness(fromBeginning, staticData).poll()).toBeNull();
-	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '500', catchingUp: false });
+	expect(staticData).toEqual({
+		...BOUND,
+		startedFrom: 'beginning',
+		cursor: '500',
+		catchingUp: false,
+	});
 });
 
 test('Max Chats per Poll stops at the end of the page that reaches it; the rest follows on the next poll', async () => {
@@ -81,7 +102,9 @@ test('page 2 failing after retries returns page 1; the next poll resumes at page
 	expect(failing.isDone()).toBe(true); // one try and three retries
 	expect(ids(first)).toEqual(chatRange(1, 100).map((chat) => chat.id));
 	expect(staticData.cursor).toBe('1000');
-	expect(harness.logger.warn).toHaveBeenCalledWith(expect.stringContaining('next poll resumes at cursor 1000'));
+	expect(harness.logger.warn).toHaveBeenCalledWith(
+		expect.stringContaining('next poll resumes at cursor 1000'),
+	);
 
 	replyPage(1000, chatRange(101, 100), 2000, true);
 	replyPage(2000, chatRange(201, 20), 3000, false);
@@ -98,7 +121,9 @@ test('the first page failing throws, so n8n shows the error, and leaves the stor
 	const stored = { startedFrom: 'beginning', cursor: '4200', catchingUp: false };
 	const staticData: IDataObject = { ...stored };
 	const failing = failPage(4200);
-	await expect(triggerHarness(fromBeginning, staticData).poll()).rejects.toThrow('The server cannot process the request (502)');
+	await expect(triggerHarness(fromBeginning, staticData).poll()).rejects.toThrow(
+		'The server cannot process the request (502)',
+	);
 	expect(failing.isDone()).toBe(true);
 	expect(staticData).toEqual(stored);
 });
@@ -106,7 +131,10 @@ test('the first page failing throws, so n8n shows the error, and leaves the stor
 test('an API error on the first page (not retried) also throws and keeps the cursor', async () => {
 	const stored = { startedFrom: 'beginning', cursor: '4200', catchingUp: false };
 	const staticData: IDataObject = { ...stored };
-	nock(BASE_URL).get('/api/v2/chats').query({ since: '4200' }).reply(200, { error: 'no-tariff-option' });
+	nock(BASE_URL)
+		.get('/api/v2/chats')
+		.query({ since: '4200' })
+		.reply(200, { error: 'no-tariff-option' });
 	await expect(triggerHarness(fromBeginning, staticData).poll()).rejects.toThrow();
 	expect(staticData).toEqual(stored);
 });
@@ -114,7 +142,12 @@ test('an API error on the first page (not retried) also throws and keeps the cur
 test('a chat delivered twice within one poll is emitted once, in its latest version, at its latest position', async () => {
 	const staticData: IDataObject = {};
 	replyPage(0, [makeChat(1), makeChat(2), makeChat(3)], 1000, true);
-	replyPage(1000, [makeChat(4), makeChat(1, { messages: 3, states: ['chatting', 'closed'] })], 2000, false);
+	replyPage(
+		1000,
+		[makeChat(4), makeChat(1, { messages: 3, states: ['chatting', 'closed'] })],
+		2000,
+		false,
+	);
 	const items = await triggerHarness(fromBeginning, staticData).poll();
 	expect(ids(items)).toEqual([2, 3, 4, 1]);
 	expect(items?.[3]).toEqual(makeChat(1, { messages: 3, states: ['chatting', 'closed'] }));
@@ -162,7 +195,12 @@ test('Simplified output uses the shared chat formatter', async () => {
 	replyPage(0, [makeChat(5, { messages: 4, states: ['queue', 'chatting', 'closed'] })], 1000);
 	const items = await triggerHarness({ ...fromBeginning, output: 'simplified' }, {}).poll();
 	expect(items).toEqual([
-		expect.objectContaining({ id: 5, final_state: 'closed', message_count: 4, visitor_id: 'visitor-5' }),
+		expect.objectContaining({
+			id: 5,
+			final_state: 'closed',
+			message_count: 4,
+			visitor_id: 'visitor-5',
+		}),
 	]);
 });
 
@@ -170,7 +208,11 @@ test('changing Start From on an active workflow takes effect: the cursor restart
 	const staticData: IDataObject = { startedFrom: 'beginning', cursor: '9000', catchingUp: false };
 	const startDate = '2024-03-01T00:00:00.000Z';
 	const dateCursor = String(Date.parse(startDate) * 1000);
-	const fromDate = replyPage(dateCursor, [makeChat(1, { createdAt: '2024-03-02T00:00:00.000Z' })], '1709400000000000');
+	const fromDate = replyPage(
+		dateCursor,
+		[makeChat(1, { createdAt: '2024-03-02T00:00:00.000Z' })],
+		'1709400000000000',
+	);
 	const parameters = { startFrom: 'date', startDate, emit: 'everyChange', output: 'raw' };
 	expect(ids(await triggerHarness(parameters, staticData).poll())).toEqual([1]);
 	expect(fromDate.isDone()).toBe(true);
@@ -187,13 +229,21 @@ test('changing Start From on an active workflow takes effect: the cursor restart
 	expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
 	replyPage(0, [makeChat(9)], 100);
 	expect(ids(await triggerHarness(fromBeginning, staticData).poll())).toEqual([9]);
-	expect(staticData).toEqual({ ...BOUND, startedFrom: 'beginning', cursor: '100', catchingUp: false });
+	expect(staticData).toEqual({
+		...BOUND,
+		startedFrom: 'beginning',
+		cursor: '100',
+		catchingUp: false,
+	});
 });
 
 test("a Start Date without a time zone (as n8n's date picker gives it) is read as UTC", async () => {
 	const staticData: IDataObject = {};
 	const scope = replyPage(String(Date.UTC(2024, 2, 1) * 1000), [], '5');
-	await triggerHarness({ startFrom: 'date', startDate: '2024-03-01T00:00:00', emit: 'everyChange', output: 'raw' }, staticData).poll();
+	await triggerHarness(
+		{ startFrom: 'date', startDate: '2024-03-01T00:00:00', emit: 'everyChange', output: 'raw' },
+		staticData,
+	).poll();
 	expect(scope.isDone()).toBe(true);
 	expect(staticData.startedFrom).toBe(`date:${Date.UTC(2024, 2, 1) * 1000}`);
 });
@@ -201,7 +251,10 @@ test("a Start Date without a time zone (as n8n's date picker gives it) is read a
 test('an invalid Start Date is a clear parameter error, before any request', async () => {
 	const staticData: IDataObject = {};
 	await expect(
-		triggerHarness({ startFrom: 'date', startDate: 'not a date', emit: 'everyChange', output: 'raw' }, staticData).poll(),
+		triggerHarness(
+			{ startFrom: 'date', startDate: 'not a date', emit: 'everyChange', output: 'raw' },
+			staticData,
+		).poll(),
 	).rejects.toThrow("'Start Date' is not a valid date");
 	expect(staticData).toEqual({});
 });

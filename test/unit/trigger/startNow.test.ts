@@ -2,9 +2,20 @@
 import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
-import { BOUND, chatRange, makeChat, microsAt, replyPage, triggerHarness, failPage } from './fixtures';
+import {
+	BOUND,
+	chatRange,
+	makeChat,
+	microsAt,
+	replyPage,
+	triggerHarness,
+	failPage,
+} from './fixtures';
 
-jest.mock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), sleep: jest.fn(async () => undefined) }));
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual('n8n-workflow'),
+	sleep: jest.fn(async () => undefined),
+}));
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -25,7 +36,10 @@ test('the first run emits nothing and sets the cursor; the next run emits the ch
 	const staticData: IDataObject = {};
 	const recent = replyPage(
 		microsAt(NOW - HOUR),
-		[makeChat(1, { createdAt: '2025-06-01T11:10:00.000Z' }), makeChat(2, { createdAt: '2025-06-01T11:40:00.000Z' })],
+		[
+			makeChat(1, { createdAt: '2025-06-01T11:10:00.000Z' }),
+			makeChat(2, { createdAt: '2025-06-01T11:40:00.000Z' }),
+		],
 		'1748778000000000',
 	);
 	expect(await triggerHarness(fromNow, staticData).poll()).toBeNull();
@@ -58,7 +72,8 @@ test("n8n's clock ahead of the server: an empty look-back is not trusted, a wide
 
 test('an account without any chat anchors on the cursor the server gives for since=0', async () => {
 	const staticData: IDataObject = {};
-	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY]) replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
+	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY])
+		replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
 	const fromZero = replyPage(0, [], 0);
 	expect(await triggerHarness(fromNow, staticData).poll()).toBeNull();
 	expect(fromZero.isDone()).toBe(true);

@@ -23,7 +23,15 @@ export const senderProperties: INodeProperties[] = [
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. 12',
-				validation: [{ type: 'regex', properties: { regex: '^\\s*\\d+\\s*$', errorMessage: 'An operator ID is a whole number' } }],
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: '^\\s*\\d+\\s*$',
+							errorMessage: 'An operator ID is a whole number',
+						},
+					},
+				],
 			},
 		],
 	},
@@ -34,7 +42,8 @@ export const senderProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. wa-main',
-		description: 'ID of the messaging-app channel to send through, as shown in the channel settings of Svc',
+		description:
+			'ID of the messaging-app channel to send through, as shown in the channel settings of Svc',
 	},
 ];
 
@@ -45,7 +54,19 @@ export interface Sender {
 
 export function readSender(context: IExecuteFunctions, itemIndex: number): Sender {
 	return {
-		operatorId: readPositiveInteger(context, 'operatorId', itemIndex, 'Operator', 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.'),
-		channelId: readRequiredText(context, 'channelId', itemIndex, 'Channel ID', 'Enter the ID of the messaging-app channel, as shown in Svc.'),
+		operatorId: readPositiveInteger(
+			context,
+			'operatorId',
+			itemIndex,
+			'Operator',
+			'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
+		),
+		channelId: readRequiredText(
+			context,
+			'channelId',
+			itemIndex,
+			'Channel ID',
+			'Enter the ID of the messaging-app channel, as shown in Svc.',
+		),
 	};
 }

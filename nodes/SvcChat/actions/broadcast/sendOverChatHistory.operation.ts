@@ -1,5 +1,10 @@
 // Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import { readJsonObject } from '../parameters';
@@ -25,8 +30,17 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const { operatorId, channelId } = readSender(this, itemIndex);
-	const payload = readJsonObject(this, 'payload', itemIndex, 'Payload (JSON)', 'Write the payload as a JSON object, e.g. {"text": "Hello"}.');
-	const body = { operator_id: operatorId, data: { kind: 'history-chats', channel_id: channelId, data: payload } };
+	const payload = readJsonObject(
+		this,
+		'payload',
+		itemIndex,
+		'Payload (JSON)',
+		'Write the payload as a JSON object, e.g. {"text": "Hello"}.',
+	);
+	const body = {
+		operator_id: operatorId,
+		data: { kind: 'history-chats', channel_id: channelId, data: payload },
+	};
 	await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', { body, itemIndex });
 	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
 }

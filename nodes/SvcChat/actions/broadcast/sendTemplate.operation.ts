@@ -54,7 +54,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. +15550000001',
-		description: "The recipient's phone number, usually mapped from the input item. Numbers not registered with the messaging app receive nothing.",
+		description:
+			"The recipient's phone number, usually mapped from the input item. Numbers not registered with the messaging app receive nothing.",
 	},
 	{
 		displayName: 'Language Code',
@@ -62,7 +63,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: 'en',
 		required: true,
-		description: 'Language of the template to send, as registered with the messaging app (e.g. en, de, pt_BR)',
+		description:
+			'Language of the template to send, as registered with the messaging app (e.g. en, de, pt_BR)',
 	},
 	{
 		displayName: 'Header Parameters',
@@ -89,7 +91,8 @@ const properties: INodeProperties[] = [
 							{ name: 'Video', value: 'video' },
 						],
 						default: 'text',
-						description: 'Kind of header parameter; media files themselves cannot be sent through this request',
+						description:
+							'Kind of header parameter; media files themselves cannot be sent through this request',
 					},
 					textParameter,
 				],
@@ -103,7 +106,8 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Body Parameter',
 		typeOptions: { multipleValues: true, sortable: true },
 		default: {},
-		description: "Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
+		description:
+			"Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
 		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
 	},
 	{
@@ -124,12 +128,15 @@ const properties: INodeProperties[] = [
 			typeOptions: { minValue: 0, numberPrecision: 0 },
 			default: DEFAULT_RECIPIENTS_PER_REQUEST,
 			description:
-				'How many recipients to put in one request; 0 sends all input items in one request. The default keeps each request well under a server\'s size limit, so one failure fails at most 1,000 items.',
+				"How many recipients to put in one request; 0 sends all input items in one request. The default keeps each request well under a server's size limit, so one failure fails at most 1,000 items.",
 		},
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['broadcast'], operation: ['sendTemplate'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['broadcast'], operation: ['sendTemplate'] } },
+	properties,
+);
 
 interface Recipient {
 	itemIndex: number;
@@ -137,7 +144,11 @@ interface Recipient {
 	entry: BroadcastEntry;
 }
 
-const PART_LABELS = { header: 'Header Parameters', body: 'Body Parameters', footer: 'Footer Parameters' } as const;
+const PART_LABELS = {
+	header: 'Header Parameters',
+	body: 'Body Parameters',
+	footer: 'Footer Parameters',
+} as const;
 
 /** The parameters of one template part, each as text, in the order given. */
 function readPart(
@@ -149,16 +160,32 @@ function readPart(
 	const rows = readRows(context, `${part}Parameters.parameter`, itemIndex, label);
 	return rows.map((row, position) => {
 		const where = `${label}, parameter ${position + 1}`;
-		const text = typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
+		const text =
+			typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
 		if (typeof text !== 'string') {
-			throw parameterError(context, itemIndex, `'${where}' must be text, but it is ${describeValueType(row.text)}`, 'Give the parameter a text value.');
+			throw parameterError(
+				context,
+				itemIndex,
+				`'${where}' must be text, but it is ${describeValueType(row.text)}`,
+				'Give the parameter a text value.',
+			);
 		}
 		if (!text.trim()) {
-			throw parameterError(context, itemIndex, `'${where}' is empty`, 'Fill in every template parameter, or remove the empty one.');
+			throw parameterError(
+				context,
+				itemIndex,
+				`'${where}' is empty`,
+				'Fill in every template parameter, or remove the empty one.',
+			);
 		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-			throw parameterError(context, itemIndex, `'${where}' has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
+			throw parameterError(
+				context,
+				itemIndex,
+				`'${where}' has the type ${showValue(type)}`,
+				`Use one of: ${HEADER_TYPES.join(', ')}.`,
+			);
 		}
 		return { type, text };
 	});
@@ -166,9 +193,27 @@ function readPart(
 
 function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {
 	const sender = readSender(context, itemIndex);
-	const templateId = readRequiredText(context, 'templateId', itemIndex, 'Template ID', 'Enter the ID of an active template, e.g. welcome_v2.');
-	const phoneNumber = readRequiredText(context, 'phoneNumber', itemIndex, 'Phone Number', "Map the recipient's phone number from the input, e.g. {{ $json.phone }}.");
-	const languageCode = readRequiredText(context, 'languageCode', itemIndex, 'Language Code', 'Enter the template language, e.g. en.');
+	const templateId = readRequiredText(
+		context,
+		'templateId',
+		itemIndex,
+		'Template ID',
+		'Enter the ID of an active template, e.g. welcome_v2.',
+	);
+	const phoneNumber = readRequiredText(
+		context,
+		'phoneNumber',
+		itemIndex,
+		'Phone Number',
+		"Map the recipient's phone number from the input, e.g. {{ $json.phone }}.",
+	);
+	const languageCode = readRequiredText(
+		context,
+		'languageCode',
+		itemIndex,
+		'Language Code',
+		'Enter the template language, e.g. en.',
+	);
 	const parameters: TemplateParameters = {
 		header: readPart(context, itemIndex, 'header'),
 		body: readPart(context, itemIndex, 'body'),
@@ -181,9 +226,18 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient
 }
 
 function readRecipientsPerRequest(context: IExecuteFunctions): number {
-	const value = context.getNodeParameter('options.recipientsPerRequest', 0, DEFAULT_RECIPIENTS_PER_REQUEST) as unknown;
+	const value = context.getNodeParameter(
+		'options.recipientsPerRequest',
+		0,
+		DEFAULT_RECIPIENTS_PER_REQUEST,
+	) as unknown;
 	if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-		throw parameterError(context, 0, `'Recipients per Request' must be a whole number of 0 or more (${showValue(value)})`, 'Use 0 to send all items in one request.');
+		throw parameterError(
+			context,
+			0,
+			`'Recipients per Request' must be a whole number of 0 or more (${showValue(value)})`,
+			'Use 0 to send all items in one request.',
+		);
 	}
 	return value;
 }
@@ -222,7 +276,10 @@ function noteAlreadySent(error: Error, sentItems: number[]): void {
 	carrier.description = carrier.description ? `${carrier.description} ${note}` : note;
 }
 
-export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function executeBatch(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	const continueOnFail = this.continueOnFail();
 	const output: INodeExecutionData[] = new Array<INodeExecutionData>(items.length);
 	if (!items.length) return [];
@@ -253,10 +310,17 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		const { operatorId, channelId, templateId } = batch[0].sender;
 		const body: IDataObject = {
 			operator_id: operatorId,
-			data: { kind: 'msgapp', channel_id: channelId, data: { template_id: templateId, entries: batch.map((r) => r.entry) } },
+			data: {
+				kind: 'msgapp',
+				channel_id: channelId,
+				data: { template_id: templateId, entries: batch.map((r) => r.entry) },
+			},
 		};
 		try {
-			await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', { body, itemIndex: batch[0].itemIndex });
+			await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', {
+				body,
+				itemIndex: batch[0].itemIndex,
+			});
 		} catch (error) {
 			if (!continueOnFail) {
 				const nodeError = asNodeError(this, error, batch[0].itemIndex);
@@ -265,7 +329,11 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			}
 			for (const { itemIndex, entry } of batch) {
 				const failed = errorItem(error as Error, itemIndex);
-				Object.assign(failed.json, { request, requests: requests.length, phone_number: entry.phone_number });
+				Object.assign(failed.json, {
+					request,
+					requests: requests.length,
+					phone_number: entry.phone_number,
+				});
 				output[itemIndex] = failed;
 			}
 			continue;

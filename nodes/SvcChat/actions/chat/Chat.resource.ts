@@ -21,7 +21,8 @@ const operationSelector: INodeProperties = {
 		{
 			name: 'Get Many',
 			value: 'getMany',
-			description: 'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at',
+			description:
+				'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at',
 			action: 'Get many chats',
 		},
 	],

@@ -1,5 +1,10 @@
 // Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import type { Chat } from '../../types';
@@ -16,7 +21,8 @@ const properties: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		description: 'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
+		description:
+			'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
 		modes: [
 			{
 				displayName: 'From List',
@@ -30,15 +36,32 @@ const properties: INodeProperties[] = [
 	...chatOutputProperties,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['chat'], operation: ['get'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const chatId = readRequiredText(this, 'chatId', itemIndex, 'Chat', 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.');
+	const chatId = readRequiredText(
+		this,
+		'chatId',
+		itemIndex,
+		'Chat',
+		'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
+	);
 	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
 	if (chatId.length > MAX_CHAT_ID_LENGTH) {
-		throw parameterError(this, itemIndex, `'Chat' is ${chatId.length} characters long, not a chat ID`, 'Map the chat\'s id field, e.g. {{ $json.id }}.');
+		throw parameterError(
+			this,
+			itemIndex,
+			`'Chat' is ${chatId.length} characters long, not a chat ID`,
+			"Map the chat's id field, e.g. {{ $json.id }}.",
+		);
 	}
 	const output = readChatOutputMode(this, itemIndex);
-	const reply = (await svcApiRequest.call(this, 'GET', 'chat', { qs: { id: chatId }, itemIndex })) as { chat: Chat };
+	const reply = (await svcApiRequest.call(this, 'GET', 'chat', {
+		qs: { id: chatId },
+		itemIndex,
+	})) as { chat: Chat };
 	return formatChats([reply.chat], output);
 }

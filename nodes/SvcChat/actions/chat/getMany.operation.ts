@@ -1,5 +1,10 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
@@ -16,11 +21,16 @@ const properties: INodeProperties[] = [
 		name: 'since',
 		type: 'options',
 		options: [
-			{ name: 'Date', value: 'date', description: 'Chats created or changed after a date and time' },
+			{
+				name: 'Date',
+				value: 'date',
+				description: 'Chats created or changed after a date and time',
+			},
 			{
 				name: 'Cursor',
 				value: 'cursor',
-				description: 'Continue where an earlier run stopped, from the position it returned (its last_ts field); 0 means the beginning of history',
+				description:
+					'Continue where an earlier run stopped, from the position it returned (its last_ts field); 0 means the beginning of history',
 			},
 		],
 		default: 'date',
@@ -33,7 +43,8 @@ const properties: INodeProperties[] = [
 		default: '={{ $now.minus({ hours: 24 }).toISO() }}',
 		required: true,
 		displayOptions: { show: { since: ['date'] } },
-		description: 'Chats created or changed after this time (24 hours ago by default). A time without a time zone is read as UTC.',
+		description:
+			'Chats created or changed after this time (24 hours ago by default). A time without a time zone is read as UTC.',
 	},
 	{
 		displayName: 'Since Cursor',
@@ -43,9 +54,12 @@ const properties: INodeProperties[] = [
 		required: true,
 		displayOptions: { show: { since: ['cursor'] } },
 		placeholder: 'e.g. 1714557600000000',
-		description: "The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
+		description:
+			"The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
 	},
-	...returnAllOrLimitWithHint('Counts chats, not items: with One Item per Message, each chat gives one item per message.'),
+	...returnAllOrLimitWithHint(
+		'Counts chats, not items: with One Item per Message, each chat gives one item per message.',
+	),
 	...chatOutputProperties,
 	optionsCollection([
 		{
@@ -59,7 +73,10 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['chat'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['chat'], operation: ['getMany'] } },
+	properties,
+);
 
 /** The microsecond cursor to start from, from a date or a cursor typed (or saved) by the user. */
 function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string {
@@ -91,11 +108,18 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const since = readSinceCursor(this, itemIndex);
 	const output = readChatOutputMode(this, itemIndex);
-	const includeCursor = (this.getNodeParameter('options.includeCursor', itemIndex, false) as boolean) === true;
+	const includeCursor =
+		(this.getNodeParameter('options.includeCursor', itemIndex, false) as boolean) === true;
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
 	const limit = readLimit(this, itemIndex);
-	const { chats, lastTs } = await svcGetChats.call(this, since, { limit, wholePages: includeCursor, itemIndex });
+	const { chats, lastTs } = await svcGetChats.call(this, since, {
+		limit,
+		wholePages: includeCursor,
+		itemIndex,
+	});
 	const records = formatChats(chats, output);
-	return includeCursor ? records.map((record) => ({ ...record, last_ts: String(lastTs) })) : records;
+	return includeCursor
+		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))
+		: records;
 }

@@ -1,7 +1,11 @@
 // The "Output" parameters both chat operations share (Raw, Simplified, Selected Fields, One Item per Message), and how they are read.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { CHAT_OUTPUT_OPTIONS, SELECTABLE_CHAT_FIELDS, type ChatOutput } from '../../helpers/chatOutput';
+import {
+	CHAT_OUTPUT_OPTIONS,
+	SELECTABLE_CHAT_FIELDS,
+	type ChatOutput,
+} from '../../helpers/chatOutput';
 import { describeValueType, showValue } from '../../helpers/values';
 import { parameterError } from '../parameters';
 
@@ -43,13 +47,26 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 	if (mode === SELECTED_FIELDS) {
 		const fields = context.getNodeParameter('fields', itemIndex, []) as unknown;
 		const known = SELECTABLE_CHAT_FIELDS.map((field) => field.value);
-		if (!Array.isArray(fields) || fields.some((field) => typeof field !== 'string' || !known.includes(field))) {
-			throw parameterError(context, itemIndex, `'Fields' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`, `Choose fields in the editor, or give a list of: ${known.join(', ')}.`);
+		if (
+			!Array.isArray(fields) ||
+			fields.some((field) => typeof field !== 'string' || !known.includes(field))
+		) {
+			throw parameterError(
+				context,
+				itemIndex,
+				`'Fields' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
+				`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
+			);
 		}
 		return { fields: fields as string[] };
 	}
 	if (!CHAT_OUTPUT_OPTIONS.some((option) => option.value === mode)) {
-		throw parameterError(context, itemIndex, `'Output' has the unknown value ${showValue(mode)}`, 'Choose Raw, Simplified, Selected Fields or One Item per Message.');
+		throw parameterError(
+			context,
+			itemIndex,
+			`'Output' has the unknown value ${showValue(mode)}`,
+			'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+		);
 	}
 	return mode as ChatOutput;
 }

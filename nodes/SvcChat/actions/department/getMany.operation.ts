@@ -8,9 +8,14 @@ import { applyLimit } from '../../helpers/limit';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 
-export const description = updateDisplayOptions({ show: { resource: ['department'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['department'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Department[]> {
-	const departments = (await svcApiRequest.call(this, 'GET', 'departments', { itemIndex })) as Department[];
+	const departments = (await svcApiRequest.call(this, 'GET', 'departments', {
+		itemIndex,
+	})) as Department[];
 	return applyLimit(this, itemIndex, departments);
 }

@@ -51,14 +51,27 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['operator'], operation: ['getMany'] } },
+	properties,
+);
 
 /** A multi-choice filter: a list of texts (a single text counts as a list of one); nothing means no filter. */
-function readChoices(context: IExecuteFunctions, itemIndex: number, value: unknown, label: string): unknown[] {
+function readChoices(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	label: string,
+): unknown[] {
 	if (value === undefined || value === null) return [];
 	if (typeof value === 'string') return [value];
 	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
-	throw parameterError(context, itemIndex, `The '${label}' filter must be a list of texts, but it is ${describeValueType(value)}`, 'Choose the values in the editor, or give a list such as ["online"].');
+	throw parameterError(
+		context,
+		itemIndex,
+		`The '${label}' filter must be a list of texts, but it is ${describeValueType(value)}`,
+		'Choose the values in the editor, or give a list such as ["online"].',
+	);
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {
@@ -66,11 +79,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
 	const roles = readChoices(this, itemIndex, filters.role, 'Role');
 	const statuses = readChoices(this, itemIndex, filters.status, 'Status');
-	const operators = (await svcApiRequest.call(this, 'GET', 'operators', { itemIndex })) as Operator[];
+	const operators = (await svcApiRequest.call(this, 'GET', 'operators', {
+		itemIndex,
+	})) as Operator[];
 	const matching = operators.filter(
 		(operator) =>
 			(!email || String(operator.email ?? '').toLowerCase() === email) &&
-			(!roles.length || (Array.isArray(operator.roles) && operator.roles.some((role) => roles.includes(role)))) &&
+			(!roles.length ||
+				(Array.isArray(operator.roles) && operator.roles.some((role) => roles.includes(role)))) &&
 			(!statuses.length || statuses.includes(operator.status)),
 	);
 	return applyLimit(this, itemIndex, matching);

@@ -1,5 +1,10 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import { parameterError, readCollection, readRequiredText } from '../parameters';
@@ -26,7 +31,15 @@ const properties: INodeProperties[] = [
 				name: 'email',
 				type: 'string',
 				placeholder: 'name@email.com',
-				validation: [{ type: 'regex', properties: { regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', errorMessage: 'Enter an email such as name@email.com' } }],
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
+							errorMessage: 'Enter an email such as name@email.com',
+						},
+					},
+				],
 			},
 		],
 	},
@@ -46,7 +59,8 @@ const properties: INodeProperties[] = [
 			name: 'force',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to set the status even where system restrictions (such as the allowed online time) would refuse it',
+			description:
+				'Whether to set the status even where system restrictions (such as the allowed online time) would refuse it',
 		},
 		{
 			displayName: 'Only if Current Status Is',
@@ -54,7 +68,8 @@ const properties: INodeProperties[] = [
 			type: 'multiOptions',
 			options: OPERATOR_STATUS_OPTIONS,
 			default: [],
-			description: 'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node says so',
+			description:
+				'Change the status only if the operator is currently in one of these statuses; otherwise nothing changes and the node says so',
 		},
 	]),
 ];
@@ -62,18 +77,38 @@ const properties: INodeProperties[] = [
 const UNKNOWN_OUTCOME_NOTE =
 	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Operator > Get Many) before trying again.";
 
-export const description = updateDisplayOptions({ show: { resource: ['operator'], operation: ['setStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['operator'], operation: ['setStatus'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const email = readRequiredText(this, 'email', itemIndex, 'Operator', 'Pick the operator from the list, or enter their email.');
-	const status = readRequiredText(this, 'status', itemIndex, 'Status', 'Choose a status, e.g. online.');
+	const email = readRequiredText(
+		this,
+		'email',
+		itemIndex,
+		'Operator',
+		'Pick the operator from the list, or enter their email.',
+	);
+	const status = readRequiredText(
+		this,
+		'status',
+		itemIndex,
+		'Status',
+		'Choose a status, e.g. online.',
+	);
 	const options = readCollection(this, 'options', itemIndex, 'Options');
 	const body: IDataObject = { email, status };
 	if (options.force === true) body.force = true;
 	if (options.initialStatuses !== undefined) {
 		const initial = options.initialStatuses;
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
-			throw parameterError(this, itemIndex, "'Only if Current Status Is' must be a list of statuses", 'Choose one or more statuses, or remove the option.');
+			throw parameterError(
+				this,
+				itemIndex,
+				"'Only if Current Status Is' must be a list of statuses",
+				'Choose one or more statuses, or remove the option.',
+			);
 		}
 		if (initial.length) body.condition = { initial_statuses: initial };
 	}

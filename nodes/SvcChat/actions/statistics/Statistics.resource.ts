@@ -15,13 +15,15 @@ const operationSelector: INodeProperties = {
 		{
 			name: 'Get Operator Statistics',
 			value: 'getOperatorStats',
-			description: 'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices',
+			description:
+				'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices',
 			action: 'Get operator statistics',
 		},
 		{
 			name: 'Get Usage',
 			value: 'getUsage',
-			description: 'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time',
+			description:
+				'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time',
 			action: 'Get usage statistics',
 		},
 	],

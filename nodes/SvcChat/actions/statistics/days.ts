@@ -15,10 +15,15 @@ export const dayProperties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'Single Day', value: 'single' },
-			{ name: 'Date Range', value: 'range', description: `From one day to another, both included (at most ${MAX_DAYS} days)` },
+			{
+				name: 'Date Range',
+				value: 'range',
+				description: `From one day to another, both included (at most ${MAX_DAYS} days)`,
+			},
 		],
 		default: 'single',
-		description: 'Statistics are per day (UTC); a range makes one request per day and tags each item with its date',
+		description:
+			'Statistics are per day (UTC); a range makes one request per day and tags each item with its date',
 	},
 	{
 		displayName: 'Date',
@@ -27,7 +32,8 @@ export const dayProperties: INodeProperties[] = [
 		default: '={{ $now.toUTC().minus({ days: 1 }).toISODate() }}',
 		required: true,
 		displayOptions: { show: { dateMode: ['single'] } },
-		description: 'The day to report on (by default yesterday in UTC, since the API\'s days are UTC days). The day is taken as written, and reported as that UTC day.',
+		description:
+			"The day to report on (by default yesterday in UTC, since the API's days are UTC days). The day is taken as written, and reported as that UTC day.",
 	},
 	{
 		displayName: 'From',
@@ -49,12 +55,22 @@ export const dayProperties: INodeProperties[] = [
 	},
 ];
 
-function readDay(context: IExecuteFunctions, itemIndex: number, name: string, label: string): string {
+function readDay(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	name: string,
+	label: string,
+): string {
 	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
 	const day = calendarDay(value);
 	if (day === undefined) {
 		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
-		throw parameterError(context, itemIndex, `'${label}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
+		throw parameterError(
+			context,
+			itemIndex,
+			`'${label}' is ${shown}`,
+			'Pick a date, or give one as yyyy-mm-dd.',
+		);
 	}
 	return day;
 }
@@ -68,8 +84,16 @@ export function readDays(context: IExecuteFunctions, itemIndex: number): string[
 	const to = readDay(context, itemIndex, 'dateTo', 'To');
 	const days = utcDaysBetween(from, to, MAX_DAYS);
 	if (!days) {
-		const problem = from > to ? `'From' (${from}) is after 'To' (${to})` : `The range 'From' (${from}) to 'To' (${to}) is longer than ${MAX_DAYS} days`;
-		throw parameterError(context, itemIndex, problem, `Choose a range of at most ${MAX_DAYS} days, 'From' first.`);
+		const problem =
+			from > to
+				? `'From' (${from}) is after 'To' (${to})`
+				: `The range 'From' (${from}) to 'To' (${to}) is longer than ${MAX_DAYS} days`;
+		throw parameterError(
+			context,
+			itemIndex,
+			problem,
+			`Choose a range of at most ${MAX_DAYS} days, 'From' first.`,
+		);
 	}
 	return days;
 }
@@ -82,7 +106,10 @@ export async function fetchDailyStats(
 ): Promise<Array<{ date: string; reply: unknown }>> {
 	const results: Array<{ date: string; reply: unknown }> = [];
 	for (const date of readDays(context, itemIndex)) {
-		const reply = await svcApiRequest.call(context, 'GET', 'stats', { qs: { date, mode }, itemIndex });
+		const reply = await svcApiRequest.call(context, 'GET', 'stats', {
+			qs: { date, mode },
+			itemIndex,
+		});
 		results.push({ date, reply });
 	}
 	return results;

@@ -13,5 +13,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
 	const daily = await fetchDailyStats(this, itemIndex, 'operators');
-	return daily.flatMap(({ date, reply }) => (reply as OperatorStatsRow[]).map((row) => ({ date, ...row })));
+	return daily.flatMap(({ date, reply }) =>
+		(reply as OperatorStatsRow[]).map((row) => ({ date, ...row })),
+	);
 }

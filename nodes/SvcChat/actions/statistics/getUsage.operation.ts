@@ -6,7 +6,10 @@ import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
 
 const properties: INodeProperties[] = [...dayProperties];
 
-export const description = updateDisplayOptions({ show: { resource: ['statistics'], operation: ['getUsage'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['statistics'], operation: ['getUsage'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
 	const daily = await fetchDailyStats(this, itemIndex, 'usage');

@@ -8,9 +8,14 @@ import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 
-export const description = updateDisplayOptions({ show: { resource: ['tariff'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['tariff'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Tariff[]> {
-	const reply = (await svcApiRequest.call(this, 'GET', 'partner/tariffs', { itemIndex })) as { tariffs: Tariff[] };
+	const reply = (await svcApiRequest.call(this, 'GET', 'partner/tariffs', { itemIndex })) as {
+		tariffs: Tariff[];
+	};
 	return applyLimit(this, itemIndex, reply.tariffs);
 }

@@ -1,25 +1,67 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { authTokenSnippet, buildVisitorFields, KNOWN_VISITOR_FIELDS } from '../../helpers/visitorFields';
+import {
+	authTokenSnippet,
+	buildVisitorFields,
+	KNOWN_VISITOR_FIELDS,
+} from '../../helpers/visitorFields';
 import { describeValueType } from '../../helpers/values';
-import { parameterError, readCollection, readJsonObject, readRequiredText, readRows } from '../parameters';
+import {
+	parameterError,
+	readCollection,
+	readJsonObject,
+	readRequiredText,
+	readRows,
+} from '../parameters';
 import { readAuthToken } from './authToken';
 
-const KNOWN_FIELD_LABELS: Record<(typeof KNOWN_VISITOR_FIELDS)[number], { displayName: string; placeholder: string; description: string }> = {
-	email: { displayName: 'Email', placeholder: 'name@email.com', description: "The visitor's email, shown to operators" },
-	icq: { displayName: 'ICQ', placeholder: 'e.g. 123456789', description: "The visitor's ICQ number" },
-	login: { displayName: 'Login', placeholder: 'e.g. jsmith', description: "The visitor's login name on your website" },
-	name: { displayName: 'Name', placeholder: 'e.g. Jane Smith', description: 'The name operators see for this visitor' },
-	phone: { displayName: 'Phone', placeholder: 'e.g. +15550000001', description: "The visitor's phone number" },
+const KNOWN_FIELD_LABELS: Record<
+	(typeof KNOWN_VISITOR_FIELDS)[number],
+	{ displayName: string; placeholder: string; description: string }
+> = {
+	email: {
+		displayName: 'Email',
+		placeholder: 'name@email.com',
+		description: "The visitor's email, shown to operators",
+	},
+	icq: {
+		displayName: 'ICQ',
+		placeholder: 'e.g. 123456789',
+		description: "The visitor's ICQ number",
+	},
+	login: {
+		displayName: 'Login',
+		placeholder: 'e.g. jsmith',
+		description: "The visitor's login name on your website",
+	},
+	name: {
+		displayName: 'Name',
+		placeholder: 'e.g. Jane Smith',
+		description: 'The name operators see for this visitor',
+	},
+	phone: {
+		displayName: 'Phone',
+		placeholder: 'e.g. +15550000001',
+		description: "The visitor's phone number",
+	},
 	profile_url: {
 		displayName: 'Profile URL',
 		placeholder: 'e.g. https://example.com/users/42',
 		description: "Link to the visitor's profile in your system, so operators can open it",
 	},
-	site: { displayName: 'Site', placeholder: 'e.g. https://example.com', description: 'The website the visitor is logged in to' },
+	site: {
+		displayName: 'Site',
+		placeholder: 'e.g. https://example.com',
+		description: 'The website the visitor is logged in to',
+	},
 };
 
 const properties: INodeProperties[] = [
@@ -51,7 +93,8 @@ const properties: INodeProperties[] = [
 			{ name: 'JSON', value: 'json', description: 'Give all fields as one JSON object' },
 		],
 		default: 'fields',
-		description: 'How to give the visitor data shown to operators. Numbers and true/false are sent as text.',
+		description:
+			'How to give the visitor data shown to operators. Numbers and true/false are sent as text.',
 	},
 	{
 		displayName: 'Visitor Fields',
@@ -60,15 +103,18 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: { show: { fieldsInputMode: ['fields'] } },
-		description: 'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
-		options: Object.entries(KNOWN_FIELD_LABELS).map(([name, { displayName, placeholder, description }]) => ({
-			displayName,
-			name,
-			type: 'string' as const,
-			default: '',
-			placeholder,
-			description,
-		})),
+		description:
+			'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
+		options: Object.entries(KNOWN_FIELD_LABELS).map(
+			([name, { displayName, placeholder, description }]) => ({
+				displayName,
+				name,
+				type: 'string' as const,
+				default: '',
+				placeholder,
+				description,
+			}),
+		),
 	},
 	{
 		displayName: 'Custom Fields',
@@ -84,8 +130,20 @@ const properties: INodeProperties[] = [
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. plan' },
-					{ displayName: 'Value', name: 'value', type: 'string', default: '', placeholder: 'e.g. premium' },
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. plan',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. premium',
+					},
 				],
 			},
 		],
@@ -96,43 +154,74 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		default: '{\n  "name": "",\n  "email": ""\n}',
 		displayOptions: { show: { fieldsInputMode: ['json'] } },
-		description: 'Visitor data as one JSON object of names and values; values must be text, numbers or true/false',
+		description:
+			'Visitor data as one JSON object of names and values; values must be text, numbers or true/false',
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['visitor'], operation: ['pairToken'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['visitor'], operation: ['pairToken'] } },
+	properties,
+);
 
 /** The extra fields, in the order given, from the chosen input mode. */
 function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[string, unknown]> {
 	const mode = context.getNodeParameter('fieldsInputMode', itemIndex, 'fields') as string;
 	if (mode === 'json') {
-		const json = readJsonObject(context, 'fieldsJson', itemIndex, 'Fields (JSON)', 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.');
+		const json = readJsonObject(
+			context,
+			'fieldsJson',
+			itemIndex,
+			'Fields (JSON)',
+			'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.',
+		);
 		return Object.entries(json);
 	}
 	const known = readCollection(context, 'knownFields', itemIndex, 'Visitor Fields');
 	const custom = readRows(context, 'customFields.field', itemIndex, 'Custom Fields');
 	// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
-	const givenKnown = Object.entries(known).filter(([, value]) => value !== undefined && value !== '');
+	const givenKnown = Object.entries(known).filter(
+		([, value]) => value !== undefined && value !== '',
+	);
 	return [
 		...givenKnown,
 		...custom.map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
-			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name))) return [String(name), value];
-			throw parameterError(context, itemIndex, `'Custom Fields', field ${position + 1}: the name is ${describeValueType(name)}`, 'Give every custom field a text name.');
+			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name)))
+				return [String(name), value];
+			throw parameterError(
+				context,
+				itemIndex,
+				`'Custom Fields', field ${position + 1}: the name is ${describeValueType(name)}`,
+				'Give every custom field a text name.',
+			);
 		}),
 	];
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const visitorId = readRequiredText(this, 'visitorId', itemIndex, 'Visitor ID', "Enter the visitor's ID in your own system, e.g. their customer number.");
+	const visitorId = readRequiredText(
+		this,
+		'visitorId',
+		itemIndex,
+		'Visitor ID',
+		"Enter the visitor's ID in your own system, e.g. their customer number.",
+	);
 	const built = buildVisitorFields(visitorId, readExtraFields(this, itemIndex));
 	if (built.problem !== undefined) {
-		throw parameterError(this, itemIndex, built.problem, 'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.');
+		throw parameterError(
+			this,
+			itemIndex,
+			built.problem,
+			'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.',
+		);
 	}
 	const authToken = readAuthToken(this, itemIndex) ?? randomUUID();
 	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,
 	});
-	return [{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) }];
+	return [
+		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },
+	];
 }

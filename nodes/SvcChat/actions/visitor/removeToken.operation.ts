@@ -1,5 +1,10 @@
 // Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
-import { updateDisplayOptions, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	updateDisplayOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import { parameterError } from '../parameters';
@@ -14,18 +19,30 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. 9f1c2b7e-4d3a-4c8e-a1f0-3b5d7e9c2a64',
-		description: 'The token whose pairing to remove, e.g. when the visitor logs out of your website',
+		description:
+			'The token whose pairing to remove, e.g. when the visitor logs out of your website',
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['visitor'], operation: ['removeToken'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['visitor'], operation: ['removeToken'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const authToken = readAuthToken(this, itemIndex);
 	if (authToken === undefined) {
-		throw parameterError(this, itemIndex, "'Auth Token' is empty", 'Enter the token that Pair Token returned for this visitor.');
+		throw parameterError(
+			this,
+			itemIndex,
+			"'Auth Token' is empty",
+			'Enter the token that Pair Token returned for this visitor.',
+		);
 	}
-	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', { body: { auth_token: authToken }, itemIndex });
+	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+		body: { auth_token: authToken },
+		itemIndex,
+	});
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
 	return [{ deleted: true, auth_token: authToken }];
