@@ -8,9 +8,9 @@ import {
 } from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { resources } from './actions/operations';
+import { resources } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
-import { SVC_CHAT_DESCRIPTION } from './helpers/nodeDescriptions';
+import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {

@@ -7,7 +7,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { SVC_CHAT_TRIGGER_DESCRIPTION } from './helpers/nodeDescriptions';
+import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { triggerProperties } from './trigger/description';
 import { pollChats } from './trigger/poll';
 

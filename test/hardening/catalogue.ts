@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { operations } from '../../nodes/SvcChat/actions/operations';
+import { operations } from '../../nodes/SvcChat/actions/resources';
 
 import {
 	anyHostileValue,

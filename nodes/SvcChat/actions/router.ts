@@ -1,8 +1,8 @@
 // The one router: runs the chosen operation for the input items, with continue-on-fail, pairedItem and itemIndex.
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { SvcOperation } from './operation';
-import { operations } from './operations';
+import type { SvcOperation } from './operationTypes';
+import { operations } from './resources';
 import { asNodeError, errorItem } from './itemErrors';
 import { showValue } from '../helpers/values';
 
@@ -27,14 +27,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	// Batched operations (broadcasts) see every item at once and answer for each of them.
-	if (operation.executeBatch) {
+	if (operation.kind === 'batch') {
 		return [await operation.executeBatch.call(this, items)];
 	}
 
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const results = await operation.execute!.call(this, itemIndex);
+			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			if (this.continueOnFail()) {

@@ -12,36 +12,6 @@ export interface SelectedChatFields {
 
 export type ChatOutput = ChatOutputMode | SelectedChatFields;
 
-/** The top-level fields of a chat (spec 2.4) that Selected Fields offers; the id always comes along. */
-export const SELECTABLE_CHAT_FIELDS = [
-	{ name: 'Category', value: 'category' },
-	{ name: 'Created At', value: 'created_at' },
-	{ name: 'Messages', value: 'messages' },
-	{ name: 'Operator Comment', value: 'operator_comment' },
-	{ name: 'Operator ID', value: 'operator_id' },
-	{ name: 'Rates', value: 'rates' },
-	{ name: 'Start Page', value: 'start_page' },
-	{ name: 'State History', value: 'state_history' },
-	{ name: 'Subcategory', value: 'subcategory' },
-	{ name: 'Visit Session', value: 'visit_session' },
-	{ name: 'Visitor', value: 'visitor' },
-];
-
-export const CHAT_OUTPUT_OPTIONS = [
-	{ name: 'Raw', value: 'raw', description: 'The chat exactly as the API returns it' },
-	{
-		name: 'Simplified',
-		value: 'simplified',
-		description:
-			'One flat record per chat: visitor, start page, category, final state, message count, average rate',
-	},
-	{
-		name: 'One Item per Message',
-		value: 'messages',
-		description: 'One flat record per message, ready for a spreadsheet export',
-	},
-];
-
 /** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
 export function finalState(chat: Chat): string | null {
 	const history = Array.isArray(chat.state_history) ? chat.state_history : [];

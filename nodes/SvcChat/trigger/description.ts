@@ -1,8 +1,8 @@
 // The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and the notice about test events.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CHAT_OUTPUT_OPTIONS } from '../helpers/chatOutput';
-import { optionsCollection } from '../actions/common.descriptions';
+import { CHAT_OUTPUT_OPTIONS } from '../descriptions/chatOutput';
+import { includeCursorOption, optionsCollection } from '../descriptions/parameterBlocks';
 
 export const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
@@ -93,14 +93,9 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'The shape of the emitted items',
 	},
 	optionsCollection([
-		{
-			displayName: 'Include Cursor',
-			name: 'includeCursor',
-			type: 'boolean',
-			default: false,
-			description:
-				"Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
-		},
+		includeCursorOption(
+			"Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
+		),
 		{
 			displayName: 'Max Chats per Poll',
 			name: 'maxChatsPerPoll',

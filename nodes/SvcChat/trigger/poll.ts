@@ -11,15 +11,8 @@ import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import {
-	bindingChange,
-	loadState,
-	rememberSeen,
-	saveState,
-	serverBinding,
-	takeNewChats,
-	type TriggerState,
-} from './state';
+import { bindingChange, serverBinding } from './binding';
+import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
 import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -33,6 +26,10 @@ type PollResult = INodeExecutionData[][] | null;
 // Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
 const CATCH_UP_PAGES = { fullChats: false };
 
+/**
+ * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
+ * here only, after the pages were read: an error never moves the stored cursor.
+ */
 export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
@@ -42,8 +39,8 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
 
 	if (state.catchingUp) {
-		await catchUpToNow(this, state, settings, limits);
-		saveState(staticData, state);
+		const caughtUp = await catchUpToNow(this, state, settings, limits);
+		saveState(staticData, { ...state, ...caughtUp });
 		return null;
 	}
 
@@ -53,10 +50,9 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	);
 	if (!walk) return null;
 	reportFailure(this, walk, state.cursor);
-	const chats = selectChats([...byId.values()], settings, state);
-	state.cursor = walk.cursor;
-	saveState(staticData, state);
-	return toOutput(this, chats, settings, walk.cursor);
+	const selected = selectChats([...byId.values()], settings, state);
+	saveState(staticData, { ...state, ...selected.stateChanges, cursor: walk.cursor });
+	return toOutput(this, selected.chats, settings, walk.cursor);
 }
 
 /**
@@ -87,18 +83,20 @@ function describeStart(settings: TriggerSettings): string {
 /**
  * Start From "Now": read up to the server's present and emit nothing, so the cursor is one the server issued,
  * whatever n8n's clock says. A long backlog is read over several polls, bounded like any poll.
+ * Returns the state fields it changes (none when no page came back).
  */
 async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
 	settings: TriggerSettings,
 	limits: WalkLimits,
-): Promise<void> {
+): Promise<Partial<TriggerState>> {
 	const pages =
 		state.cursor === undefined
 			? recentChatPages.call(context, Date.now(), CATCH_UP_PAGES)
 			: svcChatPages.call(context, state.cursor, CATCH_UP_PAGES);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
+	let seenIds = state.seenIds;
 	const walk = await walkPages(pages, limits, (page: ChatPage) => {
 		for (const chat of page.chats) {
 			const createdMs = toEpochMs(chat.created_at);
@@ -107,16 +105,21 @@ async function catchUpToNow(
 		}
 		// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
 		if (settings.emit === 'newChats')
-			state.seenIds = rememberSeen(
-				state.seenIds,
+			seenIds = rememberSeen(
+				seenIds,
 				page.chats.map((chat) => String(chat.id)),
 			);
 	});
-	if (!walk) return;
+	if (!walk) return {};
 	reportFailure(context, walk, state.cursor);
-	state.cursor = walk.cursor;
-	state.catchingUp = !walk.caughtUp;
-	if (newestCreatedMs !== undefined) state.newChatsFrom = new Date(newestCreatedMs).toISOString();
+	return {
+		...(settings.emit === 'newChats' ? { seenIds } : {}),
+		cursor: walk.cursor,
+		catchingUp: !walk.caughtUp,
+		...(newestCreatedMs !== undefined
+			? { newChatsFrom: new Date(newestCreatedMs).toISOString() }
+			: {}),
+	};
 }
 
 /**
@@ -151,11 +154,19 @@ function isFinished(chat: Chat): boolean {
 	return finalState(chat) === 'closed';
 }
 
-/** The chats Emit asks for, in order of their latest delivery. */
-function selectChats(chats: Chat[], settings: TriggerSettings, state: TriggerState): Chat[] {
-	if (settings.emit === 'finishedChats') return chats.filter(isFinished);
-	if (settings.emit === 'newChats') return takeNewChats(state, chats);
-	return chats;
+/** The chats Emit asks for, in order of their latest delivery, and the state fields choosing them changes. */
+function selectChats(
+	chats: Chat[],
+	settings: TriggerSettings,
+	state: TriggerState,
+): { chats: Chat[]; stateChanges: Partial<TriggerState> } {
+	if (settings.emit === 'finishedChats')
+		return { chats: chats.filter(isFinished), stateChanges: {} };
+	if (settings.emit === 'newChats') {
+		const { chats: newChats, seenIds } = takeNewChats(state, chats);
+		return { chats: newChats, stateChanges: { seenIds } };
+	}
+	return { chats, stateChanges: {} };
 }
 
 function toOutput(

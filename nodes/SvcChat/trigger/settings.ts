@@ -1,7 +1,8 @@
 // Reads and checks the trigger's parameters once per poll, and names the starting point the cursor belongs to.
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
-import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../helpers/chatOutput';
+import type { ChatOutputMode } from '../helpers/chatOutput';
+import { CHAT_OUTPUT_OPTIONS } from '../descriptions/chatOutput';
 import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 import { DEFAULT_MAX_CHATS_PER_POLL } from './description';

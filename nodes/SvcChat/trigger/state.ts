@@ -1,9 +1,11 @@
 // The trigger's memory in the workflow's static data: the cursor, where it started from, and the ids New Chats Only has seen.
 import type { IDataObject } from 'n8n-workflow';
 
-import { isCursor, normalizeBaseUrl } from '../transport';
+// The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
+import { isCursor } from '../transport';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
+import { bindingChange, type ServerBinding } from './binding';
 import type { TriggerSettings } from './settings';
 
 /**
@@ -103,8 +105,17 @@ export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
 	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
 }
 
-/** The chats New Chats Only emits: created at or after the starting point, and not seen before. Updates the seen list. */
-export function takeNewChats(state: TriggerState, chats: Chat[]): Chat[] {
+/** What New Chats Only emits from some chats, and its seen list after them; the state itself is left as it is. */
+export interface NewChats {
+	chats: Chat[];
+	seenIds: string[];
+}
+
+/** The chats New Chats Only emits: created at or after the starting point, and not seen before. */
+export function takeNewChats(
+	state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>,
+	chats: Chat[],
+): NewChats {
 	const fromMs = toEpochMs(state.newChatsFrom);
 	const seen = new Set(state.seenIds ?? []);
 	const unseen: Chat[] = [];
@@ -117,43 +128,5 @@ export function takeNewChats(state: TriggerState, chats: Chat[]): Chat[] {
 		if (!seen.has(id)) unseen.push(chat);
 		delivered.push(id);
 	}
-	state.seenIds = rememberSeen(state.seenIds, delivered);
-	return unseen;
-}
-
-/**
- * The server and account a cursor was read from (issue 14, point 3). A cursor is a moment on one server's clock:
- * carried to another server it would skip that server's history before the moment, even with Beginning of History.
- */
-export interface ServerBinding {
-	host: string;
-	account: string;
-}
-
-/** The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept. */
-export function serverBinding(credentials: { host?: unknown; email?: unknown }): ServerBinding {
-	const typedHost =
-		typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
-	return {
-		host: normalizeBaseUrl(credentials.host).baseUrl ?? typedHost,
-		account: typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '',
-	};
-}
-
-/**
- * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
- * was recorded is adopted, not reset: its users were never moved between servers by this package.
- */
-export function bindingChange(
-	staticData: IDataObject,
-	binding: ServerBinding | undefined,
-): string | undefined {
-	if (binding === undefined) return undefined;
-	const { host, account } = staticData;
-	if (typeof host === 'string' && host !== binding.host)
-		return `the credential now points at ${binding.host}, but the saved position belongs to ${host}`;
-	if (typeof account === 'string' && account !== binding.account) {
-		return `the credential now signs in as ${binding.account}, but the saved position was read as ${account}`;
-	}
-	return undefined;
+	return { chats: unseen, seenIds: rememberSeen(state.seenIds, delivered) };
 }

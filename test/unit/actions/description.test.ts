@@ -2,7 +2,7 @@
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
-import { operations } from '../../../nodes/SvcChat/actions/operations';
+import { operations } from '../../../nodes/SvcChat/actions/resources';
 import { strictParameters } from '../../harness/contexts';
 
 const { description } = new SvcChat();

@@ -133,10 +133,12 @@ test('a chat whose id was dropped from the capped list is emitted again (a dupli
 		catchingUp: false,
 		seenIds: Array.from({ length: SEEN_IDS_CAP }, (_, i) => `s${i}`),
 	};
-	expect(takeNewChats(state, [makeChat('fresh')]).map((chat) => chat.id)).toEqual(['fresh']);
-	expect(state.seenIds).toHaveLength(SEEN_IDS_CAP);
-	expect(state.seenIds).not.toContain('s0');
-	expect(takeNewChats(state, [makeChat('s0')]).map((chat) => chat.id)).toEqual(['s0']);
+	const first = takeNewChats(state, [makeChat('fresh')]);
+	expect(first.chats.map((chat) => chat.id)).toEqual(['fresh']);
+	expect(first.seenIds).toHaveLength(SEEN_IDS_CAP);
+	expect(first.seenIds).not.toContain('s0');
+	const next = { ...state, seenIds: first.seenIds };
+	expect(takeNewChats(next, [makeChat('s0')]).chats.map((chat) => chat.id)).toEqual(['s0']);
 });
 
 test('a chat with an unreadable created_at is treated as new rather than dropped', () => {
@@ -147,6 +149,14 @@ test('a chat with an unreadable created_at is treated as new rather than dropped
 		newChatsFrom: '2025-01-01T00:00:00.000Z',
 	};
 	expect(
-		takeNewChats(state, [makeChat(1, { createdAt: 'yesterday-ish' })]).map((chat) => chat.id),
+		takeNewChats(state, [makeChat(1, { createdAt: 'yesterday-ish' })]).chats.map((chat) => chat.id),
 	).toEqual([1]);
+});
+
+test('takeNewChats returns the next seen list and leaves the state it is given untouched', () => {
+	const state = { startedFrom: 'beginning', cursor: '0', catchingUp: false, seenIds: ['a'] };
+	const { chats, seenIds } = takeNewChats(state, [makeChat('a'), makeChat('b')]);
+	expect(chats.map((chat) => chat.id)).toEqual(['b']);
+	expect(seenIds).toEqual(['a', 'b']);
+	expect(state.seenIds).toEqual(['a']);
 });

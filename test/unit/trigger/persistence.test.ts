@@ -14,7 +14,7 @@ import {
 } from './fixtures';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { createPollContext, testCredentials } from '../../harness/contexts';
-import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
+import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/binding';
 
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),

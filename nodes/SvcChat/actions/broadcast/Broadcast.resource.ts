@@ -1,7 +1,7 @@
 // Broadcast resource: template broadcasts through a messaging-app channel, and broadcasts over chat history (spec 4.3).
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { SvcResource } from '../operation';
+import { batch, perItem, type SvcResource } from '../operationTypes';
 import * as sendOverChatHistory from './sendOverChatHistory.operation';
 import * as sendTemplate from './sendTemplate.operation';
 
@@ -31,5 +31,8 @@ const operationSelector: INodeProperties = {
 
 export const broadcast: SvcResource = {
 	description: [operationSelector, ...sendOverChatHistory.description, ...sendTemplate.description],
-	operations: { sendOverChatHistory, sendTemplate },
+	operations: {
+		sendOverChatHistory: perItem(sendOverChatHistory),
+		sendTemplate: batch(sendTemplate),
+	},
 };

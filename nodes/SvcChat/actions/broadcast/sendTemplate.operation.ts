@@ -14,7 +14,7 @@ import { describeValueType, showValue } from '../../helpers/values';
 import { parameterError, readRequiredText, readRows } from '../parameters';
 import { asNodeError, errorItem } from '../itemErrors';
 import { readSender, senderProperties, type Sender } from './common';
-import { optionsCollection } from '../common.descriptions';
+import { optionsCollection } from '../../descriptions/parameterBlocks';
 
 const HEADER_TYPES = ['text', 'image', 'video', 'document', 'audio'];
 

@@ -10,7 +10,11 @@ import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { readLimit } from '../../helpers/limit';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
-import { returnAllOrLimitWithHint, optionsCollection } from '../common.descriptions';
+import {
+	includeCursorOption,
+	optionsCollection,
+	returnAllOrLimitWithHint,
+} from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
 import { parameterError, readOptionalText } from '../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
@@ -62,14 +66,9 @@ const properties: INodeProperties[] = [
 	),
 	...chatOutputProperties,
 	optionsCollection([
-		{
-			displayName: 'Include Cursor',
-			name: 'includeCursor',
-			type: 'boolean',
-			default: false,
-			description:
-				"Whether to add last_ts to each item: the position to give as 'Since Cursor' next time, so that nothing is missed or read twice",
-		},
+		includeCursorOption(
+			"Whether to add last_ts to each item: the position to give as 'Since Cursor' next time, so that nothing is missed or read twice",
+		),
 	]),
 ];
 

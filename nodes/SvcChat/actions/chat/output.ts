@@ -1,11 +1,8 @@
 // The "Output" parameters both chat operations share (Raw, Simplified, Selected Fields, One Item per Message), and how they are read.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import {
-	CHAT_OUTPUT_OPTIONS,
-	SELECTABLE_CHAT_FIELDS,
-	type ChatOutput,
-} from '../../helpers/chatOutput';
+import type { ChatOutput } from '../../helpers/chatOutput';
+import { CHAT_OUTPUT_OPTIONS, SELECTABLE_CHAT_FIELDS } from '../../descriptions/chatOutput';
 import { describeValueType, showValue } from '../../helpers/values';
 import { parameterError } from '../parameters';
 

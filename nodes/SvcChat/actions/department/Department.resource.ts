@@ -1,7 +1,7 @@
 // Department resource: the operation selector and its operations.
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { SvcResource } from '../operation';
+import { perItem, type SvcResource } from '../operationTypes';
 import * as getMany from './getMany.operation';
 
 const operationSelector: INodeProperties = {
@@ -23,5 +23,5 @@ const operationSelector: INodeProperties = {
 
 export const department: SvcResource = {
 	description: [operationSelector, ...getMany.description],
-	operations: { getMany },
+	operations: { getMany: perItem(getMany) },
 };

@@ -3,7 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { svcApiRequest } from '../../transport';
 import type { Department } from '../../types';
-import { returnAllOrLimit } from '../common.descriptions';
+import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { applyLimit } from '../../helpers/limit';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];

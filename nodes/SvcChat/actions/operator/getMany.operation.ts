@@ -5,7 +5,7 @@ import { svcApiRequest } from '../../transport';
 import type { Operator } from '../../types';
 import { applyLimit } from '../../helpers/limit';
 import { describeValueType } from '../../helpers/values';
-import { returnAllOrLimit } from '../common.descriptions';
+import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { parameterError, readCollection } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 

@@ -9,7 +9,7 @@ import {
 import { svcApiRequest } from '../../transport';
 import { parameterError, readCollection, readRequiredText } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
-import { optionsCollection } from '../common.descriptions';
+import { optionsCollection } from '../../descriptions/parameterBlocks';
 
 const properties: INodeProperties[] = [
 	{

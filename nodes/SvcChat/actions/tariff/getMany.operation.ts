@@ -4,7 +4,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { svcApiRequest } from '../../transport';
 import type { Tariff } from '../../types';
 import { applyLimit } from '../../helpers/limit';
-import { returnAllOrLimit } from '../common.descriptions';
+import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 

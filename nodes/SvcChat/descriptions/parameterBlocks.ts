@@ -1,4 +1,4 @@
-// Parameter blocks several operations share (Return All / Limit), written once.
+// Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor), written once.
 import type { INodeProperties } from 'n8n-workflow';
 
 /** "Return All" and "Limit", the pair n8n users know from every Get Many operation. */
@@ -37,5 +37,16 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 		placeholder: 'Add Option',
 		default: {},
 		options,
+	};
+}
+
+/** "Include Cursor" (Chat > Get Many and the trigger): adds last_ts to each item; `description` says what it is for there. */
+export function includeCursorOption(description: string): INodeProperties {
+	return {
+		displayName: 'Include Cursor',
+		name: 'includeCursor',
+		type: 'boolean',
+		default: false,
+		description,
 	};
 }
