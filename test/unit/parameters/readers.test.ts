@@ -24,10 +24,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Flavour',
 		name: 'flavour',
 		type: 'options',
-		options: [
-			{ name: 'Sweet', value: 'sweet' },
-			{ name: 'Sour', value: 'sour' },
-		],
+		options: ['sweet', 'sour'].map((value) => ({ name: value, value })),
 		default: 'sweet',
 	},
 	{ displayName: 'Body (JSON)', name: 'body', type: 'json', default: '{}' },

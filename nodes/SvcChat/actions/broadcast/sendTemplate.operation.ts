@@ -219,9 +219,9 @@ export async function executeBatch(
 ): Promise<INodeExecutionData[]> {
 	if (!items.length) return [];
 	const output = new BatchOutput(this, items.length);
-	const read = readRecipients(this, items.length, output);
-	if (read) {
-		const requests = planRequests(read.recipients, read.recipientsPerRequest);
+	const input = readRecipients(this, items.length, output);
+	if (input) {
+		const requests = planRequests(input.recipients, input.recipientsPerRequest);
 		await sendRequests.call(this, requests, output);
 	}
 	return output.result();
