@@ -1,4 +1,4 @@
-// The two behaviours issue 18 aligns: a fractional Limit is refused like any bad whole number, and a bad Max Chats per Poll is an error.
+// The behaviours issue 18 aligns: a fractional Limit is refused, a bad Max Chats per Poll is an error, digits count as numbers everywhere.
 import { NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
@@ -90,4 +90,26 @@ describe('a bad Max Chats per Poll is an error naming the field (it used to fall
 		});
 		expect(readTriggerSettings(context).maxChatsPerPoll).toBe(expected);
 	});
+});
+
+test('Recipients per Request given as digits by an expression counts, as other whole-number fields do', async () => {
+	let requests = 0;
+	svc()
+		.post('/api/v2/rt/send_broadcast', () => ++requests > 0)
+		.times(2)
+		.reply(200, { result: 'ok' });
+	const output = await runNode(
+		(itemIndex) => ({
+			resource: 'broadcast',
+			operation: 'sendTemplate',
+			operatorId: 7,
+			channelId: 'wa-main',
+			templateId: 'welcome_v2',
+			phoneNumber: `+1555000000${itemIndex}`,
+			options: { recipientsPerRequest: '2' as never },
+		}),
+		{ items: [{ json: {} }, { json: {} }, { json: {} }] },
+	);
+	expect(requests).toBe(2);
+	expect(output.map((item) => item.json.recipients_in_request)).toEqual([2, 2, 1]);
 });
