@@ -72,7 +72,7 @@ describe('a bad Max Chats per Poll is an error naming the field (it used to fall
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error?.message).toBe(message);
 		expect(error?.description).toBe(
-			'Set a whole number of 1 or more, or remove the option to read up to 1000 chats per poll.',
+			'Set a whole number of 1 or more, or remove the option to read up to 1,000 chats per poll.',
 		);
 		expect(staticData).toEqual({});
 	});
