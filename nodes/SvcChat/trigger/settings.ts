@@ -1,11 +1,11 @@
 // Reads and checks the trigger's parameters once per poll, and names the starting point the cursor belongs to.
-import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
+import type { IPollFunctions } from 'n8n-workflow';
 
 import type { ChatOutputMode } from '../helpers/chatOutput';
-import { CHAT_OUTPUT_OPTIONS } from '../descriptions/chatOutput';
 import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
-import { describeValueType, isPlainObject, showValue } from '../helpers/values';
-import { DEFAULT_MAX_CHATS_PER_POLL } from './description';
+import { showValue } from '../helpers/values';
+import { pollParameters } from '../parameters';
+import { DEFAULT_MAX_CHATS_PER_POLL, triggerProperties } from './description';
 
 export type StartFrom = 'now' | 'beginning' | 'date';
 export type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
@@ -24,58 +24,20 @@ export interface TriggerSettings {
 	includeCursor: boolean;
 }
 
-const START_FROM: readonly StartFrom[] = ['now', 'beginning', 'date'];
-const EMIT_MODES: readonly EmitMode[] = ['everyChange', 'newChats', 'finishedChats'];
-const OUTPUT_MODES = CHAT_OUTPUT_OPTIONS.map((option) => option.value as ChatOutputMode);
-
-/** One of an options parameter's values. A hand-edited workflow may hold anything; it must not be read as some default. */
-function readChoice<T extends string>(
-	context: IPollFunctions,
-	name: string,
-	label: string,
-	choices: readonly T[],
-): T {
-	const value = context.getNodeParameter(name) as unknown;
-	if (typeof value === 'string' && (choices as readonly string[]).includes(value))
-		return value as T;
-	throw new NodeOperationError(
-		context.getNode(),
-		`'${label}' has the unknown value ${showValue(value)}`,
-		{
-			description: `Choose '${label}' in the editor again.`,
-		},
-	);
-}
-
-function readOptions(context: IPollFunctions): IDataObject {
-	const options = context.getNodeParameter('options', {}) as unknown;
-	if (options === undefined || options === null) return {};
-	if (!isPlainObject(options)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`'Options' must be a set of fields, but it is ${describeValueType(options)}`,
-			{
-				description: 'Set the options in the editor again.',
-			},
-		);
-	}
-	return options as IDataObject;
-}
-
+/** Read once per poll; every bad value is an error naming the field, as in the action node. */
 export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
-	const startFrom = readChoice(context, 'startFrom', 'Start From', START_FROM);
-	const options = readOptions(context);
-	const rawMax = options.maxChatsPerPoll ?? DEFAULT_MAX_CHATS_PER_POLL;
-	// Only numbers and numeric text count (anything else means the default); Number() of some objects throws.
-	const requestedMax =
-		typeof rawMax === 'number' || typeof rawMax === 'string' ? Number(rawMax) : Number.NaN;
+	const read = pollParameters(context, triggerProperties);
+	const startFrom = read.choice<StartFrom>('startFrom');
+	const options = read.collection('options', { fix: 'Set the options in the editor again.' });
 	const common = {
 		startFrom,
-		emit: readChoice(context, 'emit', 'Trigger On', EMIT_MODES),
-		output: readChoice(context, 'output', 'Output', OUTPUT_MODES),
-		maxChatsPerPoll: Number.isFinite(requestedMax)
-			? Math.max(1, Math.floor(requestedMax))
-			: DEFAULT_MAX_CHATS_PER_POLL,
+		emit: read.choice<EmitMode>('emit'),
+		output: read.choice<ChatOutputMode>('output'),
+		// A bad value is an error like a bad Limit; it used to fall back to the default without a word.
+		maxChatsPerPoll: read.positiveInteger('options.maxChatsPerPoll', {
+			fallback: DEFAULT_MAX_CHATS_PER_POLL,
+			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
+		}),
 		includeCursor: options.includeCursor === true,
 	};
 
@@ -83,16 +45,14 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	if (startFrom === 'beginning') return { ...common, startKey: 'beginning', startCursor: '0' };
 
 	// n8n's date picker gives a date-time without a zone; like every time of the API, it is read as UTC.
-	const startDate = zonelessAsUtc(context.getNodeParameter('startDate'));
+	const startDate = zonelessAsUtc(read.raw('startDate'));
 	const startCursor = dateToCursor(startDate);
 	const startMs = toEpochMs(startDate);
 	if (startCursor === undefined || startMs === undefined) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`'Start Date' is not a valid date: ${showValue(startDate)}`,
-			{
-				description: "Pick a date in 'Start Date', or choose another 'Start From'.",
-			},
+		const [dateLabel, startFromLabel] = [read.label('startDate'), read.label('startFrom')];
+		throw read.fail(
+			`'${dateLabel}' is not a valid date: ${showValue(startDate)}`,
+			`Pick a date in '${dateLabel}', or choose another '${startFromLabel}'.`,
 		);
 	}
 	return {

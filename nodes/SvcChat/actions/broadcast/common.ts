@@ -1,7 +1,7 @@
 // Parameters both broadcast kinds share: the operator the broadcast is sent for and the channel (spec 4.3).
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readPositiveInteger, readRequiredText } from '../parameters';
+import { itemParameters } from '../../parameters';
 
 export const senderProperties: INodeProperties[] = [
 	{
@@ -53,20 +53,13 @@ export interface Sender {
 }
 
 export function readSender(context: IExecuteFunctions, itemIndex: number): Sender {
+	const read = itemParameters(context, itemIndex, senderProperties);
 	return {
-		operatorId: readPositiveInteger(
-			context,
-			'operatorId',
-			itemIndex,
-			'Operator',
-			'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
-		),
-		channelId: readRequiredText(
-			context,
-			'channelId',
-			itemIndex,
-			'Channel ID',
-			'Enter the ID of the messaging-app channel, as shown in Svc.',
-		),
+		operatorId: read.positiveInteger('operatorId', {
+			fix: 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
+		}),
+		channelId: read.requiredText('channelId', {
+			fix: 'Enter the ID of the messaging-app channel, as shown in Svc.',
+		}),
 	};
 }

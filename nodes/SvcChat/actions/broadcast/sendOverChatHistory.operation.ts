@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { readJsonObject } from '../parameters';
+import { itemParameters } from '../../parameters';
 import { readSender, senderProperties } from './common';
 
 const properties: INodeProperties[] = [
@@ -30,13 +30,9 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const { operatorId, channelId } = readSender(this, itemIndex);
-	const payload = readJsonObject(
-		this,
-		'payload',
-		itemIndex,
-		'Payload (JSON)',
-		'Write the payload as a JSON object, e.g. {"text": "Hello"}.',
-	);
+	const payload = itemParameters(this, itemIndex, properties).jsonObject('payload', {
+		fix: 'Write the payload as a JSON object, e.g. {"text": "Hello"}.',
+	});
 	const body = {
 		operator_id: operatorId,
 		data: { kind: 'history-chats', channel_id: channelId, data: payload },

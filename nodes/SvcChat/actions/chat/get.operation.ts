@@ -9,7 +9,7 @@ import {
 import { svcApiRequest } from '../../transport';
 import type { Chat } from '../../types';
 import { formatChats } from '../../helpers/chatOutput';
-import { parameterError, readRequiredText } from '../parameters';
+import { itemParameters } from '../../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
 
 const MAX_CHAT_ID_LENGTH = 1000;
@@ -42,19 +42,14 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const chatId = readRequiredText(
-		this,
-		'chatId',
-		itemIndex,
-		'Chat',
-		'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
-	);
+	const read = itemParameters(this, itemIndex, properties);
+	const chatId = read.requiredText('chatId', {
+		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
+	});
 	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
 	if (chatId.length > MAX_CHAT_ID_LENGTH) {
-		throw parameterError(
-			this,
-			itemIndex,
-			`'Chat' is ${chatId.length} characters long, not a chat ID`,
+		throw read.fail(
+			`'${read.label('chatId')}' is ${chatId.length} characters long, not a chat ID`,
 			"Map the chat's id field, e.g. {{ $json.id }}.",
 		);
 	}

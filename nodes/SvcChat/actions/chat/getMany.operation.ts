@@ -8,7 +8,7 @@ import {
 
 import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
-import { readLimit } from '../../helpers/limit';
+import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {
 	includeCursorOption,
@@ -16,7 +16,6 @@ import {
 	returnAllOrLimitWithHint,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
-import { parameterError, readOptionalText } from '../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
 
 const properties: INodeProperties[] = [
@@ -78,26 +77,22 @@ export const description = updateDisplayOptions(
 );
 
 /** The microsecond cursor to start from, from a date or a cursor typed (or saved) by the user. */
-function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string {
-	if ((context.getNodeParameter('since', itemIndex, 'date') as string) === 'cursor') {
-		const cursor = readOptionalText(context, 'sinceCursor', itemIndex, 'Since Cursor') ?? '';
+function readSinceCursor(read: ParameterReader): string {
+	if ((read.raw('since', 'date') as string) === 'cursor') {
+		const cursor = read.optionalText('sinceCursor') ?? '';
 		if (!/^\d{1,20}$/.test(cursor)) {
-			throw parameterError(
-				context,
-				itemIndex,
-				`'Since Cursor' must be digits only (a last_ts value from an earlier run), not ${showValue(cursor)}`,
-				"Use the last_ts of an earlier run (turn on the 'Include Cursor' option to get it), or 0 for the beginning.",
+			throw read.fail(
+				`'${read.label('sinceCursor')}' must be digits only (a last_ts value from an earlier run), not ${showValue(cursor)}`,
+				`Use the last_ts of an earlier run (turn on the '${read.label('options.includeCursor')}' option to get it), or 0 for the beginning.`,
 			);
 		}
 		return cursor;
 	}
-	const date = context.getNodeParameter('sinceDate', itemIndex, '') as unknown;
+	const date = read.raw('sinceDate', '');
 	const cursor = dateToCursor(zonelessAsUtc(date));
 	if (cursor === undefined) {
-		throw parameterError(
-			context,
-			itemIndex,
-			`'Since Date' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
+		throw read.fail(
+			`'${read.label('sinceDate')}' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
 			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
 		);
 	}
@@ -105,13 +100,13 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const since = readSinceCursor(this, itemIndex);
+	const read = itemParameters(this, itemIndex, properties);
+	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
-	const includeCursor =
-		(this.getNodeParameter('options.includeCursor', itemIndex, false) as boolean) === true;
+	const includeCursor = read.flag('options.includeCursor');
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const limit = readLimit(this, itemIndex);
+	const limit = read.limit();
 	const { chats, lastTs } = await svcGetChats.call(this, since, {
 		limit,
 		wholePages: includeCursor,

@@ -1,10 +1,10 @@
 // The "Output" parameters both chat operations share (Raw, Simplified, Selected Fields, One Item per Message), and how they are read.
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { ChatOutput } from '../../helpers/chatOutput';
+import type { ChatOutput, ChatOutputMode } from '../../helpers/chatOutput';
 import { CHAT_OUTPUT_OPTIONS, SELECTABLE_CHAT_FIELDS } from '../../descriptions/chatOutput';
 import { describeValueType, showValue } from '../../helpers/values';
-import { parameterError } from '../parameters';
+import { itemParameters } from '../../parameters';
 
 const SELECTED_FIELDS = 'selectedFields';
 
@@ -40,30 +40,22 @@ export const chatOutputProperties: INodeProperties[] = [
 ];
 
 export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number): ChatOutput {
-	const mode = context.getNodeParameter('output', itemIndex, 'simplified') as string;
-	if (mode === SELECTED_FIELDS) {
-		const fields = context.getNodeParameter('fields', itemIndex, []) as unknown;
-		const known = SELECTABLE_CHAT_FIELDS.map((field) => field.value);
-		if (
-			!Array.isArray(fields) ||
-			fields.some((field) => typeof field !== 'string' || !known.includes(field))
-		) {
-			throw parameterError(
-				context,
-				itemIndex,
-				`'Fields' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
-				`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
-			);
-		}
-		return { fields: fields as string[] };
-	}
-	if (!CHAT_OUTPUT_OPTIONS.some((option) => option.value === mode)) {
-		throw parameterError(
-			context,
-			itemIndex,
-			`'Output' has the unknown value ${showValue(mode)}`,
-			'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+	const read = itemParameters(context, itemIndex, chatOutputProperties);
+	const mode = read.choice<ChatOutputMode | typeof SELECTED_FIELDS>('output', {
+		fallback: 'simplified',
+		fix: 'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+	});
+	if (mode !== SELECTED_FIELDS) return mode;
+	const fields = read.raw('fields', []);
+	const known = SELECTABLE_CHAT_FIELDS.map((field) => field.value);
+	if (
+		!Array.isArray(fields) ||
+		fields.some((field) => typeof field !== 'string' || !known.includes(field))
+	) {
+		throw read.fail(
+			`'${read.label('fields')}' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
+			`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
 		);
 	}
-	return mode as ChatOutput;
+	return { fields: fields as string[] };
 }

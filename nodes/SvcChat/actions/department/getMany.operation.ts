@@ -4,7 +4,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 import { svcApiRequest } from '../../transport';
 import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import { applyLimit } from '../../helpers/limit';
+import { itemParameters } from '../../parameters';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 
@@ -17,5 +17,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const departments = (await svcApiRequest.call(this, 'GET', 'departments', {
 		itemIndex,
 	})) as Department[];
-	return applyLimit(this, itemIndex, departments);
+	return itemParameters(this, itemIndex, properties).limited(departments);
 }

@@ -3,10 +3,9 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { svcApiRequest } from '../../transport';
 import type { Operator } from '../../types';
-import { applyLimit } from '../../helpers/limit';
+import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import { parameterError, readCollection } from '../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 
 const properties: INodeProperties[] = [
@@ -57,28 +56,22 @@ export const description = updateDisplayOptions(
 );
 
 /** A multi-choice filter: a list of texts (a single text counts as a list of one); nothing means no filter. */
-function readChoices(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	value: unknown,
-	label: string,
-): unknown[] {
+function readChoices(read: ParameterReader, value: unknown, name: string): unknown[] {
 	if (value === undefined || value === null) return [];
 	if (typeof value === 'string') return [value];
 	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
-	throw parameterError(
-		context,
-		itemIndex,
-		`The '${label}' filter must be a list of texts, but it is ${describeValueType(value)}`,
+	throw read.fail(
+		`The '${read.label(name)}' filter must be a list of texts, but it is ${describeValueType(value)}`,
 		'Choose the values in the editor, or give a list such as ["online"].',
 	);
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {
-	const filters = readCollection(this, 'filters', itemIndex, 'Filters');
+	const read = itemParameters(this, itemIndex, properties);
+	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
-	const roles = readChoices(this, itemIndex, filters.role, 'Role');
-	const statuses = readChoices(this, itemIndex, filters.status, 'Status');
+	const roles = readChoices(read, filters.role, 'filters.role');
+	const statuses = readChoices(read, filters.status, 'filters.status');
 	const operators = (await svcApiRequest.call(this, 'GET', 'operators', {
 		itemIndex,
 	})) as Operator[];
@@ -89,5 +82,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				(Array.isArray(operator.roles) && operator.roles.some((role) => roles.includes(role)))) &&
 			(!statuses.length || statuses.includes(operator.status)),
 	);
-	return applyLimit(this, itemIndex, matching);
+	return read.limited(matching);
 }

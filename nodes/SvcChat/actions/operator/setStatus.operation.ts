@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { parameterError, readCollection, readRequiredText } from '../parameters';
+import { itemParameters } from '../../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 
@@ -83,30 +83,19 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const email = readRequiredText(
-		this,
-		'email',
-		itemIndex,
-		'Operator',
-		'Pick the operator from the list, or enter their email.',
-	);
-	const status = readRequiredText(
-		this,
-		'status',
-		itemIndex,
-		'Status',
-		'Choose a status, e.g. online.',
-	);
-	const options = readCollection(this, 'options', itemIndex, 'Options');
+	const read = itemParameters(this, itemIndex, properties);
+	const email = read.requiredText('email', {
+		fix: 'Pick the operator from the list, or enter their email.',
+	});
+	const status = read.requiredText('status', { fix: 'Choose a status, e.g. online.' });
+	const options = read.collection('options');
 	const body: IDataObject = { email, status };
 	if (options.force === true) body.force = true;
 	if (options.initialStatuses !== undefined) {
 		const initial = options.initialStatuses;
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
-			throw parameterError(
-				this,
-				itemIndex,
-				"'Only if Current Status Is' must be a list of statuses",
+			throw read.fail(
+				`'${read.label('options.initialStatuses')}' must be a list of statuses`,
 				'Choose one or more statuses, or remove the option.',
 			);
 		}

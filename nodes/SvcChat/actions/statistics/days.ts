@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { svcApiRequest } from '../../transport';
 import { calendarDay, utcDaysBetween } from '../../helpers/time';
 import { showValue } from '../../helpers/values';
-import { parameterError } from '../parameters';
+import { itemParameters, type ParameterReader } from '../../parameters';
 
 const MAX_DAYS = 366;
 
@@ -55,45 +55,30 @@ export const dayProperties: INodeProperties[] = [
 	},
 ];
 
-function readDay(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	name: string,
-	label: string,
-): string {
-	const value = context.getNodeParameter(name, itemIndex, '') as unknown;
+function readDay(read: ParameterReader, name: string): string {
+	const value = read.raw(name, '');
 	const day = calendarDay(value);
 	if (day === undefined) {
 		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
-		throw parameterError(
-			context,
-			itemIndex,
-			`'${label}' is ${shown}`,
-			'Pick a date, or give one as yyyy-mm-dd.',
-		);
+		throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 	}
 	return day;
 }
 
 /** The yyyy-mm-dd UTC days to request, in order. */
 export function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
-	if ((context.getNodeParameter('dateMode', itemIndex, 'single') as string) !== 'range') {
-		return [readDay(context, itemIndex, 'date', 'Date')];
-	}
-	const from = readDay(context, itemIndex, 'dateFrom', 'From');
-	const to = readDay(context, itemIndex, 'dateTo', 'To');
+	const read = itemParameters(context, itemIndex, dayProperties);
+	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
+	const from = readDay(read, 'dateFrom');
+	const to = readDay(read, 'dateTo');
 	const days = utcDaysBetween(from, to, MAX_DAYS);
 	if (!days) {
+		const [fromLabel, toLabel] = [read.label('dateFrom'), read.label('dateTo')];
 		const problem =
 			from > to
-				? `'From' (${from}) is after 'To' (${to})`
-				: `The range 'From' (${from}) to 'To' (${to}) is longer than ${MAX_DAYS} days`;
-		throw parameterError(
-			context,
-			itemIndex,
-			problem,
-			`Choose a range of at most ${MAX_DAYS} days, 'From' first.`,
-		);
+				? `'${fromLabel}' (${from}) is after '${toLabel}' (${to})`
+				: `The range '${fromLabel}' (${from}) to '${toLabel}' (${to}) is longer than ${MAX_DAYS} days`;
+		throw read.fail(problem, `Choose a range of at most ${MAX_DAYS} days, '${fromLabel}' first.`);
 	}
 	return days;
 }

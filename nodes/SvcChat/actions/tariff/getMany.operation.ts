@@ -3,7 +3,7 @@ import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } fr
 
 import { svcApiRequest } from '../../transport';
 import type { Tariff } from '../../types';
-import { applyLimit } from '../../helpers/limit';
+import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
@@ -17,5 +17,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const reply = (await svcApiRequest.call(this, 'GET', 'partner/tariffs', { itemIndex })) as {
 		tariffs: Tariff[];
 	};
-	return applyLimit(this, itemIndex, reply.tariffs);
+	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
 }

@@ -14,13 +14,7 @@ import {
 	KNOWN_VISITOR_FIELDS,
 } from '../../helpers/visitorFields';
 import { describeValueType } from '../../helpers/values';
-import {
-	parameterError,
-	readCollection,
-	readJsonObject,
-	readRequiredText,
-	readRows,
-} from '../parameters';
+import { itemParameters, type ParameterReader } from '../../parameters';
 import { readAuthToken } from './authToken';
 
 const KNOWN_FIELD_LABELS: Record<
@@ -165,20 +159,15 @@ export const description = updateDisplayOptions(
 );
 
 /** The extra fields, in the order given, from the chosen input mode. */
-function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[string, unknown]> {
-	const mode = context.getNodeParameter('fieldsInputMode', itemIndex, 'fields') as string;
-	if (mode === 'json') {
-		const json = readJsonObject(
-			context,
-			'fieldsJson',
-			itemIndex,
-			'Fields (JSON)',
-			'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.',
-		);
+function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
+	if ((read.raw('fieldsInputMode', 'fields') as string) === 'json') {
+		const json = read.jsonObject('fieldsJson', {
+			fix: 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.',
+		});
 		return Object.entries(json);
 	}
-	const known = readCollection(context, 'knownFields', itemIndex, 'Visitor Fields');
-	const custom = readRows(context, 'customFields.field', itemIndex, 'Custom Fields');
+	const known = read.collection('knownFields');
+	const custom = read.rows('customFields.field');
 	// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
 	const givenKnown = Object.entries(known).filter(
 		([, value]) => value !== undefined && value !== '',
@@ -189,10 +178,8 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name)))
 				return [String(name), value];
-			throw parameterError(
-				context,
-				itemIndex,
-				`'Custom Fields', field ${position + 1}: the name is ${describeValueType(name)}`,
+			throw read.fail(
+				`'${read.label('customFields.field')}', field ${position + 1}: the name is ${describeValueType(name)}`,
 				'Give every custom field a text name.',
 			);
 		}),
@@ -200,23 +187,18 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const visitorId = readRequiredText(
-		this,
-		'visitorId',
-		itemIndex,
-		'Visitor ID',
-		"Enter the visitor's ID in your own system, e.g. their customer number.",
-	);
-	const built = buildVisitorFields(visitorId, readExtraFields(this, itemIndex));
+	const read = itemParameters(this, itemIndex, properties);
+	const visitorId = read.requiredText('visitorId', {
+		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
+	});
+	const built = buildVisitorFields(visitorId, readExtraFields(read));
 	if (built.problem !== undefined) {
-		throw parameterError(
-			this,
-			itemIndex,
+		throw read.fail(
 			built.problem,
 			'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.',
 		);
 	}
-	const authToken = readAuthToken(this, itemIndex) ?? randomUUID();
+	const authToken = readAuthToken(read) ?? randomUUID();
 	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,

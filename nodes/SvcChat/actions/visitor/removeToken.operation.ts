@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { parameterError } from '../parameters';
+import { itemParameters } from '../../parameters';
 import { readAuthToken } from './authToken';
 
 const properties: INodeProperties[] = [
@@ -30,12 +30,11 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const authToken = readAuthToken(this, itemIndex);
+	const read = itemParameters(this, itemIndex, properties);
+	const authToken = readAuthToken(read);
 	if (authToken === undefined) {
-		throw parameterError(
-			this,
-			itemIndex,
-			"'Auth Token' is empty",
+		throw read.fail(
+			`'${read.label('authToken')}' is empty`,
 			'Enter the token that Pair Token returned for this visitor.',
 		);
 	}

@@ -1,0 +1,253 @@
+// The one set of parameter readers for both nodes; it sits beside actions/ and trigger/ so neither reaches into the other.
+import {
+	NodeOperationError,
+	validateFieldType,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INode,
+	type INodeProperties,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { describeValueType, isPlainObject, showValue } from '../helpers/values';
+import { parameterChoices, parameterLabel } from './labels';
+
+export { parameterLabel } from './labels';
+
+/** Where values come from: one input item of the action node, or the trigger's (item-less) parameters. */
+interface ParameterSource {
+	node(): INode;
+	itemIndex?: number;
+	get(name: string, fallback: unknown): unknown;
+}
+
+export interface Fix {
+	/** What the user should do, shown under the error message. */
+	fix: string;
+}
+
+const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
+
+/**
+ * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
+ * expressions give, is returned as it is.
+ */
+export function locatorValue(value: unknown): unknown {
+	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
+}
+
+/** A whole number of 0 or more, or digits typed as text; undefined for anything else (2.5, -1, "1e3", 2 ** 64). */
+export function wholeNumberOf(value: unknown): number | undefined {
+	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
+		? number
+		: undefined;
+}
+
+/**
+ * Reads and checks parameters; each problem is a NodeOperationError that names the field (its displayName in the
+ * description the reader was made with) and says how to fix it.
+ */
+export class ParameterReader {
+	constructor(
+		private readonly source: ParameterSource,
+		private readonly properties: readonly INodeProperties[],
+	) {}
+
+	/** The field's label, as the editor shows it. */
+	label(name: string): string {
+		return parameterLabel(this.properties, name);
+	}
+
+	/** An error about this item's parameters, with the fix as its description. */
+	fail(message: string, fix: string): NodeOperationError {
+		const { itemIndex } = this.source;
+		return new NodeOperationError(this.source.node(), message, {
+			description: fix,
+			...(itemIndex === undefined ? {} : { itemIndex }),
+		});
+	}
+
+	/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
+	raw(name: string, fallback?: unknown): unknown {
+		return this.source.get(name, fallback);
+	}
+
+	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
+	optionalText(name: string, options: Partial<Fix> & { keepSpaces?: boolean } = {}) {
+		const value = locatorValue(this.raw(name, ''));
+		if (value === undefined || value === null || value === '') return undefined;
+		if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+		if (typeof value !== 'string') {
+			throw this.fail(
+				`'${this.label(name)}' must be text, but it is ${describeValueType(value)}`,
+				options.fix ?? 'Check the expression of this field.',
+			);
+		}
+		if (options.keepSpaces) return value.trim() ? value : undefined;
+		return value.trim() || undefined;
+	}
+
+	/** Text that must not be empty. */
+	requiredText(name: string, { fix }: Fix): string {
+		const text = this.optionalText(name);
+		if (text === undefined) throw this.fail(`'${this.label(name)}' is empty`, fix);
+		return text;
+	}
+
+	/** A whole number above zero; digits typed as text are accepted too. */
+	positiveInteger(name: string, { fix, fallback = 0 }: Fix & { fallback?: number }): number {
+		const value = locatorValue(this.raw(name, fallback));
+		if (value === '' || value === undefined || value === null)
+			throw this.fail(`'${this.label(name)}' is empty`, fix);
+		const number = wholeNumberOf(value);
+		if (number === undefined || number < 1) {
+			const shown =
+				typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';
+			throw this.fail(`'${this.label(name)}' must be a whole number above 0${shown}`, fix);
+		}
+		return number;
+	}
+
+	/** A whole number of 0 or more; digits typed as text are accepted too. */
+	wholeNumber(name: string, { fix, fallback }: Fix & { fallback: number }): number {
+		const value = this.raw(name, fallback);
+		const number = wholeNumberOf(value);
+		if (number === undefined) {
+			throw this.fail(
+				`'${this.label(name)}' must be a whole number of 0 or more (${showValue(value)})`,
+				fix,
+			);
+		}
+		return number;
+	}
+
+	/** "Return All" / "Limit": undefined means everything; the limit follows positiveInteger's rule (2.5 is refused). */
+	limit(): number | undefined {
+		// Truthy, as n8n's own nodes read Return All.
+		if (this.raw('returnAll', false)) return undefined;
+		const value = this.raw('limit', 50);
+		const limit = wholeNumberOf(value);
+		// An expression can give anything; a negative, fractional or non-numeric limit would silently return nothing.
+		if (limit === undefined || limit < 1) {
+			throw this.fail(
+				`'${this.label('limit')}' must be a whole number of 1 or more, not ${showValue(value)}`,
+				`Set a positive limit, or turn on '${this.label('returnAll')}'.`,
+			);
+		}
+		return limit;
+	}
+
+	/** The first Limit entries of a list the API returns whole, or all of them with Return All. */
+	limited<T>(list: T[]): T[] {
+		const limit = this.limit();
+		return limit === undefined ? list : list.slice(0, limit);
+	}
+
+	/** On only when exactly true; text such as "false" from an expression does not switch anything on. */
+	flag(name: string): boolean {
+		return this.raw(name, false) === true;
+	}
+
+	/** One of an options parameter's values, as its description lists them; anything else must not be read as some default. */
+	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
+		const value = this.raw(name, options.fallback);
+		const label = this.label(name);
+		const valueOptions = parameterChoices(this.properties, name).map((choice) => ({
+			name: choice,
+			value: choice,
+		}));
+		// n8n's own check for an options value; it lets null and undefined through, so those are refused first.
+		if (value !== undefined && value !== null) {
+			if (validateFieldType(label, value, 'options', { valueOptions }).valid) return value as T;
+		}
+		throw this.fail(
+			`'${label}' has the unknown value ${showValue(value)}`,
+			options.fix ?? `Choose '${label}' in the editor again.`,
+		);
+	}
+
+	/** A JSON object typed as text or given by an expression; lists, null and broken JSON are refused. */
+	jsonObject(name: string, { fix }: Fix): IDataObject {
+		let value = this.raw(name, '{}');
+		if (typeof value === 'string') {
+			try {
+				value = JSON.parse(value.trim() || '{}');
+			} catch (error) {
+				throw this.fail(
+					`'${this.label(name)}' is not valid JSON: ${(error as Error).message}`,
+					fix,
+				);
+			}
+		}
+		if (!isPlainObject(value)) {
+			throw this.fail(
+				`'${this.label(name)}' must be a JSON object ({ … }), but it is ${describeValueType(value)}`,
+				fix,
+			);
+		}
+		return value as IDataObject;
+	}
+
+	/** A collection (Options, Filters…): an object, or nothing at all; a hand-edited workflow or an expression may give anything else. */
+	collection(name: string, { fix = RESET_FIX }: Partial<Fix> = {}): IDataObject {
+		const value = this.raw(name, {});
+		if (value === undefined || value === null) return {};
+		if (!isPlainObject(value)) {
+			throw this.fail(
+				`'${this.label(name)}' must be a set of fields, but it is ${describeValueType(value)}`,
+				fix,
+			);
+		}
+		return value as IDataObject;
+	}
+
+	/** The rows of a list of values (a fixedCollection with multiple values, e.g. "customFields.field"), each an object. */
+	rows(name: string): IDataObject[] {
+		const value = this.raw(name, []);
+		if (value === undefined || value === null) return [];
+		const label = this.label(name);
+		if (!Array.isArray(value))
+			throw this.fail(
+				`'${label}' must be a list, but it is ${describeValueType(value)}`,
+				RESET_FIX,
+			);
+		const bad = value.findIndex((row) => !isPlainObject(row));
+		if (bad >= 0)
+			throw this.fail(
+				`'${label}', entry ${bad + 1} is ${describeValueType(value[bad])}`,
+				RESET_FIX,
+			);
+		return value as IDataObject[];
+	}
+}
+
+/** The readers for one input item of the action node, labelled from the operation's own properties. */
+export function itemParameters(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	properties: readonly INodeProperties[],
+): ParameterReader {
+	return new ParameterReader(
+		{
+			node: () => context.getNode(),
+			itemIndex,
+			get: (name, fallback) => context.getNodeParameter(name, itemIndex, fallback),
+		},
+		properties,
+	);
+}
+
+/** The readers for the trigger, whose parameters have no item. */
+export function pollParameters(
+	context: IPollFunctions,
+	properties: readonly INodeProperties[],
+): ParameterReader {
+	return new ParameterReader(
+		{
+			node: () => context.getNode(),
+			get: (name, fallback) => context.getNodeParameter(name, fallback),
+		},
+		properties,
+	);
+}

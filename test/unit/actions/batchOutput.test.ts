@@ -1,0 +1,69 @@
+// BatchOutput: the one place a batched operation decides continue-on-fail; a note goes on a copy, never on the thrown error.
+import { mock } from 'jest-mock-extended';
+import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
+
+import { BatchOutput } from '../../../nodes/SvcChat/actions/broadcast/batchOutput';
+
+const node = { name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 2 } as INode;
+
+function batchContext(continueOnFail: boolean) {
+	const context = mock<IExecuteFunctions>();
+	context.getNode.mockReturnValue(node);
+	context.continueOnFail.mockReturnValue(continueOnFail);
+	return context;
+}
+
+const apiError = () =>
+	new NodeApiError(
+		node,
+		{ message: 'boom' },
+		{ message: 'The server said no', description: 'Try later.', itemIndex: 4 },
+	);
+
+test('without continue-on-fail, a note is added to a copy of the error; the caught error keeps its description', () => {
+	const original = apiError();
+	const output = new BatchOutput(batchContext(false), 6);
+	let thrown: unknown;
+	try {
+		output.fail(original, [{ itemIndex: 4 }, { itemIndex: 5 }], 'Items 0–3 were already sent.');
+	} catch (error) {
+		thrown = error;
+	}
+	expect(thrown).toBeInstanceOf(NodeApiError);
+	expect(thrown).not.toBe(original);
+	expect(thrown).toMatchObject({
+		message: 'The server said no [item 4]',
+		description: 'Try later. Items 0–3 were already sent.',
+		context: { itemIndex: 4 },
+	});
+	expect(original.description).toBe('Try later.');
+});
+
+test('without a note, the error is thrown as the router would throw it: itself, naming its item', () => {
+	const original = apiError();
+	let thrown: unknown;
+	try {
+		new BatchOutput(batchContext(false), 6).fail(original, [{ itemIndex: 4 }]);
+	} catch (error) {
+		thrown = error;
+	}
+	expect(thrown).toBe(original);
+	expect(original.message).toBe('The server said no [item 4]');
+});
+
+test('with continue-on-fail, each failed item gets its error item with its fields, in input order', () => {
+	const output = new BatchOutput(batchContext(true), 3);
+	output.succeed(0, { result: 'ok' });
+	output.fail(
+		apiError(),
+		[1, 2].map((itemIndex) => ({ itemIndex, fields: { request: 2 } })),
+		'never shown',
+	);
+	expect(output.result()).toEqual([
+		{ json: { result: 'ok' }, pairedItem: { item: 0 } },
+		...[1, 2].map((item) => ({
+			json: { error: 'The server said no', description: 'Try later.', request: 2 },
+			pairedItem: { item },
+		})),
+	]);
+});
