@@ -6,7 +6,14 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { addLatestVersions, CREDENTIALS_TYPE, svcChatPages, type ChatPage } from '../transport';
+import {
+	addLatestVersions,
+	CREDENTIALS_TYPE,
+	svcChatPages,
+	type ChatPage,
+	type ChatPageOptions,
+	type RetryPolicy,
+} from '../transport';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
@@ -33,24 +40,28 @@ type PollResult = INodeExecutionData[][] | null;
 // Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
 const CATCH_UP_PAGES = { fullChats: false };
 
-export async function pollChats(this: IPollFunctions): Promise<PollResult> {
+/** One poll. `retry` is for tests (say, pauses that take no time); the trigger itself passes nothing. */
+export async function pollChats(
+	this: IPollFunctions,
+	retry?: Partial<RetryPolicy>,
+): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
+	const pageOptions: ChatPageOptions = { retry };
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
 
 	const staticData = this.getWorkflowStaticData('node');
 	const state = await loadBoundState(this, staticData, settings);
 	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
 
 	if (state.catchingUp) {
-		await catchUpToNow(this, state, settings, limits);
+		await catchUpToNow(this, state, settings, limits, pageOptions);
 		saveState(staticData, state);
 		return null;
 	}
 
 	const byId = new Map<string, Chat>();
-	const walk = await walkPages(svcChatPages.call(this, state.cursor ?? '0'), limits, (page) =>
-		addLatestVersions(byId, page.chats),
-	);
+	const pages = svcChatPages.call(this, state.cursor ?? '0', pageOptions);
+	const walk = await walkPages(pages, limits, (page) => addLatestVersions(byId, page.chats));
 	if (!walk) return null;
 	reportFailure(this, walk, state.cursor);
 	const chats = selectChats([...byId.values()], settings, state);
@@ -93,11 +104,13 @@ async function catchUpToNow(
 	state: TriggerState,
 	settings: TriggerSettings,
 	limits: WalkLimits,
+	pageOptions: ChatPageOptions,
 ): Promise<void> {
+	const options = { ...pageOptions, ...CATCH_UP_PAGES };
 	const pages =
 		state.cursor === undefined
-			? recentChatPages.call(context, Date.now(), CATCH_UP_PAGES)
-			: svcChatPages.call(context, state.cursor, CATCH_UP_PAGES);
+			? recentChatPages.call(context, Date.now(), options)
+			: svcChatPages.call(context, state.cursor, options);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
 	const walk = await walkPages(pages, limits, (page: ChatPage) => {
 		for (const chat of page.chats) {
@@ -128,10 +141,11 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
+	pageOptions: ChatPageOptions,
 ): Promise<PollResult> {
 	const byId = new Map<string, Chat>();
 	const walk = await walkPages(
-		recentChatPages.call(context, Date.now()),
+		recentChatPages.call(context, Date.now(), pageOptions),
 		{ maxChats: Number.POSITIVE_INFINITY, maxPages: TEST_EVENT_PAGES },
 		(page) => addLatestVersions(byId, page.chats),
 	);

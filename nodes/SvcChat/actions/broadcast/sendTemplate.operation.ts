@@ -317,7 +317,7 @@ export async function executeBatch(
 			},
 		};
 		try {
-			await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', {
+			await svcApiRequest.call(this, 'rt/send_broadcast', {
 				body,
 				itemIndex: batch[0].itemIndex,
 			});

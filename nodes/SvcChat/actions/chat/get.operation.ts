@@ -7,7 +7,6 @@ import {
 } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import type { Chat } from '../../types';
 import { formatChats } from '../../helpers/chatOutput';
 import { parameterError, readRequiredText } from '../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
@@ -59,9 +58,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const output = readChatOutputMode(this, itemIndex);
-	const reply = (await svcApiRequest.call(this, 'GET', 'chat', {
-		qs: { id: chatId },
-		itemIndex,
-	})) as { chat: Chat };
+	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex });
 	return formatChats([reply.chat], output);
 }

@@ -14,8 +14,6 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Department[]> {
-	const departments = (await svcApiRequest.call(this, 'GET', 'departments', {
-		itemIndex,
-	})) as Department[];
+	const departments = await svcApiRequest.call(this, 'departments', { itemIndex });
 	return applyLimit(this, itemIndex, departments);
 }

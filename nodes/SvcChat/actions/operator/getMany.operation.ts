@@ -79,9 +79,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
 	const roles = readChoices(this, itemIndex, filters.role, 'Role');
 	const statuses = readChoices(this, itemIndex, filters.status, 'Status');
-	const operators = (await svcApiRequest.call(this, 'GET', 'operators', {
-		itemIndex,
-	})) as Operator[];
+	const operators = await svcApiRequest.call(this, 'operators', { itemIndex });
 	const matching = operators.filter(
 		(operator) =>
 			(!email || String(operator.email ?? '').toLowerCase() === email) &&

@@ -115,6 +115,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// With a condition, a retry after a change that did go through would fail it (condition-not-satisfied) and
 	// report a failure for a change that happened; so such a request is sent once, and a lost reply is called unknown.
 	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
-	await svcApiRequest.call(this, 'POST', 'rt/agent_status', { body, itemIndex, notRetried });
+	await svcApiRequest.call(this, 'rt/agent_status', { body, itemIndex, notRetried });
 	return [{ result: 'ok', email, status }];
 }

@@ -1,7 +1,6 @@
 // Statistics > Get Operator Stats: GET /stats?mode=operators (spec 4.9), one item per operator row and day.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import type { OperatorStatsRow } from '../../types';
 import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
 
 const properties: INodeProperties[] = [...dayProperties];
@@ -13,7 +12,5 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
 	const daily = await fetchDailyStats(this, itemIndex, 'operators');
-	return daily.flatMap(({ date, reply }) =>
-		(reply as OperatorStatsRow[]).map((row) => ({ date, ...row })),
-	);
+	return daily.flatMap(({ date, reply }) => reply.map((row) => ({ date, ...row })));
 }

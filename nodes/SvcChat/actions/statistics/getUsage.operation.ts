@@ -1,7 +1,6 @@
 // Statistics > Get Usage: GET /stats?mode=usage (spec 4.9), one item per day.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import type { UsageStats } from '../../types';
 import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
 
 const properties: INodeProperties[] = [...dayProperties];
@@ -13,5 +12,5 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
 	const daily = await fetchDailyStats(this, itemIndex, 'usage');
-	return daily.map(({ date, reply }) => ({ date, ...(reply as UsageStats) }));
+	return daily.map(({ date, reply }) => ({ date, ...reply }));
 }

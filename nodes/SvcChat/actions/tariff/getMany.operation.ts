@@ -14,8 +14,6 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Tariff[]> {
-	const reply = (await svcApiRequest.call(this, 'GET', 'partner/tariffs', { itemIndex })) as {
-		tariffs: Tariff[];
-	};
+	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex });
 	return applyLimit(this, itemIndex, reply.tariffs);
 }

@@ -217,7 +217,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const authToken = readAuthToken(this, itemIndex) ?? randomUUID();
-	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,
 	});

@@ -39,7 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Enter the token that Pair Token returned for this visitor.',
 		);
 	}
-	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken },
 		itemIndex,
 	});
