@@ -52,7 +52,7 @@ export const INSTANT_PAUSES: Partial<RetryPolicy> = { sleep: async () => undefin
 
 /** A retry pause that takes no time and records each one asked for; the transport gets it as `retry: { sleep }`. */
 export function pauseRecorder() {
-	return jest.fn(async (_ms: number): Promise<void> => undefined);
+	return jest.fn<Promise<void>, [ms: number]>(async () => undefined);
 }
 
 export interface LocalServer {
