@@ -23,8 +23,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
 	timeoutMs: 60_000,
-	// Looked up at each pause rather than captured here (the hardening tests still replace n8n's sleep for the action node).
-	sleep: async (ms) => await sleep(ms),
+	sleep,
 };
 
 export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);

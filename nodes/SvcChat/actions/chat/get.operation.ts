@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { parameterError, readRequiredText } from '../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
@@ -40,7 +40,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const chatId = readRequiredText(
 		this,
 		'chatId',
@@ -58,6 +62,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const output = readChatOutputMode(this, itemIndex);
-	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex });
+	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex, retry });
 	return formatChats([reply.chat], output);
 }

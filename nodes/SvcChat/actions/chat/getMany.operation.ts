@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcGetChats } from '../../transport';
+import { svcGetChats, type RetryPolicy } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { readLimit } from '../../helpers/limit';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -105,7 +105,11 @@ function readSinceCursor(context: IExecuteFunctions, itemIndex: number): string 
 	return cursor;
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const since = readSinceCursor(this, itemIndex);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor =
@@ -117,6 +121,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		limit,
 		wholePages: includeCursor,
 		itemIndex,
+		retry,
 	});
 	const records = formatChats(chats, output);
 	return includeCursor

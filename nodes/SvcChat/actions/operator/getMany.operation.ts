@@ -1,7 +1,7 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import type { Operator } from '../../types';
 import { applyLimit } from '../../helpers/limit';
 import { describeValueType } from '../../helpers/values';
@@ -74,12 +74,16 @@ function readChoices(
 	);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<Operator[]> {
 	const filters = readCollection(this, 'filters', itemIndex, 'Filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
 	const roles = readChoices(this, itemIndex, filters.role, 'Role');
 	const statuses = readChoices(this, itemIndex, filters.status, 'Status');
-	const operators = await svcApiRequest.call(this, 'operators', { itemIndex });
+	const operators = await svcApiRequest.call(this, 'operators', { itemIndex, retry });
 	const matching = operators.filter(
 		(operator) =>
 			(!email || String(operator.email ?? '').toLowerCase() === email) &&

@@ -1,7 +1,7 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import type { Tariff } from '../../types';
 import { applyLimit } from '../../helpers/limit';
 import { returnAllOrLimit } from '../common.descriptions';
@@ -13,7 +13,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Tariff[]> {
-	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex });
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<Tariff[]> {
+	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex, retry });
 	return applyLimit(this, itemIndex, reply.tariffs);
 }

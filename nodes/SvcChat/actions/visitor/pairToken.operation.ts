@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import {
 	authTokenSnippet,
 	buildVisitorFields,
@@ -199,7 +199,11 @@ function readExtraFields(context: IExecuteFunctions, itemIndex: number): Array<[
 	];
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const visitorId = readRequiredText(
 		this,
 		'visitorId',
@@ -220,6 +224,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,
+		retry,
 	});
 	return [
 		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },

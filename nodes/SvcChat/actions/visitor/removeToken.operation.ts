@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import { parameterError } from '../parameters';
 import { readAuthToken } from './authToken';
 
@@ -29,7 +29,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const authToken = readAuthToken(this, itemIndex);
 	if (authToken === undefined) {
 		throw parameterError(
@@ -42,6 +46,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken },
 		itemIndex,
+		retry,
 	});
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
