@@ -177,7 +177,8 @@ export function toNodeApiError(
 
 /**
  * A request to an endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for).
+ * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for): the
+ * functions below are declared with this type, which holds because each endpoint's shape check lets only its reply by.
  */
 export interface SvcApiRequest {
 	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
@@ -243,5 +244,4 @@ export const requestWithCredentials = async function (
 	const outcome = await sendSvcRequest(send, credentials, path, options);
 	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
 	return outcome.reply;
-	// Typed by endpoint by the interface: each shape check lets through its endpoint's reply (stats: the mode's).
 } as SvcApiRequestWithCredentials;
