@@ -20,7 +20,10 @@ import { STORED_PATHS, storedData } from './stored';
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const API_PREFIX = '/api/v2/';
 
-const REAL_TIME_COMMANDS: Record<string, (state: SandboxState, body: string) => RealTimeReply> = {
+export const REAL_TIME_COMMANDS: Record<
+	string,
+	(state: SandboxState, body: string) => RealTimeReply
+> = {
 	provide_visitor_fields: provideVisitorFields,
 	agent_status: agentStatus,
 	send_broadcast: sendBroadcast,

@@ -79,6 +79,14 @@ export interface ChatsReply {
 	last_ts: Cursor;
 }
 
+/** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/cursor.ts). */
+export type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
+
+/** 4.7 */
+export interface ChatReply {
+	chat: Chat;
+}
+
 /** 2.10 */
 export interface Tariff extends IDataObject {
 	key: string;
@@ -87,6 +95,11 @@ export interface Tariff extends IDataObject {
 	discounts: Record<string, number> | null;
 	partner_prices: { per_operator_price: number; base_price: number };
 	public_prices: { per_operator_price: number; base_price: number };
+}
+
+/** 4.8 */
+export interface TariffsReply {
+	tariffs: Tariff[];
 }
 
 /** 2.11 */
@@ -115,14 +128,7 @@ export interface BroadcastEntry extends IDataObject {
 	body?: { type?: 'header' | 'body' | 'footer'; parameters?: IDataObject[] } | IDataObject;
 }
 
-/** The real-time commands of section 4.1 to 4.3. */
-export type RealTimeCommand = 'provide_visitor_fields' | 'agent_status' | 'send_broadcast';
-
-/** The stored-data paths of section 4.4 to 4.9. */
-export type StoredDataPath =
-	| 'operators'
-	| 'departments'
-	| 'chats'
-	| 'chat'
-	| 'partner/tariffs'
-	| 'stats';
+/** 4.1 to 4.3: the reply of every real-time command that succeeded. */
+export interface RealTimeReply {
+	result: 'ok';
+}

@@ -13,7 +13,6 @@ import {
 	assertFuzz,
 	FUZZ_RUNS,
 	FUZZ_SEED,
-	instantRetries,
 	startHardeningSandbox,
 	type HardeningSandbox,
 } from './setup';
@@ -25,7 +24,6 @@ beforeAll(async () => {
 	env = await startHardeningSandbox();
 });
 afterAll(async () => await env?.sandbox.stop());
-instantRetries();
 
 /** How runs ended, per property, printed once so a change in the mix is visible. */
 const tally: Record<string, Record<string, number>> = {};

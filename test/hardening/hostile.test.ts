@@ -16,7 +16,7 @@ import {
 	type MatrixOperation,
 } from './hostileMatrix';
 import { causeChain, runAction, runTrigger, type FuzzRun, type Outcome } from './runner';
-import { instantRetries, startHardeningSandbox, type HardeningSandbox } from './setup';
+import { startHardeningSandbox, type HardeningSandbox } from './setup';
 
 /** Every operation of the node (read from the node itself) and the trigger. */
 const OPERATION_NAMES = [...ACTION_OPERATION_NAMES, 'trigger'];
@@ -30,7 +30,6 @@ beforeAll(async () => {
 	env = await startHardeningSandbox();
 });
 afterAll(async () => await env?.sandbox.stop());
-instantRetries();
 
 const operation = (name: string) => operationNamed(matrixOperations(env.facts), name);
 

@@ -15,11 +15,15 @@ import {
 
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import { router } from '../../nodes/SvcChat/actions/router';
+import { pollChats } from '../../nodes/SvcChat/trigger/poll';
+import type { RetryPolicy, SvcCredentials } from '../../nodes/SvcChat/transport';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
 import type { FuzzField, FuzzOperation } from './catalogue';
 import { anyHostileValue } from './hostileValues';
 
+/** Retries of the transport wait for real; the hardening tests only need them to happen, so they pause for no time. */
+const INSTANT_RETRIES: Partial<RetryPolicy> = { sleep: async () => undefined };
 /** What a stored parameter holds when an expression gives its value: n8n shows dependent fields by the stored text. */
 const EXPRESSION = '={{ $json.fuzzed }}';
 /** A clear error is a sentence or two, whatever the input held. */
@@ -199,7 +203,8 @@ export async function runAction(
 		)) as never);
 	context.logger = recordingLogger(logLines);
 	try {
-		const [items] = await node.execute.call(context);
+		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
+		const [items] = await router.call(context, INSTANT_RETRIES);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };
@@ -237,7 +242,8 @@ export async function runTrigger(
 	const staticDataBefore = JSON.stringify(staticData);
 	let outcome: Outcome;
 	try {
-		const result = await trigger.poll.call(context);
+		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time.
+		const result = await pollChats.call(context, INSTANT_RETRIES);
 		outcome = { ok: true, items: result?.[0] ?? [] };
 	} catch (error) {
 		outcome = { ok: false, error };

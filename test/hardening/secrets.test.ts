@@ -17,13 +17,7 @@ import {
 import { startEchoProxy, type EchoProxy } from './echoProxy';
 import { MATRIX_FAULTS, matrixOperations, type MatrixOperation } from './hostileMatrix';
 import { runAction, runTrigger, type FuzzRun, type Outcome } from './runner';
-import {
-	assertFuzz,
-	FUZZ_RUNS,
-	instantRetries,
-	startHardeningSandbox,
-	type HardeningSandbox,
-} from './setup';
+import { assertFuzz, FUZZ_RUNS, startHardeningSandbox, type HardeningSandbox } from './setup';
 
 /** Recognisable, and long enough that any 10-character piece of it found in a text is a leak. */
 const CANARY = 'Canary-Pw-5e81c0d9b4-svc';
@@ -48,7 +42,7 @@ afterAll(async () => {
 	await proxy?.stop();
 	await env?.sandbox.stop();
 });
-instantRetries();
+afterEach(() => jest.restoreAllMocks());
 
 const consoleLines: string[] = [];
 beforeEach(() => {

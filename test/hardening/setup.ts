@@ -1,6 +1,5 @@
 // The sandbox the hardening tests run against, what the fuzzer draws valid values from, and the property check they share.
 import fc from 'fast-check';
-import * as n8nWorkflow from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import { REGISTERED_PHONES, startSandbox, type Sandbox } from '../../sandbox';
@@ -44,12 +43,6 @@ export async function startHardeningSandbox(admin?: {
 		nowMs: Date.now(),
 	};
 	return { sandbox, facts, credentials: testCredentials(sandbox.host, sandbox.admin) };
-}
-
-/** Retries of the transport wait for real; the hardening tests only need them to happen. */
-export function instantRetries(): void {
-	beforeEach(() => jest.spyOn(n8nWorkflow, 'sleep').mockResolvedValue(undefined));
-	afterEach(() => jest.restoreAllMocks());
 }
 
 /**

@@ -1,18 +1,16 @@
 // Soak: the trigger polls a sandbox that keeps changing chats while >= 10 % of requests fail; no chat version may be lost.
-import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import { sleep, type IDataObject, type INodeParameters, type IPollFunctions } from 'n8n-workflow';
 import { mock } from 'jest-mock-extended';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import type { SandboxSettings } from '../../sandbox/state';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
+import { pollChats } from '../../nodes/SvcChat/trigger/poll';
 import type { Chat } from '../../nodes/SvcChat/types';
 import { createPollContext, testCredentials } from '../harness/contexts';
 
-// The helper's backoff pauses are real; shorten them so the soak stays quick. Retries still happen as in production.
-jest.mock('n8n-workflow', () => {
-	const actual = jest.requireActual('n8n-workflow');
-	return { ...actual, sleep: async (ms: number) => await actual.sleep(Math.min(ms, 2)) };
-});
+// The transport's backoff pauses are real; shorten them so the soak stays quick. Retries still happen as in production.
+const SHORT_PAUSES = { sleep: async (ms: number) => await sleep(Math.min(ms, 2)) };
 
 const LONG = process.env.SVC_SOAK === 'long';
 const SIZE = LONG
@@ -76,7 +74,7 @@ function pollingTrigger(parameters: INodeParameters) {
 		},
 		async poll() {
 			try {
-				const result = await trigger.poll.call(context);
+				const result = await pollChats.call(context, SHORT_PAUSES);
 				for (const item of result?.[0] ?? []) emitted.push(item.json as Chat);
 			} catch {
 				failedPolls++;

@@ -31,7 +31,6 @@ async function departments(credentials: SvcCredentials) {
 	return await sendSvcRequest(
 		async (request) => (await n8nHttpRequestWithAuthentication(node, request)) as SvcHttpResponse,
 		credentials,
-		'GET',
 		'departments',
 		{ retry: { maxRetries: 0 } },
 	);

@@ -57,7 +57,7 @@ export function operatorPage(
 }
 
 async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]> {
-	return (await svcApiRequest.call(context, 'GET', 'operators')) as Operator[];
+	return await svcApiRequest.call(context, 'operators');
 }
 
 const operatorLabel = (operator: Operator) =>

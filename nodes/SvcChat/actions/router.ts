@@ -1,12 +1,20 @@
 // The one router: runs the chosen operation for the input items, with continue-on-fail, pairedItem and itemIndex.
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import type { RetryPolicy } from '../transport';
 import type { SvcOperation } from './operationTypes';
 import { operations } from './resources';
 import { asNodeError, errorItem } from './itemErrors';
 import { showValue } from '../helpers/values';
 
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+/**
+ * Runs the node's operation. `retry` is for tests (say, pauses that take no time); the node itself passes nothing.
+ * Batched operations send broadcasts, which are never retried, so they need none.
+ */
+export async function router(
+	this: IExecuteFunctions,
+	retry?: Partial<RetryPolicy>,
+): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
@@ -34,7 +42,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const results = await operation.execute.call(this, itemIndex);
+			const results = await operation.execute.call(this, itemIndex, retry);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			if (this.continueOnFail()) {

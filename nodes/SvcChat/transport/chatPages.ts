@@ -1,5 +1,5 @@
 // Chat paging: walks GET /chats by cursor and collects distinct chats up to a limit.
-import type { Chat, ChatsReply, Cursor } from '../types';
+import type { Chat, Cursor } from '../types';
 import { nextCursor } from './cursor';
 import { withFullChats } from './fullChats';
 import { requestWithCredentials, toNodeApiError } from './request';
@@ -9,9 +9,6 @@ import {
 	type SvcCredentials,
 	type SvcRequestOptions,
 } from './types';
-
-/** A /chats reply as decoding lets it through: last_ts may be absent or null (judged by transport/cursor.ts). */
-type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
 
 export interface ChatPage {
 	/** Cursor this page was requested with. */
@@ -47,10 +44,10 @@ export async function* svcChatPages(
 	let cursor = since;
 	let emptyPagesInARow = 0;
 	for (;;) {
-		const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chats', {
+		const reply = await requestWithCredentials.call(this, credentials, 'chats', {
 			...options,
 			qs: { since: cursor },
-		})) as ChatsReplyAsSent;
+		});
 		const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
 		if (!next.ok)
 			throw toNodeApiError(this, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);

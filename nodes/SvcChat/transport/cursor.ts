@@ -2,6 +2,11 @@
 import type { Cursor } from '../types';
 import type { SvcErrorText } from './errors';
 
+/** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
+export const isCursor = (value: unknown): value is Cursor =>
+	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+	(typeof value === 'string' && /^\d{1,20}$/.test(value));
+
 /** Compares two digit-only microsecond cursors without losing precision (they may exceed 2^53). */
 export function compareCursors(a: Cursor, b: Cursor): number {
 	const left = String(a).replace(/^0+(?=\d)/, '');

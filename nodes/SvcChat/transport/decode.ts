@@ -1,69 +1,13 @@
 // Reply decoding: HTTP status, JSON, the API's `error` member and each endpoint's documented reply shape.
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Cursor } from '../types';
+import { isObject, type Endpoint } from './endpoints';
 import { ERROR_DETAIL_MEMBERS, describeErrorCode, describeHttpStatus } from './errors';
 import { excerpt, redact, redactValue } from './redaction';
 import type { SvcFailure, SvcHttpResponse, SvcOutcome } from './types';
 
-// GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it. Every
-// other code (unknown, argument-missing, no-tariff-option…) keeps its own message: `unknown` may be temporary.
-const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
-
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
-export const isCursor = (value: unknown): value is Cursor =>
-	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
-	(typeof value === 'string' && /^\d{1,20}$/.test(value));
-
-const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
-
-/** The documented reply shape of each endpoint; anything else is reported, never passed on half-read. */
-const REPLY_SHAPES: Record<
-	string,
-	{ expected: string; matches: (reply: unknown, qs: IDataObject) => boolean }
-> = {
-	operators: { expected: 'a list of operators', matches: Array.isArray },
-	departments: { expected: 'a list of departments', matches: Array.isArray },
-	'partner/tariffs': {
-		expected: 'an object with a "tariffs" list',
-		matches: (reply) => isObject(reply) && Array.isArray(reply.tariffs),
-	},
-	chats: {
-		expected: 'an object with "chats", "more_chats_available" and "last_ts"',
-		// A missing or null last_ts is judged with the page (transport/cursor.ts): harmless on an empty one.
-		matches: (reply) =>
-			isObject(reply) &&
-			Array.isArray(reply.chats) &&
-			reply.chats.every(isObject) &&
-			typeof reply.more_chats_available === 'boolean' &&
-			(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
-	},
-	chat: {
-		expected: 'an object with a "chat"',
-		matches: (reply) => isObject(reply) && isObject(reply.chat),
-	},
-	stats: {
-		expected: 'usage figures (mode usage) or a list of operator rows (mode operators)',
-		// Usage figures must hold at least one of the figures of spec 2.11; any object would let a stray reply through.
-		matches: (reply, qs) =>
-			qs.mode === 'operators'
-				? Array.isArray(reply)
-				: isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
-	},
-};
-const REAL_TIME_SHAPE = {
-	expected: 'an object with "result": "ok"',
-	matches: (reply: unknown) => isObject(reply) && reply.result === 'ok',
-};
-
-function shapeFor(path: string) {
-	return path.startsWith('rt/') ? REAL_TIME_SHAPE : REPLY_SHAPES[path];
-}
 
 export function bodyText(body: unknown): string {
 	if (typeof body === 'string') return body;
@@ -72,14 +16,14 @@ export function bodyText(body: unknown): string {
 	return JSON.stringify(body);
 }
 
-/** Decodes one reply: HTTP status, JSON, the `error` member and the documented shape. */
-export function decodeReply(
-	path: string,
+/** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
+export function decodeReply<Reply>(
+	endpoint: Endpoint<Reply>,
 	qs: IDataObject,
 	response: SvcHttpResponse,
 	secrets: string[],
-): SvcOutcome<unknown> {
-	const fail = (failure: SvcFailure): SvcOutcome<unknown> => ({ ok: false, failure });
+): SvcOutcome<Reply> {
+	const fail = (failure: SvcFailure): SvcOutcome<Reply> => ({ ok: false, failure });
 	const body = response.body;
 	const text = bodyText(body);
 	let reply: unknown = body;
@@ -102,20 +46,12 @@ export function decodeReply(
 			? undefined
 			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
 
-	const chatMissing =
-		status === 200 &&
-		isJson &&
-		(rawCode === undefined
-			? !(isObject(reply) && isObject(reply.chat))
-			: NOT_FOUND_CODE.test(rawCode));
-	if (path === 'chat' && (status === 404 || chatMissing)) {
+	const own = endpoint.readError?.({ status, isJson, reply, errorCode: rawCode, qs });
+	if (own !== undefined) {
 		return fail({
-			text: {
-				message: `Chat ${JSON.stringify(qs.id)} not found`,
-				fix: 'Check the chat ID. Chat > Get Many lists the IDs of recent chats.',
-			},
+			text: own.text,
 			httpCode: status,
-			code: errorCode ?? 'chat-not-found',
+			code: errorCode ?? own.code,
 			reply: errorMembers,
 		});
 	}
@@ -165,8 +101,8 @@ export function decodeReply(
 			code: 'not-json',
 		});
 	}
-	const shape = shapeFor(path);
-	if (shape && !shape.matches(reply, qs)) {
+	const { shape } = endpoint;
+	if (!shape.matches(reply, qs)) {
 		return fail({
 			text: {
 				message: `The server's reply has an unexpected shape: expected ${shape.expected}`,

@@ -35,10 +35,10 @@ export async function withFullChats(
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
 			try {
-				const reply = (await requestWithCredentials.call(this, credentials, 'GET', 'chat', {
+				const reply = await requestWithCredentials.call(this, credentials, 'chat', {
 					...options,
 					qs: { id: chats[index].id },
-				})) as { chat: Chat };
+				});
 				filled[index] = reply.chat;
 			} catch (error) {
 				failed = true;

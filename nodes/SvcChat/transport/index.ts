@@ -1,13 +1,29 @@
 // THE HTTP helper's one entry point: every request of every Svc node goes through here (base URL, auth, retries, reply decoding).
 export { normalizeBaseUrl, isLoopbackHostname } from './baseUrl';
-export { isCursor } from './decode';
+export { isCursor } from './cursor';
+export {
+	ENDPOINTS,
+	NOT_RETRIED_NOTE,
+	type Endpoint,
+	type EndpointPath,
+	type ReplyOf,
+	type ReplyTo,
+	type RetryRule,
+	type StatsReplies,
+} from './endpoints';
 export {
 	DEFAULT_RETRY_POLICY,
 	parseRetryAfter,
 	resolveRetryPolicy,
 	type RetryPolicy,
 } from './retry';
-export { sendSvcRequest, svcApiRequest, toNodeApiError } from './request';
+export {
+	sendSvcRequest,
+	sendToEndpoint,
+	svcApiRequest,
+	toNodeApiError,
+	type SvcApiRequest,
+} from './request';
 export {
 	addLatestVersions,
 	svcChatPages,

@@ -1,16 +1,23 @@
 // The request loop: sends one API request with bounded retries, decodes it, and turns failures into n8n errors.
 import {
 	NodeApiError,
-	sleep,
+	type IDataObject,
 	type ICredentialDataDecryptedObject,
 	type ICredentialsDecrypted,
-	type IHttpRequestMethods,
 	type IHttpRequestOptions,
 	type JsonObject,
 } from 'n8n-workflow';
 
 import { normalizeBaseUrl } from './baseUrl';
 import { decodeReply } from './decode';
+import {
+	ENDPOINTS,
+	whyNotRetried,
+	type Endpoint,
+	type EndpointPath,
+	type ReplyOf,
+	type ReplyTo,
+} from './endpoints';
 import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
 import { redact, secretForms } from './redaction';
 import {
@@ -22,7 +29,6 @@ import {
 	parseRetryAfter,
 	resolveRetryPolicy,
 	retryNote,
-	whyNotRetried,
 	withNote,
 } from './retry';
 import {
@@ -40,13 +46,27 @@ import {
  * Sends one Svc API request through `send`, with bounded retries, and decodes the reply.
  * Used by every request of the nodes (through n8n's request helper).
  */
-export async function sendSvcRequest(
+export async function sendSvcRequest<Path extends EndpointPath>(
 	send: SvcSend,
 	credentials: SvcCredentials,
-	method: IHttpRequestMethods,
-	path: string,
+	path: Path,
 	options: SvcRequestOptions = {},
-): Promise<SvcOutcome<unknown>> {
+): Promise<SvcOutcome<ReplyOf<Path>>> {
+	return await sendToEndpoint(
+		send,
+		credentials,
+		ENDPOINTS[path] as Endpoint<ReplyOf<Path>>,
+		options,
+	);
+}
+
+/** sendSvcRequest for an endpoint given by its entry (the tests bring entries of their own). */
+export async function sendToEndpoint<Reply>(
+	send: SvcSend,
+	credentials: SvcCredentials,
+	endpoint: Endpoint<Reply>,
+	options: SvcRequestOptions = {},
+): Promise<SvcOutcome<Reply>> {
 	const secrets = secretForms(credentials);
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) {
@@ -58,11 +78,11 @@ export async function sendSvcRequest(
 		return { ok: false, failure: { text, code: 'invalid-host' } };
 	}
 	const policy = resolveRetryPolicy(options.retry);
-	const notRetried = whyNotRetried(path, options.notRetried);
+	const notRetried = whyNotRetried(endpoint, options.notRetried);
 	const retryable = notRetried === undefined;
 	const request: IHttpRequestOptions = {
-		method,
-		url: `${baseUrl}/api/v2/${path}`,
+		method: endpoint.method,
+		url: `${baseUrl}/api/v2/${endpoint.path}`,
 		qs: options.qs,
 		body: options.body,
 		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
@@ -90,7 +110,7 @@ export async function sendSvcRequest(
 			const networkCode = findNetworkCode(error);
 			const transient = networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
 			if (canRetry && transient) {
-				await sleep(backoffDelay(policy, attempt));
+				await policy.sleep(backoffDelay(policy, attempt));
 				continue;
 			}
 			const failure: SvcFailure = {
@@ -103,7 +123,7 @@ export async function sendSvcRequest(
 			};
 		}
 		if (!RETRIED_STATUSES.has(response.statusCode)) {
-			const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+			const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
 			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
 			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
 			return { ok: false, failure: withNote(outcome.failure, retryNote(notRetried, attempt + 1)) };
@@ -112,10 +132,10 @@ export async function sendSvcRequest(
 		const retryAfter = parseRetryAfter(response.headers['retry-after']);
 		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
 		if (canRetry && !waitTooLong) {
-			await sleep(retryAfter ?? backoffDelay(policy, attempt));
+			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
 			continue;
 		}
-		const outcome = decodeReply(path, options.qs ?? {}, response, secrets);
+		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
 		if (outcome.ok) return outcome;
 		const note =
 			waitTooLong && retryable
@@ -155,29 +175,61 @@ export function toNodeApiError(
 	return error;
 }
 
-/** A request through n8n's authenticated request helper, which honours n8n's proxy, SSL and logging settings. */
-export async function svcApiRequest(
-	this: SvcApiContext,
-	method: IHttpRequestMethods,
-	path: string,
-	options: SvcRequestOptions = {},
-): Promise<unknown> {
-	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-	return await requestWithCredentials.call(this, credentials, method, path, options);
+/**
+ * A request to an endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
+ * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for): the
+ * functions below are declared with this type, which holds because each endpoint's shape check lets only its reply by.
+ */
+export interface SvcApiRequest {
+	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
+		this: SvcApiContext,
+		path: Path,
+		options?: SvcRequestOptions<Query>,
+	): Promise<ReplyTo<Path, Query>>;
+	// TypeScript's own `call` would widen the path to every endpoint and the reply to the union of all replies.
+	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
+		context: SvcApiContext,
+		path: Path,
+		options?: SvcRequestOptions<Query>,
+	): Promise<ReplyTo<Path, Query>>;
 }
+
+/** svcApiRequest with the credentials already read (see requestWithCredentials). */
+export interface SvcApiRequestWithCredentials {
+	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
+		this: SvcApiContext,
+		credentials: SvcCredentials,
+		path: Path,
+		options?: SvcRequestOptions<Query>,
+	): Promise<ReplyTo<Path, Query>>;
+	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
+		context: SvcApiContext,
+		credentials: SvcCredentials,
+		path: Path,
+		options?: SvcRequestOptions<Query>,
+	): Promise<ReplyTo<Path, Query>>;
+}
+
+export const svcApiRequest = async function (
+	this: SvcApiContext,
+	path: EndpointPath,
+	options: SvcRequestOptions = {},
+) {
+	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+	return await requestWithCredentials.call(this, credentials, path, options);
+} as SvcApiRequest;
 
 /**
  * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on each
  * getCredentials, and its request helper would do so again for every request unless it is handed them: a walk over
  * many pages reads them once.
  */
-export async function requestWithCredentials(
+export const requestWithCredentials = async function (
 	this: SvcApiContext,
 	credentials: SvcCredentials,
-	method: IHttpRequestMethods,
-	path: string,
-	options: SvcRequestOptions,
-): Promise<unknown> {
+	path: EndpointPath,
+	options: SvcRequestOptions = {},
+) {
 	const reference = this.getNode().credentials?.[CREDENTIALS_TYPE];
 	const credentialsDecrypted: ICredentialsDecrypted = {
 		id: reference?.id ?? '',
@@ -189,7 +241,7 @@ export async function requestWithCredentials(
 		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, {
 			credentialsDecrypted,
 		})) as SvcHttpResponse;
-	const outcome = await sendSvcRequest(send, credentials, method, path, options);
+	const outcome = await sendSvcRequest(send, credentials, path, options);
 	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
 	return outcome.reply;
-}
+} as SvcApiRequestWithCredentials;

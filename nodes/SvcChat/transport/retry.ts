@@ -1,4 +1,6 @@
 // Retry policy: which failures are retried, how long to wait between attempts, and what the user is told about it.
+import { sleep } from 'n8n-workflow';
+
 import type { SvcFailure } from './types';
 
 export interface RetryPolicy {
@@ -10,27 +12,20 @@ export interface RetryPolicy {
 	maxDelayMs: number;
 	/** Time allowed for one attempt. */
 	timeoutMs: number;
+	/** Waits between attempts: n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
+	sleep: (ms: number) => Promise<void>;
 }
+
+type RetryLimit = Exclude<keyof RetryPolicy, 'sleep'>;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxRetries: 3,
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
 	timeoutMs: 60_000,
+	sleep,
 };
 
-// Commands that must never be sent twice, with why: a retried broadcast could message the same people again.
-const NON_IDEMPOTENT_PATHS = new Map([
-	[
-		'rt/send_broadcast',
-		'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
-	],
-]);
-
-/** Why a request is never retried after it may have been carried out, or undefined when it may be retried. */
-export function whyNotRetried(path: string, override?: string): string | undefined {
-	return override ?? NON_IDEMPOTENT_PATHS.get(path);
-}
 export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 export const RETRIED_NETWORK_CODES = new Set([
 	'ECONNRESET',
@@ -74,14 +69,17 @@ export function backoffDelay(policy: RetryPolicy, attempt: number): number {
 	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
+const LIMITS: RetryLimit[] = ['maxRetries', 'baseDelayMs', 'maxDelayMs', 'timeoutMs'];
+
 /** Merges retry limits over the defaults, ignoring values that would loop or never wait (they may come from node options). */
 export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
 	const policy = { ...DEFAULT_RETRY_POLICY };
-	for (const key of Object.keys(policy) as Array<keyof RetryPolicy>) {
+	for (const key of LIMITS) {
 		const value = overrides[key];
 		if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
 			policy[key] = Math.floor(value);
 	}
+	if (typeof overrides.sleep === 'function') policy.sleep = overrides.sleep;
 	if (policy.timeoutMs === 0) policy.timeoutMs = DEFAULT_RETRY_POLICY.timeoutMs;
 	return policy;
 }

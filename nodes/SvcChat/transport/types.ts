@@ -22,8 +22,8 @@ export interface SvcCredentials {
 	ignoreSslIssues?: boolean;
 }
 
-export interface SvcRequestOptions {
-	qs?: IDataObject;
+export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
+	qs?: Query;
 	body?: IDataObject;
 	/** Put on the thrown NodeApiError so n8n shows which item failed. */
 	itemIndex?: number;

@@ -6,7 +6,14 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { addLatestVersions, CREDENTIALS_TYPE, svcChatPages, type ChatPage } from '../transport';
+import {
+	addLatestVersions,
+	CREDENTIALS_TYPE,
+	svcChatPages,
+	type ChatPage,
+	type ChatPageOptions,
+	type RetryPolicy,
+} from '../transport';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
@@ -28,26 +35,30 @@ const CATCH_UP_PAGES = { fullChats: false };
 
 /**
  * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
- * here only, after the pages were read: an error never moves the stored cursor.
+ * here only, after the pages were read: an error never moves the stored cursor. `retry` is for tests (say, pauses
+ * that take no time); the trigger itself passes nothing.
  */
-export async function pollChats(this: IPollFunctions): Promise<PollResult> {
+export async function pollChats(
+	this: IPollFunctions,
+	retry?: Partial<RetryPolicy>,
+): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings);
+	const pageOptions: ChatPageOptions = { retry };
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
 
 	const staticData = this.getWorkflowStaticData('node');
 	const state = await loadBoundState(this, staticData, settings);
 	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
 
 	if (state.catchingUp) {
-		const caughtUp = await catchUpToNow(this, state, settings, limits);
+		const caughtUp = await catchUpToNow(this, state, settings, limits, pageOptions);
 		saveState(staticData, { ...state, ...caughtUp });
 		return null;
 	}
 
 	const byId = new Map<string, Chat>();
-	const walk = await walkPages(svcChatPages.call(this, state.cursor ?? '0'), limits, (page) =>
-		addLatestVersions(byId, page.chats),
-	);
+	const pages = svcChatPages.call(this, state.cursor ?? '0', pageOptions);
+	const walk = await walkPages(pages, limits, (page) => addLatestVersions(byId, page.chats));
 	if (!walk) return null;
 	reportFailure(this, walk, state.cursor);
 	const selected = selectChats([...byId.values()], settings, state);
@@ -90,11 +101,13 @@ async function catchUpToNow(
 	state: TriggerState,
 	settings: TriggerSettings,
 	limits: WalkLimits,
+	pageOptions: ChatPageOptions,
 ): Promise<Partial<TriggerState>> {
+	const options = { ...pageOptions, ...CATCH_UP_PAGES };
 	const pages =
 		state.cursor === undefined
-			? recentChatPages.call(context, Date.now(), CATCH_UP_PAGES)
-			: svcChatPages.call(context, state.cursor, CATCH_UP_PAGES);
+			? recentChatPages.call(context, Date.now(), options)
+			: svcChatPages.call(context, state.cursor, options);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
 	let seenIds = state.seenIds;
 	const walk = await walkPages(pages, limits, (page: ChatPage) => {
@@ -131,10 +144,11 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
+	pageOptions: ChatPageOptions,
 ): Promise<PollResult> {
 	const byId = new Map<string, Chat>();
 	const walk = await walkPages(
-		recentChatPages.call(context, Date.now()),
+		recentChatPages.call(context, Date.now(), pageOptions),
 		{ maxChats: Number.POSITIVE_INFINITY, maxPages: TEST_EVENT_PAGES },
 		(page) => addLatestVersions(byId, page.chats),
 	);

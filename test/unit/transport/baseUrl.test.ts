@@ -122,7 +122,7 @@ describe('through svcApiRequest', () => {
 		const scope = nock('http://acme.svc.example').get('/api/v2/departments').reply(200, []);
 		const context = transportContext(testCredentials('http://acme.svc.example'));
 
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
+		const error = await rejectionOf(svcApiRequest.call(context, 'departments'));
 
 		expect(error.message).toMatch(/^Plain http:\/\/ is refused for "acme\.svc\.example"/);
 		expect(error.description).toBe('Correct the host in the Svc API credentials.');
@@ -135,7 +135,7 @@ describe('through svcApiRequest', () => {
 		const scope = nock('https://acme.svc.example:8443').get('/api/v2/departments').reply(200, []);
 		const context = transportContext(testCredentials('ACME.svc.example:8443/'));
 
-		await expect(svcApiRequest.call(context, 'GET', 'departments')).resolves.toEqual([]);
+		await expect(svcApiRequest.call(context, 'departments')).resolves.toEqual([]);
 		expect(scope.isDone()).toBe(true);
 	});
 
@@ -151,7 +151,7 @@ describe('through svcApiRequest', () => {
 		);
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}/`));
-			await expect(svcApiRequest.call(context, 'GET', 'departments')).resolves.toEqual([
+			await expect(svcApiRequest.call(context, 'departments')).resolves.toEqual([
 				{ id: 1, name: 'Sales', order: 1 },
 			]);
 			expect(paths).toEqual(['/api/v2/departments']);

@@ -9,9 +9,14 @@ import {
 	describeErrorCode,
 	describeNetworkError,
 } from '../../../nodes/SvcChat/transport/errors';
-import { svcApiRequest, toNodeApiError } from '../../../nodes/SvcChat/transport';
+import {
+	ENDPOINTS,
+	svcApiRequest,
+	toNodeApiError,
+	type EndpointPath,
+} from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
-import { closedPort, HOST, instantSleep, ORIGIN, rejectionOf, transportContext } from './support';
+import { closedPort, HOST, ORIGIN, pauseRecorder, rejectionOf, transportContext } from './support';
 
 interface SpecErrorCase {
 	section: string;
@@ -40,7 +45,7 @@ function specErrorCases(): SpecErrorCase[] {
 // Where each section's codes come from: the real-time command it documents, or a stored-data query.
 const SECTION_REQUESTS: Record<
 	string,
-	{ method: IHttpRequestMethods; path: string; body?: IDataObject }
+	{ method: IHttpRequestMethods; path: EndpointPath; body?: IDataObject }
 > = {
 	'7.1': { method: 'POST', path: 'rt/provide_visitor_fields', body: { auth_token: 't-1' } },
 	'7.2': {
@@ -94,11 +99,13 @@ function answer(
 
 async function failureOf(
 	method: IHttpRequestMethods,
-	apiPath: string,
+	apiPath: EndpointPath,
 	options: { body?: IDataObject; qs?: IDataObject } = {},
 ) {
+	// The method answered above is the one the endpoint table sends.
+	expect(ENDPOINTS[apiPath].method).toBe(method);
 	const error = await rejectionOf(
-		svcApiRequest.call(transportContext(), method, apiPath, {
+		svcApiRequest.call(transportContext(), apiPath, {
 			...options,
 			retry: { maxRetries: 0 },
 		}),
@@ -312,7 +319,7 @@ describe('bodies that are not JSON', () => {
 });
 
 describe('a 200 reply of unexpected shape', () => {
-	test.each([
+	test.each<[EndpointPath, unknown, IDataObject, string]>([
 		['operators', {}, {}, 'a list of operators'],
 		['departments', { departments: [] }, {}, 'a list of departments'],
 		['partner/tariffs', [], {}, 'an object with a "tariffs" list'],
@@ -363,7 +370,7 @@ describe('a 200 reply of unexpected shape', () => {
 	])('GET chats with %s passes decoding', async (_case, lastTs) => {
 		answer('GET', 'chats', 200, { chats: [], more_chats_available: false, last_ts: lastTs });
 		await expect(
-			svcApiRequest.call(transportContext(), 'GET', 'chats', { qs: { since: 0 } }),
+			svcApiRequest.call(transportContext(), 'chats', { qs: { since: 0 } }),
 		).resolves.toEqual({
 			chats: [],
 			more_chats_available: false,
@@ -383,7 +390,7 @@ describe('a 200 reply of unexpected shape', () => {
 		);
 	});
 
-	test.each(['rt/provide_visitor_fields', 'rt/agent_status', 'rt/send_broadcast'])(
+	test.each<EndpointPath>(['rt/provide_visitor_fields', 'rt/agent_status', 'rt/send_broadcast'])(
 		'POST %s',
 		async (apiPath) => {
 			for (const body of [{}, { result: 'fail' }, ['ok'], 'ok']) {
@@ -432,7 +439,7 @@ describe('network failures', () => {
 		const port = await closedPort();
 		const context = transportContext(testCredentials(`http://127.0.0.1:${port}`));
 		const error = await rejectionOf(
-			svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 0 } }),
+			svcApiRequest.call(context, 'departments', { retry: { maxRetries: 0 } }),
 		);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toBe(`Host "127.0.0.1:${port}" refused the connection`);
@@ -471,9 +478,11 @@ describe('network failures', () => {
 });
 
 test('the default retries end in the same clear 502 error', async () => {
-	const sleep = instantSleep();
+	const sleep = pauseRecorder();
 	const seen = answer('GET', 'departments', 502, '');
-	const error = await rejectionOf(svcApiRequest.call(transportContext(), 'GET', 'departments'));
+	const error = await rejectionOf(
+		svcApiRequest.call(transportContext(), 'departments', { retry: { sleep } }),
+	);
 	expect(error.message).toBe('The server cannot process the request (502)');
 	expect(error.description).toMatch(/The request was tried 4 times\.$/);
 	expect(seen.requests).toBe(4);

@@ -5,15 +5,17 @@ import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-wo
 
 import {
 	DEFAULT_RETRY_POLICY,
+	ENDPOINTS,
 	parseRetryAfter,
 	resolveRetryPolicy,
 	svcApiRequest,
+	type EndpointPath,
 	type RetryPolicy,
 } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import {
-	instantSleep,
 	listenLocally,
+	pauseRecorder,
 	ORIGIN,
 	rejectionOf,
 	transportContext,
@@ -28,11 +30,11 @@ const BROADCAST_BODY: IDataObject = {
 	data: { kind: 'msgapp', channel_id: 'c', data: { template_id: 't', entries: [] } },
 };
 
-let sleep: ReturnType<typeof instantSleep>;
+let sleep: ReturnType<typeof pauseRecorder>;
 
 beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
-	sleep = instantSleep();
+	sleep = pauseRecorder();
 });
 afterEach(() => {
 	nock.cleanAll();
@@ -57,10 +59,14 @@ function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 
 const request = (
 	method: IHttpRequestMethods,
-	apiPath: string,
+	apiPath: EndpointPath,
 	retry?: Partial<RetryPolicy>,
 	body?: IDataObject,
-) => svcApiRequest.call(transportContext(), method, apiPath, { retry, body });
+) => {
+	// The method served above is the one the endpoint table sends.
+	expect(ENDPOINTS[apiPath].method).toBe(method);
+	return svcApiRequest.call(transportContext(), apiPath, { retry: { ...retry, sleep }, body });
+};
 
 describe('retried', () => {
 	test('502, then 200, succeeds after exactly one retry', async () => {
@@ -293,7 +299,9 @@ describe('connection failures, against a real local server', () => {
 
 	test('a connection reset is retried, then the answer is used', async () => {
 		const context = await resettingServer(1, DEPARTMENTS);
-		await expect(svcApiRequest.call(context, 'GET', 'departments')).resolves.toHaveLength(1);
+		await expect(
+			svcApiRequest.call(context, 'departments', { retry: { sleep } }),
+		).resolves.toHaveLength(1);
 		expect(served).toEqual(['GET /api/v2/departments', 'GET /api/v2/departments']);
 		expect(sleep).toHaveBeenCalledTimes(1);
 	});
@@ -301,7 +309,7 @@ describe('connection failures, against a real local server', () => {
 	test('resets on every attempt end after maxRetries + 1 requests', async () => {
 		const context = await resettingServer(99, DEPARTMENTS);
 		const error = await rejectionOf(
-			svcApiRequest.call(context, 'GET', 'departments', { retry: { maxRetries: 1 } }),
+			svcApiRequest.call(context, 'departments', { retry: { maxRetries: 1, sleep } }),
 		);
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
 		expect(error.description).toBe('Try again later. The request was tried 2 times.');
@@ -312,7 +320,7 @@ describe('connection failures, against a real local server', () => {
 	test('rt/send_broadcast is not retried after a reset', async () => {
 		const context = await resettingServer(1, '{"result":"ok"}');
 		const error = await rejectionOf(
-			svcApiRequest.call(context, 'POST', 'rt/send_broadcast', { body: BROADCAST_BODY }),
+			svcApiRequest.call(context, 'rt/send_broadcast', { body: BROADCAST_BODY, retry: { sleep } }),
 		);
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
 		expect(error.description).toMatch(
@@ -330,8 +338,8 @@ describe('connection failures, against a real local server', () => {
 		);
 		const context = transportContext(testCredentials(`http://${server.hostPort}`));
 		const error = await rejectionOf(
-			svcApiRequest.call(context, 'GET', 'departments', {
-				retry: { maxRetries: 1, timeoutMs: 150 },
+			svcApiRequest.call(context, 'departments', {
+				retry: { maxRetries: 1, timeoutMs: 150, sleep },
 			}),
 		);
 		expect(error.message).toBe(`Host "${server.hostPort}" did not answer in time`);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { svcApiRequest, svcGetChats } from '../../../nodes/SvcChat/transport';
+import { svcApiRequest, svcGetChats, type EndpointPath } from '../../../nodes/SvcChat/transport';
 import { TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import {
 	BASIC_VALUE,
@@ -11,7 +11,7 @@ import {
 	EMAIL,
 	errorViews,
 	HOST,
-	instantSleep,
+	INSTANT_PAUSES,
 	leaksOf,
 	listenLocally,
 	ORIGIN,
@@ -34,7 +34,6 @@ const receivedAuthorizations: string[] = [];
 
 beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
-	instantSleep();
 	receivedAuthorizations.length = 0;
 });
 afterEach(() => {
@@ -62,106 +61,106 @@ function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
 const json = (value: unknown) => JSON.stringify(value);
 
 // Each case makes the server (or the configuration) put a secret where an error could pick it up.
-const ECHO_CASES: Array<[name: string, method: IHttpRequestMethods, apiPath: string, echo: Echo]> =
+const ECHO_CASES: Array<
+	[name: string, method: IHttpRequestMethods, apiPath: EndpointPath, echo: Echo]
+> = [
 	[
-		[
-			'a 200 text page echoing everything',
-			'GET',
-			'departments',
-			(auth) => [200, `You sent "${auth}" (${TEST_PASSWORD})`],
+		'a 200 text page echoing everything',
+		'GET',
+		'departments',
+		(auth) => [200, `You sent "${auth}" (${TEST_PASSWORD})`],
+	],
+	// The password straddles the excerpt's 200-character cut: cutting before redacting would leave its first half.
+	[
+		'a 200 HTML page whose password straddles the excerpt cut',
+		'GET',
+		'departments',
+		() => [200, `<p>${'x'.repeat(185)}${TEST_PASSWORD}</p>`],
+	],
+	[
+		'a 500 page, shown as an excerpt',
+		'GET',
+		'operators',
+		(auth) => [500, `<pre>Authorization: ${auth}\npassword=${TEST_PASSWORD}</pre>`],
+	],
+	[
+		'an unknown code that is the header',
+		'POST',
+		'rt/agent_status',
+		(auth) => [200, json({ error: auth })],
+	],
+	[
+		'every extra member holding a secret',
+		'POST',
+		'rt/provide_visitor_fields',
+		(auth) => [
+			200,
+			json({
+				error: 'field-value-is-not-string',
+				field_value: TEST_PASSWORD,
+				argument: auth,
+				field: [auth],
+				field_name: { [auth]: auth },
+			}),
 		],
-		// The password straddles the excerpt's 200-character cut: cutting before redacting would leave its first half.
-		[
-			'a 200 HTML page whose password straddles the excerpt cut',
-			'GET',
-			'departments',
-			() => [200, `<p>${'x'.repeat(185)}${TEST_PASSWORD}</p>`],
-		],
-		[
-			'a 500 page, shown as an excerpt',
-			'GET',
-			'operators',
-			(auth) => [500, `<pre>Authorization: ${auth}\npassword=${TEST_PASSWORD}</pre>`],
-		],
-		[
-			'an unknown code that is the header',
-			'POST',
-			'rt/agent_status',
-			(auth) => [200, json({ error: auth })],
-		],
-		[
-			'every extra member holding a secret',
-			'POST',
-			'rt/provide_visitor_fields',
-			(auth) => [
-				200,
-				json({
-					error: 'field-value-is-not-string',
-					field_value: TEST_PASSWORD,
-					argument: auth,
-					field: [auth],
-					field_name: { [auth]: auth },
-				}),
-			],
-		],
-		[
-			'a 200 of unexpected shape',
-			'GET',
-			'departments',
-			(auth) => [200, json({ echo: auth, password: TEST_PASSWORD })],
-		],
-		[
-			'a real-time reply of unexpected shape',
-			'POST',
-			'rt/agent_status',
-			(auth) => [200, json({ result: auth })],
-		],
-		[
-			'a 401 with members',
-			'POST',
-			'rt/agent_status',
-			(auth) => [401, json({ error: 'unauthorized', field: auth })],
-		],
-		['a 403 page', 'GET', 'departments', (auth) => [403, `Forbidden for ${auth}`]],
-		['502 on every retry', 'GET', 'departments', (auth) => [502, `Bad gateway ${auth}`]],
-		[
-			'a 429 asking for a long wait',
-			'GET',
-			'departments',
-			(auth) => [429, auth, { 'Retry-After': '999' }],
-		],
-		[
-			'a 503 with a JSON error',
-			'GET',
-			'partner/tariffs',
-			(auth) => [503, json({ error: 'unknown', argument: auth })],
-		],
-		[
-			'an unknown chat',
-			'GET',
-			'chat',
-			(auth) => [200, json({ error: auth, field_value: TEST_PASSWORD })],
-		],
-		[
-			'a broadcast that fails and is not retried',
-			'POST',
-			'rt/send_broadcast',
-			(auth) => [502, auth],
-		],
-		[
-			'a 200 chats page without last_ts',
-			'GET',
-			'chats',
-			(auth) => [200, json({ chats: [auth], more_chats_available: true })],
-		],
-	];
+	],
+	[
+		'a 200 of unexpected shape',
+		'GET',
+		'departments',
+		(auth) => [200, json({ echo: auth, password: TEST_PASSWORD })],
+	],
+	[
+		'a real-time reply of unexpected shape',
+		'POST',
+		'rt/agent_status',
+		(auth) => [200, json({ result: auth })],
+	],
+	[
+		'a 401 with members',
+		'POST',
+		'rt/agent_status',
+		(auth) => [401, json({ error: 'unauthorized', field: auth })],
+	],
+	['a 403 page', 'GET', 'departments', (auth) => [403, `Forbidden for ${auth}`]],
+	['502 on every retry', 'GET', 'departments', (auth) => [502, `Bad gateway ${auth}`]],
+	[
+		'a 429 asking for a long wait',
+		'GET',
+		'departments',
+		(auth) => [429, auth, { 'Retry-After': '999' }],
+	],
+	[
+		'a 503 with a JSON error',
+		'GET',
+		'partner/tariffs',
+		(auth) => [503, json({ error: 'unknown', argument: auth })],
+	],
+	[
+		'an unknown chat',
+		'GET',
+		'chat',
+		(auth) => [200, json({ error: auth, field_value: TEST_PASSWORD })],
+	],
+	['a broadcast that fails and is not retried', 'POST', 'rt/send_broadcast', (auth) => [502, auth]],
+	[
+		'a 200 chats page without last_ts',
+		'GET',
+		'chats',
+		(auth) => [200, json({ chats: [auth], more_chats_available: true })],
+	],
+];
 
 test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 	hostile(method, apiPath, echo);
 	const body = method === 'POST' ? BROADCAST_BODY : undefined;
 
 	const error = await rejectionOf(
-		svcApiRequest.call(transportContext(), method, apiPath, { body, qs: { id: 1, since: 0 } }),
+		svcApiRequest.call(transportContext(), apiPath, {
+			body,
+			qs: { id: 1, since: 0 },
+			retry: INSTANT_PAUSES,
+		}),
 	);
 
 	// The hostile server really had the secret to echo.
@@ -172,7 +171,9 @@ test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 
 test('a stalled cursor', async () => {
 	hostile('GET', 'chats', () => [200, json({ chats: [], more_chats_available: true, last_ts: 0 })]);
-	const error = await rejectionOf(svcGetChats.call(transportContext(), 0));
+	const error = await rejectionOf(
+		svcGetChats.call(transportContext(), 0, { retry: INSTANT_PAUSES }),
+	);
 	expect(error.message).toMatch(/cursor stopped moving/);
 	expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 });
@@ -187,7 +188,9 @@ describe('configuration errors', () => {
 		['the password pasted into the host', `${TEST_PASSWORD} acme`],
 	])('%s', async (_name, host) => {
 		const context = transportContext(testCredentials(host));
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'departments', { retry: INSTANT_PAUSES }),
+		);
 		expect(error.context.svcError).toBe('invalid-host');
 		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 	});
@@ -199,7 +202,9 @@ describe('network errors, against real local servers', () => {
 
 	test('a refused connection', async () => {
 		const context = transportContext(testCredentials(`http://127.0.0.1:${await closedPort()}`));
-		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
+		const error = await rejectionOf(
+			svcApiRequest.call(context, 'departments', { retry: INSTANT_PAUSES }),
+		);
 		expect(error.message).toMatch(/refused the connection/);
 		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 	});
@@ -216,8 +221,8 @@ describe('network errors, against real local servers', () => {
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}`));
 			const error = await rejectionOf(
-				svcApiRequest.call(context, 'GET', 'departments', {
-					retry: { maxRetries: 1, timeoutMs: 150 },
+				svcApiRequest.call(context, 'departments', {
+					retry: { ...INSTANT_PAUSES, maxRetries: 1, timeoutMs: 150 },
 				}),
 			);
 			expect(error.message).toMatch(message);
@@ -247,7 +252,7 @@ test('a password with quotes, slashes and accents is redacted in every form it c
 	for (const echo of echoes) {
 		hostile('GET', 'departments', echo);
 		const error = await rejectionOf(
-			svcApiRequest.call(transportContext(credentials), 'GET', 'departments'),
+			svcApiRequest.call(transportContext(credentials), 'departments', { retry: INSTANT_PAUSES }),
 		);
 		expect(receivedAuthorizations.at(-1)).toBe(`Basic ${basic}`);
 		expect(leaksOf(errorViews(error), forms)).toEqual([]);

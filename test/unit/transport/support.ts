@@ -7,7 +7,7 @@ import * as n8nWorkflow from 'n8n-workflow';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
+import type { RetryPolicy, SvcCredentials } from '../../../nodes/SvcChat/transport';
 
 export const HOST = 'acme.svc.example';
 export const ORIGIN = `https://${HOST}`;
@@ -47,12 +47,12 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<n8nWorkflo
 	throw new Error('Expected the request to fail, but it succeeded');
 }
 
-/**
- * Replaces n8n-workflow's `sleep`, which the transport calls for every pause, with an instant recorded one.
- * The transport (compiled by swc to CommonJS) reads the export at call time, so the spy sees every pause.
- */
-export function instantSleep() {
-	return jest.spyOn(n8nWorkflow, 'sleep').mockResolvedValue(undefined);
+/** Retry pauses that take no time, for tests that count requests rather than pauses. */
+export const INSTANT_PAUSES: Partial<RetryPolicy> = { sleep: async () => undefined };
+
+/** A retry pause that takes no time and records each one asked for; the transport gets it as `retry: { sleep }`. */
+export function pauseRecorder() {
+	return jest.fn<Promise<void>, [ms: number]>(async () => undefined);
 }
 
 export interface LocalServer {

@@ -13,13 +13,10 @@ import {
 	triggerHarness,
 } from './fixtures';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
+import { INSTANT_PAUSES } from '../transport/support';
 import { createPollContext, testCredentials } from '../../harness/contexts';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/binding';
-
-jest.mock('n8n-workflow', () => ({
-	...jest.requireActual('n8n-workflow'),
-	sleep: jest.fn(async () => undefined),
-}));
 
 const PRODUCTION = 'chat.production.example';
 const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
@@ -46,7 +43,8 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 	return {
 		context,
 		logger,
-		poll: async () => (await trigger.poll.call(context))?.[0].map((item) => item.json) ?? null,
+		poll: async () =>
+			(await pollChats.call(context, INSTANT_PAUSES))?.[0].map((item) => item.json) ?? null,
 	};
 }
 

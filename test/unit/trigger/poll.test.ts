@@ -12,12 +12,6 @@ import {
 	triggerHarness,
 } from './fixtures';
 
-// The helper's backoff pauses are real sleeps; skip them so persistent 502s fail fast. Retries still happen (nock counts them).
-jest.mock('n8n-workflow', () => ({
-	...jest.requireActual('n8n-workflow'),
-	sleep: jest.fn(async () => undefined),
-}));
-
 const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
 
 beforeAll(() => nock.disableNetConnect());

@@ -12,11 +12,6 @@ import {
 	failPage,
 } from './fixtures';
 
-jest.mock('n8n-workflow', () => ({
-	...jest.requireActual('n8n-workflow'),
-	sleep: jest.fn(async () => undefined),
-}));
-
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -37,6 +37,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		operator_id: operatorId,
 		data: { kind: 'history-chats', channel_id: channelId, data: payload },
 	};
-	await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', { body, itemIndex });
+	await svcApiRequest.call(this, 'rt/send_broadcast', { body, itemIndex });
 	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
 }

@@ -184,7 +184,7 @@ async function sendRequests(
 			},
 		};
 		try {
-			await svcApiRequest.call(this, 'POST', 'rt/send_broadcast', {
+			await svcApiRequest.call(this, 'rt/send_broadcast', {
 				body,
 				itemIndex: batch[0].itemIndex,
 			});

@@ -6,8 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
-import type { Chat } from '../../types';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
@@ -41,7 +40,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const chatId = read.requiredText('chatId', {
 		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
@@ -54,9 +57,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const output = readChatOutputMode(this, itemIndex);
-	const reply = (await svcApiRequest.call(this, 'GET', 'chat', {
-		qs: { id: chatId },
-		itemIndex,
-	})) as { chat: Chat };
+	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex, retry });
 	return formatChats([reply.chat], output);
 }

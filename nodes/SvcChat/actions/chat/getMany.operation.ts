@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcGetChats } from '../../transport';
+import { svcGetChats, type RetryPolicy } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -99,7 +99,11 @@ function readSinceCursor(read: ParameterReader): string {
 	return cursor;
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
@@ -111,6 +115,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		limit,
 		wholePages: includeCursor,
 		itemIndex,
+		retry,
 	});
 	const records = formatChats(chats, output);
 	return includeCursor

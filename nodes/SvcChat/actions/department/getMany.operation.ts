@@ -1,7 +1,7 @@
 // Department > Get Many: GET /departments (spec 4.5).
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
@@ -13,9 +13,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Department[]> {
-	const departments = (await svcApiRequest.call(this, 'GET', 'departments', {
-		itemIndex,
-	})) as Department[];
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<Department[]> {
+	const departments = await svcApiRequest.call(this, 'departments', { itemIndex, retry });
 	return itemParameters(this, itemIndex, properties).limited(departments);
 }

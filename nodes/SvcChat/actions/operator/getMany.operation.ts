@@ -1,7 +1,7 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import type { Operator } from '../../types';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
@@ -66,15 +66,17 @@ function readChoices(read: ParameterReader, value: unknown, name: string): unkno
 	);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Operator[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<Operator[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
 	const roles = readChoices(read, filters.role, 'filters.role');
 	const statuses = readChoices(read, filters.status, 'filters.status');
-	const operators = (await svcApiRequest.call(this, 'GET', 'operators', {
-		itemIndex,
-	})) as Operator[];
+	const operators = await svcApiRequest.call(this, 'operators', { itemIndex, retry });
 	const matching = operators.filter(
 		(operator) =>
 			(!email || String(operator.email ?? '').toLowerCase() === email) &&

@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
@@ -82,7 +82,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const email = read.requiredText('email', {
 		fix: 'Pick the operator from the list, or enter their email.',
@@ -104,6 +108,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// With a condition, a retry after a change that did go through would fail it (condition-not-satisfied) and
 	// report a failure for a change that happened; so such a request is sent once, and a lost reply is called unknown.
 	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
-	await svcApiRequest.call(this, 'POST', 'rt/agent_status', { body, itemIndex, notRetried });
+	await svcApiRequest.call(this, 'rt/agent_status', { body, itemIndex, notRetried, retry });
 	return [{ result: 'ok', email, status }];
 }

@@ -1,7 +1,7 @@
 // The day or days a statistics operation covers: one date, or an inclusive range sent as one request per UTC day.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy, type StatsReplies } from '../../transport';
 import { calendarDay, utcDaysBetween } from '../../helpers/time';
 import { showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
@@ -84,16 +84,18 @@ export function readDays(context: IExecuteFunctions, itemIndex: number): string[
 }
 
 /** GET /stats for each day, in order; each reply comes with its day. */
-export async function fetchDailyStats(
+export async function fetchDailyStats<Mode extends keyof StatsReplies>(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	mode: 'usage' | 'operators',
-): Promise<Array<{ date: string; reply: unknown }>> {
-	const results: Array<{ date: string; reply: unknown }> = [];
+	mode: Mode,
+	retry?: Partial<RetryPolicy>,
+): Promise<Array<{ date: string; reply: StatsReplies[Mode] }>> {
+	const results: Array<{ date: string; reply: StatsReplies[Mode] }> = [];
 	for (const date of readDays(context, itemIndex)) {
-		const reply = await svcApiRequest.call(context, 'GET', 'stats', {
+		const reply = await svcApiRequest.call(context, 'stats', {
 			qs: { date, mode },
 			itemIndex,
+			retry,
 		});
 		results.push({ date, reply });
 	}

@@ -1,7 +1,7 @@
 // Statistics > Get Usage: GET /stats?mode=usage (spec 4.9), one item per day.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import type { UsageStats } from '../../types';
+import type { RetryPolicy } from '../../transport';
 import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
 
 const properties: INodeProperties[] = [...dayProperties];
@@ -11,7 +11,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<DatedRecord[]> {
-	const daily = await fetchDailyStats(this, itemIndex, 'usage');
-	return daily.map(({ date, reply }) => ({ date, ...(reply as UsageStats) }));
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<DatedRecord[]> {
+	const daily = await fetchDailyStats(this, itemIndex, 'usage', retry);
+	return daily.map(({ date, reply }) => ({ date, ...reply }));
 }

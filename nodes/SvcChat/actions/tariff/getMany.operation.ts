@@ -1,7 +1,7 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
 import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import type { Tariff } from '../../types';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
@@ -13,9 +13,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Tariff[]> {
-	const reply = (await svcApiRequest.call(this, 'GET', 'partner/tariffs', { itemIndex })) as {
-		tariffs: Tariff[];
-	};
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<Tariff[]> {
+	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex, retry });
 	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
 }

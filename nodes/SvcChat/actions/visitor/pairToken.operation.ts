@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import {
 	authTokenSnippet,
 	buildVisitorFields,
@@ -186,7 +186,11 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	];
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
@@ -199,9 +203,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const authToken = readAuthToken(read) ?? randomUUID();
-	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,
+		retry,
 	});
 	return [
 		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },

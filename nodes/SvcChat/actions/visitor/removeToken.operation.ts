@@ -6,7 +6,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcApiRequest, type RetryPolicy } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { readAuthToken } from './authToken';
 
@@ -29,7 +29,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+): Promise<IDataObject[]> {
 	const read = itemParameters(this, itemIndex, properties);
 	const authToken = readAuthToken(read);
 	if (authToken === undefined) {
@@ -38,9 +42,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Enter the token that Pair Token returned for this visitor.',
 		);
 	}
-	await svcApiRequest.call(this, 'POST', 'rt/provide_visitor_fields', {
+	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken },
 		itemIndex,
+		retry,
 	});
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];

@@ -1,0 +1,222 @@
+// The endpoint table: every endpoint of the Svc API v2 (spec 4) with its method, reply type and shape, retry rule and errors.
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+import type {
+	ChatReply,
+	ChatsReplyAsSent,
+	Department,
+	Operator,
+	OperatorStatsRow,
+	RealTimeReply,
+	TariffsReply,
+	UsageStats,
+} from '../types';
+import { isCursor } from './cursor';
+import type { SvcErrorText } from './errors';
+
+export const isObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A reply's documented shape: a check of it, and the words that say what was expected when it fails. */
+export interface ReplyShape<Reply> {
+	expected: string;
+	matches(reply: unknown, qs: IDataObject): reply is Reply;
+}
+
+/** A reply as the transport has read it, for an endpoint's own error rule. */
+export interface ReadReply {
+	status: number;
+	isJson: boolean;
+	reply: unknown;
+	/** The API's `error` code as sent (not yet redacted); undefined when the reply has none. */
+	errorCode?: string;
+	qs: IDataObject;
+}
+
+/** An error an endpoint words itself; `code` is used when the reply carries no `error` code of its own. */
+export interface EndpointError {
+	text: SvcErrorText;
+	code: string;
+}
+
+/**
+ * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx).
+ * Retried: why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
+ */
+export type RetryRule = { retried: true; why: string } | { retried: false; note: string };
+
+export interface Endpoint<Reply> {
+	method: IHttpRequestMethods;
+	/** Under {base_url}/api/v2/. */
+	path: string;
+	shape: ReplyShape<Reply>;
+	/** Absent: a GET is retried, any other request is never retried (with NOT_RETRIED_NOTE). */
+	retry?: RetryRule;
+	/** Read before the general rules of transport/decode.ts; undefined leaves the reply to them. */
+	readError?(reply: ReadReply): EndpointError | undefined;
+}
+
+/** Said of a request other than GET whose entry does not say a retry is safe. */
+export const NOT_RETRIED_NOTE =
+	'It was not retried, because the request may already have been carried out: check in Svc before trying again.';
+
+/** Why a request is never retried after it may have been carried out, or undefined when it may be retried. */
+export function whyNotRetried(endpoint: Endpoint<unknown>, override?: string): string | undefined {
+	if (override !== undefined) return override;
+	const rule = endpoint.retry;
+	if (rule === undefined) return endpoint.method === 'GET' ? undefined : NOT_RETRIED_NOTE;
+	return rule.retried ? undefined : rule.note;
+}
+
+const READING_TWICE = { retried: true, why: 'a read changes nothing on the server' } as const;
+
+const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
+	expected: 'an object with "result": "ok"',
+	matches: (reply): reply is RealTimeReply => isObject(reply) && reply.result === 'ok',
+};
+
+const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
+
+// GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it. Every
+// other code (unknown, argument-missing, no-tariff-option…) keeps its own message: `unknown` may be temporary.
+const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
+
+const endpoint = <Reply>(entry: Endpoint<Reply>): Endpoint<Reply> => entry;
+
+/** Every endpoint of spec section 4, by its path; the reply type of each is its shape check's. */
+export const ENDPOINTS = {
+	// 4.1
+	'rt/provide_visitor_fields': endpoint({
+		method: 'POST',
+		path: 'rt/provide_visitor_fields',
+		shape: REAL_TIME_SHAPE,
+		retry: {
+			retried: true,
+			why: 'storing the same fields for the same token twice leaves one pairing',
+		},
+	}),
+	// 4.2
+	'rt/agent_status': endpoint({
+		method: 'POST',
+		path: 'rt/agent_status',
+		shape: REAL_TIME_SHAPE,
+		// Set Status with a condition makes its request never retried itself (see setStatus.operation.ts).
+		retry: { retried: true, why: 'setting the same status twice leaves the same status' },
+	}),
+	// 4.3
+	'rt/send_broadcast': endpoint({
+		method: 'POST',
+		path: 'rt/send_broadcast',
+		shape: REAL_TIME_SHAPE,
+		retry: {
+			retried: false,
+			note: 'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
+		},
+	}),
+	// 4.4
+	operators: endpoint({
+		method: 'GET',
+		path: 'operators',
+		shape: {
+			expected: 'a list of operators',
+			matches: (reply): reply is Operator[] => Array.isArray(reply),
+		},
+		retry: READING_TWICE,
+	}),
+	// 4.5
+	departments: endpoint({
+		method: 'GET',
+		path: 'departments',
+		shape: {
+			expected: 'a list of departments',
+			matches: (reply): reply is Department[] => Array.isArray(reply),
+		},
+		retry: READING_TWICE,
+	}),
+	// 4.6
+	chats: endpoint({
+		method: 'GET',
+		path: 'chats',
+		shape: {
+			expected: 'an object with "chats", "more_chats_available" and "last_ts"',
+			// A missing or null last_ts is judged with the page (transport/cursor.ts): harmless on an empty one.
+			matches: (reply): reply is ChatsReplyAsSent =>
+				isObject(reply) &&
+				Array.isArray(reply.chats) &&
+				reply.chats.every(isObject) &&
+				typeof reply.more_chats_available === 'boolean' &&
+				(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
+		},
+		retry: READING_TWICE,
+	}),
+	// 4.7
+	chat: endpoint({
+		method: 'GET',
+		path: 'chat',
+		shape: {
+			expected: 'an object with a "chat"',
+			matches: (reply): reply is ChatReply => isObject(reply) && isObject(reply.chat),
+		},
+		retry: READING_TWICE,
+		readError: ({ status, isJson, reply, errorCode, qs }) => {
+			const chatMissing =
+				status === 200 &&
+				isJson &&
+				(errorCode === undefined
+					? !(isObject(reply) && isObject(reply.chat))
+					: NOT_FOUND_CODE.test(errorCode));
+			if (status !== 404 && !chatMissing) return undefined;
+			return {
+				text: {
+					message: `Chat ${JSON.stringify(qs.id)} not found`,
+					fix: 'Check the chat ID. Chat > Get Many lists the IDs of recent chats.',
+				},
+				code: 'chat-not-found',
+			};
+		},
+	}),
+	// 4.8
+	'partner/tariffs': endpoint({
+		method: 'GET',
+		path: 'partner/tariffs',
+		shape: {
+			expected: 'an object with a "tariffs" list',
+			matches: (reply): reply is TariffsReply => isObject(reply) && Array.isArray(reply.tariffs),
+		},
+		retry: READING_TWICE,
+	}),
+	// 4.9
+	stats: endpoint({
+		method: 'GET',
+		path: 'stats',
+		shape: {
+			expected: 'usage figures (mode usage) or a list of operator rows (mode operators)',
+			// Usage figures must hold at least one of the figures of spec 2.11; any object would let a stray reply through.
+			matches: (reply, qs): reply is UsageStats | OperatorStatsRow[] =>
+				qs.mode === 'operators'
+					? Array.isArray(reply)
+					: isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
+		},
+		retry: READING_TWICE,
+	}),
+};
+
+export type Endpoints = typeof ENDPOINTS;
+export type EndpointPath = keyof Endpoints;
+
+/** The reply of an endpoint, as its shape check lets it through. */
+export type ReplyOf<Path extends EndpointPath> =
+	Endpoints[Path] extends Endpoint<infer Reply> ? Reply : never;
+
+/** GET /stats answers by mode (spec 4.9): usage figures, or one row per operator. */
+export interface StatsReplies {
+	usage: UsageStats;
+	operators: OperatorStatsRow[];
+}
+
+/** The reply to a request: the endpoint's, narrowed by the query where the endpoint answers by it (stats by mode). */
+export type ReplyTo<Path extends EndpointPath, Query> = Path extends 'stats'
+	? Query extends { mode: infer Mode extends keyof StatsReplies }
+		? StatsReplies[Mode]
+		: ReplyOf<Path>
+	: ReplyOf<Path>;

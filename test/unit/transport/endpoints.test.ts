@@ -1,0 +1,192 @@
+// The endpoint table: one entry per endpoint the sandbox serves and the nodes request, and its retry rule enforced.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { REAL_TIME_COMMANDS } from '../../../sandbox/server';
+import { STORED_PATHS } from '../../../sandbox/stored';
+import {
+	ENDPOINTS,
+	NOT_RETRIED_NOTE,
+	sendToEndpoint,
+	type Endpoint,
+	type ReplyOf,
+	type ReplyTo,
+	type SvcHttpResponse,
+	type SvcSend,
+} from '../../../nodes/SvcChat/transport';
+import type {
+	ChatReply,
+	Operator,
+	OperatorStatsRow,
+	RealTimeReply,
+	UsageStats,
+} from '../../../nodes/SvcChat/types';
+import { testCredentials } from '../../harness/contexts';
+import { HOST, pauseRecorder } from './support';
+
+const NODES_DIR = path.join(__dirname, '../../../nodes');
+// Where svcApiRequest is defined: it hands its caller's path on to requestWithCredentials.
+const REQUEST_DEFINITION = path.join(NODES_DIR, 'SvcChat/transport/request.ts');
+
+const tableRoutes = () =>
+	Object.values(ENDPOINTS)
+		.map((endpoint) => `${endpoint.method} ${endpoint.path}`)
+		.sort();
+
+/** The sandbox's routes (sandbox/server.ts): real-time commands answer POST, stored data answers GET. */
+const sandboxRoutes = () =>
+	[
+		...Object.keys(REAL_TIME_COMMANDS).map((command) => `POST rt/${command}`),
+		...[...STORED_PATHS].map((storedPath) => `GET ${storedPath}`),
+	].sort();
+
+function sourceFiles(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+		const full = path.join(dir, entry.name);
+		if (entry.isDirectory()) return sourceFiles(full);
+		return entry.name.endsWith('.ts') ? [full] : [];
+	});
+}
+
+// Every request of the nodes goes through one of these, with the endpoint's path as a literal.
+const REQUEST_CALL = /\b(?:svcApiRequest|requestWithCredentials)\.call\(/g;
+const REQUEST_WITH_PATH =
+	/\b(?:svcApiRequest|requestWithCredentials)\.call\(\s*[\w.]+\s*,\s*(?:credentials\s*,\s*)?'([^']+)'/g;
+
+/** The paths the nodes' code requests, read from the source; fails when a request's path is not a literal. */
+function requestedPaths(): string[] {
+	const paths = new Set<string>();
+	for (const file of sourceFiles(NODES_DIR).filter((file) => file !== REQUEST_DEFINITION)) {
+		const source = readFileSync(file, 'utf8');
+		const calls = source.match(REQUEST_CALL)?.length ?? 0;
+		const literal = [...source.matchAll(REQUEST_WITH_PATH)].map((match) => match[1]);
+		expect({ file, calls }).toEqual({ file, calls: literal.length });
+		for (const requested of literal) paths.add(requested);
+	}
+	return [...paths].sort();
+}
+
+describe('one entry per endpoint', () => {
+	test('the table holds exactly the routes the sandbox serves, with the same methods', () => {
+		expect(tableRoutes()).toEqual(sandboxRoutes());
+	});
+
+	test('the table holds exactly the paths the nodes request', () => {
+		const requested = requestedPaths();
+		expect(requested.length).toBeGreaterThan(0);
+		expect(requested).toEqual(Object.keys(ENDPOINTS).sort());
+	});
+
+	test('each entry is filed under its own path', () => {
+		for (const [key, endpoint] of Object.entries(ENDPOINTS)) expect(endpoint.path).toBe(key);
+	});
+
+	test('each request other than GET says whether a retry is safe, and why', () => {
+		for (const endpoint of Object.values(ENDPOINTS) as Array<Endpoint<unknown>>) {
+			if (endpoint.method === 'GET') continue;
+			const rule = endpoint.retry;
+			expect({ path: endpoint.path, declared: rule !== undefined }).toEqual({
+				path: endpoint.path,
+				declared: true,
+			});
+			expect(rule?.retried ? rule.why : rule?.note).toMatch(/\w{3,}/);
+		}
+		expect(ENDPOINTS['rt/send_broadcast'].retry).toEqual({
+			retried: false,
+			note: 'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
+		});
+		expect(ENDPOINTS['rt/agent_status'].retry?.retried).toBe(true);
+		expect(ENDPOINTS['rt/provide_visitor_fields'].retry?.retried).toBe(true);
+	});
+});
+
+/** Replies in order (the last repeats); a reply that is an Error is thrown, as a failed connection is. */
+function fakeServer(replies: Array<SvcHttpResponse | Error>) {
+	const sent: string[] = [];
+	const send: SvcSend = async (request) => {
+		sent.push(`${request.method} ${request.url}`);
+		const reply = replies[Math.min(sent.length - 1, replies.length - 1)];
+		if (reply instanceof Error) throw reply;
+		return reply;
+	};
+	return { send, sent };
+}
+
+const reply = (statusCode: number, body = ''): SvcHttpResponse => ({
+	statusCode,
+	headers: {},
+	body,
+});
+
+const connectionReset = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+
+/** A new command added to the table without a retry rule. */
+const NEW_COMMAND: Endpoint<RealTimeReply> = {
+	method: 'POST',
+	path: 'rt/new_command',
+	shape: ENDPOINTS['rt/agent_status'].shape,
+};
+
+describe('a request other than GET is never retried unless its entry says so', () => {
+	test.each([
+		['a 502', reply(502)],
+		['a connection reset', connectionReset()],
+	])(
+		'a new POST entry without a retry rule, on %s: one request, and the user is told why',
+		async (_case, failure) => {
+			const server = fakeServer([failure, reply(200, '{"result":"ok"}')]);
+			const sleep = pauseRecorder();
+			const outcome = await sendToEndpoint(server.send, testCredentials(HOST), NEW_COMMAND, {
+				retry: { maxRetries: 5, sleep },
+			});
+			expect(outcome.ok).toBe(false);
+			if (outcome.ok) return;
+			expect(outcome.failure.text.fix.endsWith(NOT_RETRIED_NOTE)).toBe(true);
+			expect(server.sent).toEqual([`POST https://${HOST}/api/v2/rt/new_command`]);
+			expect(sleep).not.toHaveBeenCalled();
+		},
+	);
+
+	test('the same entry, once it says a retry is safe, is retried', async () => {
+		const server = fakeServer([reply(502), reply(200, '{"result":"ok"}')]);
+		const sleep = pauseRecorder();
+		const outcome = await sendToEndpoint(
+			server.send,
+			testCredentials(HOST),
+			{ ...NEW_COMMAND, retry: { retried: true, why: 'doing it twice is harmless' } },
+			{ retry: { sleep } },
+		);
+		expect(outcome).toEqual({ ok: true, reply: { result: 'ok' } });
+		expect(server.sent).toHaveLength(2);
+		expect(sleep).toHaveBeenCalledTimes(1);
+	});
+
+	test('a GET entry without a retry rule is retried', async () => {
+		const server = fakeServer([reply(502), reply(200, '[]')]);
+		const sleep = pauseRecorder();
+		const newList: Endpoint<Operator[]> = {
+			method: 'GET',
+			path: 'new_list',
+			shape: ENDPOINTS.operators.shape,
+		};
+		const outcome = await sendToEndpoint(server.send, testCredentials(HOST), newList, {
+			retry: { sleep },
+		});
+		expect(outcome).toEqual({ ok: true, reply: [] });
+		expect(server.sent).toEqual([
+			`GET https://${HOST}/api/v2/new_list`,
+			`GET https://${HOST}/api/v2/new_list`,
+		]);
+	});
+});
+
+// Checked by tsc (npm run lint), not at run time: a request resolves to its endpoint's reply type, so no operation casts.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<Check extends true> = Check;
+export type ReplyTypeChecks = [
+	Expect<Same<ReplyOf<'chat'>, ChatReply>>,
+	Expect<Same<ReplyOf<'operators'>, Operator[]>>,
+	Expect<Same<ReplyOf<'rt/send_broadcast'>, RealTimeReply>>,
+	Expect<Same<ReplyTo<'stats', { mode: 'usage' }>, UsageStats>>,
+	Expect<Same<ReplyTo<'stats', { mode: 'operators' }>, OperatorStatsRow[]>>,
+];
