@@ -14,6 +14,9 @@ const project = (name, extra = {}) => ({
 	...extra,
 });
 const needsDist = { globalSetup: '<rootDir>/test/global-setup.ts' };
+// The one nock set-up; the sandbox-backed tests also reach their loopback servers.
+const usesNock = { setupFilesAfterEnv: ['<rootDir>/test/harness/nockSetup.ts'] };
+const usesNockAndLoopback = { ...usesNock, globals: { nockAllowedHost: '127.0.0.1' } };
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -21,9 +24,9 @@ module.exports = {
 	// The e2e suite shares one n8n runtime; the rest is fast enough that two workers suffice on 2 cores.
 	maxWorkers: 2,
 	projects: [
-		project('unit'),
+		project('unit', usesNock),
 		project('sandbox'),
-		project('integration'),
+		project('integration', usesNockAndLoopback),
 		project('hardening'),
 		project('package', needsDist),
 		project('e2e', needsDist),

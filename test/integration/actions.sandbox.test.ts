@@ -1,6 +1,5 @@
 // Every Svc Chat operation against a started sandbox, over loopback HTTP with n8n's real request stack; effects are
 // checked through the sandbox's control.
-import nock from 'nock';
 import { NodeApiError, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -12,13 +11,10 @@ const DAY_MS = 86_400_000;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
 	sandbox = await startSandbox({ seed: 7, chats: 250 });
 });
 afterAll(async () => {
 	await sandbox?.stop();
-	// Hand the request interception back, so nock tests that run next in this worker start clean.
-	nock.restore();
 });
 beforeEach(() => sandbox.control.reset());
 

@@ -1,6 +1,5 @@
 // The resource locators' "From List" methods against a started sandbox (search, pagination), and the values they give
 // used by the operations, next to the plain values that workflows saved before the locators hold.
-import nock from 'nock';
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -17,12 +16,10 @@ import { createExecuteContext, testCredentials } from '../harness/contexts';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
 	sandbox = await startSandbox({ seed: 11, chats: 120 });
 });
 afterAll(async () => {
 	await sandbox?.stop();
-	nock.restore();
 });
 beforeEach(() => sandbox.control.reset());
 

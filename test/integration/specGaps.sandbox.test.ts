@@ -1,6 +1,5 @@
 // What the spec permits, against the sandbox: minimal list entries in every output, a Get Many cursor that always
 // moves, and Set Status with a condition sent once. Real node code over loopback HTTP with n8n's request stack.
-import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -14,12 +13,10 @@ const CHATS = 1000;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
 	sandbox = await startSandbox({ seed: 5, chats: CHATS });
 });
 afterAll(async () => {
 	await sandbox?.stop();
-	nock.restore();
 });
 beforeEach(() => sandbox.control.reset());
 

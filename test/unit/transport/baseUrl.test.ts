@@ -9,10 +9,7 @@ import {
 } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
-
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 
 describe('normalizeBaseUrl accepts', () => {
 	test.each([
@@ -129,6 +126,7 @@ describe('through svcApiRequest', () => {
 		expect(error.context.svcError).toBe('invalid-host');
 		expect(context.helpers.httpRequestWithAuthentication).not.toHaveBeenCalled();
 		expect(scope.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 
 	test('a bare host is called over https at /api/v2/{path}', async () => {

@@ -11,7 +11,8 @@ import {
 } from '../../../nodes/SvcChat/transport/errors';
 import { svcApiRequest, toNodeApiError } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
-import { closedPort, HOST, instantSleep, ORIGIN, rejectionOf, transportContext } from './support';
+import { closedPort, HOST, instantSleep, rejectionOf, transportContext } from './support';
+import { everyRequestTo } from '../../harness/fixtures';
 
 interface SpecErrorCase {
 	section: string;
@@ -62,12 +63,7 @@ const MEMBER_VALUES: Record<string, string | number> = {
 
 const SPEC_CASES = specErrorCases();
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** Answers one request with `status` and `body`, and records how many requests came. */
 function answer(
@@ -78,17 +74,10 @@ function answer(
 	headers: Record<string, string> = {},
 ) {
 	const seen = { requests: 0 };
-	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor
-		.query(true)
-		.times(10)
-		.reply(() => {
-			seen.requests++;
-			return [status, typeof body === 'string' ? body : JSON.stringify(body), headers];
-		});
+	everyRequestTo(method, apiPath).reply(() => {
+		seen.requests++;
+		return [status, typeof body === 'string' ? body : JSON.stringify(body), headers];
+	});
 	return seen;
 }
 

@@ -30,24 +30,19 @@ const BROADCAST_BODY: IDataObject = {
 
 let sleep: ReturnType<typeof instantSleep>;
 
-beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
 	sleep = instantSleep();
 });
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** Serves the replies in order (the last one repeats) and counts the requests. */
 function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 	const seen = { requests: 0 };
+	// Every request is answered (persisted); the test fails if none comes.
+	const scope = nock(ORIGIN).persist();
 	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor.times(20).reply(() => {
+		method === 'GET' ? scope.get(`/api/v2/${apiPath}`) : scope.post(`/api/v2/${apiPath}`);
+	interceptor.reply(() => {
 		const [status, body = '', headers = {}] = replies[Math.min(seen.requests, replies.length - 1)];
 		seen.requests++;
 		return [status, body, headers];

@@ -14,10 +14,10 @@ import {
 	instantSleep,
 	leaksOf,
 	listenLocally,
-	ORIGIN,
 	rejectionOf,
 	transportContext,
 } from './support';
+import { everyRequestTo } from '../../harness/fixtures';
 
 const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
 const BROADCAST_BODY: IDataObject = {
@@ -32,31 +32,19 @@ type Echo = (
 
 const receivedAuthorizations: string[] = [];
 
-beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
 	instantSleep();
 	receivedAuthorizations.length = 0;
 });
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** A nock server that answers every request to `apiPath` with `echo` of the Authorization header it received. */
 function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
-	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor
-		.query(true)
-		.times(10)
-		.reply(function () {
-			const authorization = String(this.req.headers.authorization);
-			receivedAuthorizations.push(authorization);
-			return echo(authorization);
-		});
+	everyRequestTo(method, apiPath).reply(function () {
+		const authorization = String(this.req.headers.authorization);
+		receivedAuthorizations.push(authorization);
+		return echo(authorization);
+	});
 }
 
 const json = (value: unknown) => JSON.stringify(value);

@@ -9,8 +9,10 @@ import type { INodeTypeDescription } from 'n8n-workflow';
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
 
-export const HOST = 'acme.svc.example';
-export const ORIGIN = `https://${HOST}`;
+import { BASE_URL, HOST } from '../../harness/fixtures';
+
+export { HOST };
+export const ORIGIN = BASE_URL;
 export const EMAIL = testCredentials(HOST).email;
 /** The value n8n puts after "Basic " in the Authorization header for the test credentials. */
 export const BASIC_VALUE = Buffer.from(`${EMAIL}:${TEST_PASSWORD}`).toString('base64');

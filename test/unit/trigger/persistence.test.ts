@@ -7,6 +7,8 @@ import {
 	BASE_URL,
 	BOUND,
 	chatRange,
+	fromBeginning,
+	ids,
 	makeChat,
 	microsAt,
 	replyPage,
@@ -14,6 +16,7 @@ import {
 } from './fixtures';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { createPollContext, testCredentials } from '../../harness/contexts';
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 
 jest.mock('n8n-workflow', () => ({
@@ -22,15 +25,8 @@ jest.mock('n8n-workflow', () => ({
 }));
 
 const PRODUCTION = 'chat.production.example';
-const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.restore());
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+afterEach(() => jest.restoreAllMocks());
 
 /** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
@@ -305,6 +301,7 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 		expect(await harness.poll()).toHaveLength(20);
 		expect(staticData.cursor).toBe('200');
 		expect(nock.pendingMocks()).toHaveLength(1);
+		dropUnrequestedMocks();
 	});
 
 	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {

@@ -7,25 +7,19 @@ import {
 	BOUND,
 	chatRange,
 	failPage,
+	fromBeginning,
+	ids,
 	makeChat,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 
 // The helper's backoff pauses are real sleeps; skip them so persistent 502s fail fast. Retries still happen (nock counts them).
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),
 	sleep: jest.fn(async () => undefined),
 }));
-
-const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
-
-beforeAll(() => nock.disableNetConnect());
-// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
-afterAll(() => nock.restore());
-afterEach(() => nock.cleanAll());
-
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 
 test('Beginning of History reads since=0 and pages across 3 pages in one poll', async () => {
 	const staticData: IDataObject = {};
@@ -90,6 +84,7 @@ test("n8n's poll budget stops paging early, after at least one page", async () =
 	expect(await harness.poll()).toHaveLength(100);
 	expect(second.isDone()).toBe(false);
 	expect(staticData.cursor).toBe('1000');
+	dropUnrequestedMocks();
 });
 
 test('page 2 failing after retries returns page 1; the next poll resumes at page 2, losing and repeating nothing', async () => {
