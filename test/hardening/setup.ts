@@ -20,7 +20,7 @@ export interface HardeningSandbox {
 	credentials: SvcCredentials;
 }
 
-export async function startHardeningSandbox(admin?: {
+async function startHardeningSandbox(admin?: {
 	email: string;
 	password: string;
 }): Promise<HardeningSandbox> {
@@ -44,6 +44,33 @@ export async function startHardeningSandbox(admin?: {
 		nowMs: Date.now(),
 	};
 	return { sandbox, facts, credentials: testCredentials(sandbox.host, sandbox.admin) };
+}
+
+/**
+ * Starts the hardening sandbox before the file's tests and stops it after them. The members are read once it runs
+ * (in a test or a later hook); reading them earlier throws.
+ */
+export function useHardeningSandbox(admin?: { email: string; password: string }): HardeningSandbox {
+	let started: HardeningSandbox | undefined;
+	beforeAll(async () => {
+		started = await startHardeningSandbox(admin);
+	});
+	afterAll(async () => await started?.sandbox.stop());
+	const current = () => {
+		if (!started) throw new Error('The hardening sandbox is read before its beforeAll started it');
+		return started;
+	};
+	return {
+		get sandbox() {
+			return current().sandbox;
+		},
+		get facts() {
+			return current().facts;
+		},
+		get credentials() {
+			return current().credentials;
+		},
+	};
 }
 
 /** Retries of the transport wait for real; the hardening tests only need them to happen. */

@@ -2,7 +2,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { SEEN_IDS_CAP, rememberSeen, takeNewChats } from '../../../nodes/SvcChat/trigger/state';
-import { ids, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { ids } from '../../harness/fixtures';
 
 const settings = (emit: string, startFrom = 'beginning') => ({ startFrom, emit, output: 'raw' });
 

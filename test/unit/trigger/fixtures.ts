@@ -15,20 +15,8 @@ import { createPollContext, testCredentials } from '../../harness/contexts';
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
 export { BASE_URL, HOST };
-export { ids } from '../../harness/fixtures';
-
-/** The clock the Start From "Now" and manual tests freeze n8n at (see freezeClock). */
-export const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
-export const HOUR = 3_600_000;
-export const DAY = 24 * HOUR;
 /** The trigger's parameters for reading the whole history and emitting every change as raw chats. */
 export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
-
-/** Date.now() gives NOW in every test of the file; the spy is undone after each. */
-export function freezeClock(): void {
-	beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
-	afterEach(() => jest.restoreAllMocks());
-}
 /** What the trigger records in its state about the server and account of testCredentials(HOST). */
 export const BOUND = { host: BASE_URL, account: 'admin@svc.test' };
 

@@ -1,19 +1,9 @@
 // "Fetch Test Event" (manual mode): a few recent chats to map fields from, and the stored cursor is never read or written.
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	chatRange,
-	DAY,
-	freezeClock,
-	HOUR,
-	ids,
-	makeChat,
-	microsAt,
-	NOW,
-	replyPage,
-	triggerHarness,
-} from './fixtures';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { DAY, freezeClock, HOUR, NOW } from './clock';
+import { dropUnrequestedMocks, ids } from '../../harness/fixtures';
 
 /** A server cursor after the look-back start (a cursor never moves backwards). */
 const after = (micros: number) => String(NOW * 1000 + micros);

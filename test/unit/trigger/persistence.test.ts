@@ -4,11 +4,9 @@ import { mock } from 'jest-mock-extended';
 import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
 
 import {
-	BASE_URL,
 	BOUND,
 	chatRange,
 	fromBeginning,
-	ids,
 	makeChat,
 	microsAt,
 	replyPage,
@@ -16,7 +14,7 @@ import {
 } from './fixtures';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { createPollContext, testCredentials } from '../../harness/contexts';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { BASE_URL, dropUnrequestedMocks, ids } from '../../harness/fixtures';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 
 jest.mock('n8n-workflow', () => ({

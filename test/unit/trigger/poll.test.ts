@@ -3,17 +3,15 @@ import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	BASE_URL,
 	BOUND,
 	chatRange,
 	failPage,
 	fromBeginning,
-	ids,
 	makeChat,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { BASE_URL, dropUnrequestedMocks, ids } from '../../harness/fixtures';
 
 // The helper's backoff pauses are real sleeps; skip them so persistent 502s fail fast. Retries still happen (nock counts them).
 jest.mock('n8n-workflow', () => ({

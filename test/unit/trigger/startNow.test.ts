@@ -4,17 +4,14 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	BOUND,
 	chatRange,
-	DAY,
 	failPage,
-	freezeClock,
-	HOUR,
-	ids,
 	makeChat,
 	microsAt,
-	NOW,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
+import { DAY, freezeClock, HOUR, NOW } from './clock';
+import { ids } from '../../harness/fixtures';
 
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),
