@@ -2,21 +2,13 @@
 // checked through the sandbox's control.
 import { NodeApiError, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { toUtcDay } from '../../nodes/SvcChat/helpers/time';
-import { createExecuteContext, testCredentials } from '../harness/contexts';
+import { createExecuteContext } from '../harness/contexts';
+import { useSandbox } from '../harness/sandboxSuite';
 
 const DAY_MS = 86_400_000;
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ seed: 7, chats: 250 });
-});
-afterAll(async () => {
-	await sandbox?.stop();
-});
-beforeEach(() => sandbox.control.reset());
+const sandbox = useSandbox({ seed: 7, chats: 250 });
 
 interface RunOptions {
 	items?: INodeExecutionData[];
@@ -31,10 +23,7 @@ async function run(
 	const context = createExecuteContext({
 		description: node.description,
 		parameters,
-		credentials: testCredentials(sandbox.host, {
-			email: sandbox.admin.email,
-			password: sandbox.admin.password,
-		}),
+		credentials: sandbox.credentials(),
 		items: options.items,
 		continueOnFail: options.continueOnFail,
 	});
