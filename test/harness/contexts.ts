@@ -3,6 +3,7 @@
 import { mock } from 'jest-mock-extended';
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 
+import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import {
 	executeContextMembers,
 	pollContextMembers,
@@ -18,32 +19,37 @@ export {
 	type PollContextOptions,
 } from './core';
 
-export function createExecuteContext(options: ExecuteContextOptions) {
-	const members = executeContextMembers(options);
-	const helpers = mock<IExecuteFunctions['helpers']>({
-		...members.helpers,
-		httpRequestWithAuthentication: jest.fn(members.helpers.httpRequestWithAuthentication),
-	});
-	const context = mock<IExecuteFunctions>({ helpers });
-	context.getNode.mockImplementation(members.getNode);
-	context.getInputData.mockImplementation(members.getInputData);
-	context.continueOnFail.mockImplementation(members.continueOnFail);
-	context.getNodeParameter.mockImplementation(members.getNodeParameter as never);
-	context.getCredentials.mockImplementation(members.getCredentials as never);
+type Members = ReturnType<typeof executeContextMembers> | ReturnType<typeof pollContextMembers>;
+
+/** A jest-mock-extended context whose members behave as the core's, and record their calls (the requests too). */
+function mockContext<Context extends IExecuteFunctions | IPollFunctions>({
+	helpers,
+	...members
+}: Members) {
+	const context = mock<Context>({
+		helpers: mock<Context['helpers']>({
+			...helpers,
+			httpRequestWithAuthentication: jest.fn(helpers.httpRequestWithAuthentication),
+		} as never),
+	} as never);
+	for (const [name, implementation] of Object.entries(members))
+		(context[name as keyof Context] as jest.Mock).mockImplementation(implementation);
 	return context;
 }
 
+export function createExecuteContext(options: ExecuteContextOptions) {
+	return mockContext<IExecuteFunctions>(executeContextMembers(options));
+}
+
 export function createPollContext(options: PollContextOptions) {
-	const members = pollContextMembers(options);
-	const helpers = mock<IPollFunctions['helpers']>({
-		...members.helpers,
-		httpRequestWithAuthentication: jest.fn(members.helpers.httpRequestWithAuthentication),
-	});
-	const context = mock<IPollFunctions>({ helpers });
-	context.getNode.mockImplementation(members.getNode);
-	context.getMode.mockImplementation(members.getMode);
-	context.getNodeParameter.mockImplementation(members.getNodeParameter as never);
-	context.getCredentials.mockImplementation(members.getCredentials as never);
-	context.getWorkflowStaticData.mockImplementation(members.getWorkflowStaticData);
-	return context;
+	return mockContext<IPollFunctions>(pollContextMembers(options));
+}
+
+/** The Svc Chat Trigger with a poll context whose logger is a mock, for tests that read what it logs. */
+export function triggerUnderTest(options: Omit<PollContextOptions, 'description'>) {
+	const trigger = new SvcChatTrigger();
+	const context = createPollContext({ description: trigger.description, ...options });
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	return { trigger, context, logger };
 }

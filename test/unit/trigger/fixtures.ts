@@ -1,17 +1,9 @@
 // Shared fixtures for the trigger's unit tests: a poll context with real static data, chats, and nock'd /chats pages.
 import nock from 'nock';
-import { mock } from 'jest-mock-extended';
-import type {
-	IDataObject,
-	INodeParameters,
-	IPollFunctions,
-	WorkflowExecuteMode,
-} from 'n8n-workflow';
+import type { IDataObject, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
-import { createPollContext, testCredentials } from '../../harness/contexts';
-
+import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
 export { BASE_URL, HOST };
@@ -20,9 +12,11 @@ export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', outp
 /** What the trigger records in its state about the server and account of testCredentials(HOST). */
 export const BOUND = { host: BASE_URL, account: 'admin@svc.test' };
 
+type TriggerUnderTest = ReturnType<typeof triggerUnderTest>;
+
 export interface PollHarness {
-	context: ReturnType<typeof createPollContext>;
-	logger: ReturnType<typeof mock<IPollFunctions['logger']>>;
+	context: TriggerUnderTest['context'];
+	logger: TriggerUnderTest['logger'];
 	poll: () => Promise<IDataObject[] | null>;
 }
 
@@ -32,16 +26,12 @@ export function triggerHarness(
 	staticData: IDataObject,
 	mode: WorkflowExecuteMode = 'trigger',
 ): PollHarness {
-	const trigger = new SvcChatTrigger();
-	const context = createPollContext({
-		description: trigger.description,
+	const { trigger, context, logger } = triggerUnderTest({
 		parameters,
 		credentials: testCredentials(HOST),
 		staticData,
 		mode,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	const poll = async () => {
 		const result = await trigger.poll.call(context);
 		if (result === null) return null;

@@ -1,7 +1,6 @@
 // The trigger's state under n8n's persistence: bound to its server and account, kept across edits, harmless to lose in a null poll, within the poll budget.
 import nock from 'nock';
-import { mock } from 'jest-mock-extended';
-import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import {
 	BOUND,
@@ -12,8 +11,7 @@ import {
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { createPollContext, testCredentials } from '../../harness/contexts';
+import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, dropUnrequestedMocks, ids } from '../../harness/fixtures';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 
@@ -28,15 +26,11 @@ afterEach(() => jest.restoreAllMocks());
 
 /** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
-	const trigger = new SvcChatTrigger();
-	const context = createPollContext({
-		description: trigger.description,
+	const { trigger, context, logger } = triggerUnderTest({
 		parameters,
 		credentials: testCredentials(host, { email }),
 		staticData,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	return {
 		context,
 		logger,
