@@ -6,6 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { REGISTERED_PHONES, startSandbox, type Sandbox } from '../../sandbox';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { testCredentials } from '../harness/contexts';
+import { lateBound } from '../harness/lateBound';
 import type { FuzzOperation, SandboxFacts } from './catalogue';
 import { describeRun, fuzzRuns, type FuzzRun } from './runner';
 
@@ -56,21 +57,10 @@ export function useHardeningSandbox(admin?: { email: string; password: string })
 		started = await startHardeningSandbox(admin);
 	});
 	afterAll(async () => await started?.sandbox.stop());
-	const current = () => {
+	return lateBound(() => {
 		if (!started) throw new Error('The hardening sandbox is read before its beforeAll started it');
 		return started;
-	};
-	return {
-		get sandbox() {
-			return current().sandbox;
-		},
-		get facts() {
-			return current().facts;
-		},
-		get credentials() {
-			return current().credentials;
-		},
-	};
+	});
 }
 
 /** Retries of the transport wait for real; the hardening tests only need them to happen. */

@@ -2,6 +2,7 @@
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { testCredentials } from './core';
+import { lateBound } from './lateBound';
 
 export interface SandboxUnderTest extends Sandbox {
 	/** The credentials of the sandbox's administrator, as a user types them. */
@@ -32,31 +33,12 @@ export function useSandbox(options: SandboxOptions): SandboxUnderTest {
 	};
 	startWithin(options);
 	beforeEach(() => current().control.reset());
-	return {
-		get url() {
-			return current().url;
-		},
-		get host() {
-			return current().host;
-		},
-		get port() {
-			return current().port;
-		},
-		get admin() {
-			return current().admin;
-		},
-		get control() {
-			return current().control;
-		},
-		get certificate() {
-			return current().certificate;
-		},
-		stop: async () => await current().stop(),
+	return lateBound(current, {
 		credentials: () =>
 			testCredentials(current().host, {
 				email: current().admin.email,
 				password: current().admin.password,
 			}),
 		replaceWithin: startWithin,
-	};
+	});
 }
