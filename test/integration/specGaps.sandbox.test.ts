@@ -3,10 +3,9 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
-import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import type { Chat } from '../../nodes/SvcChat/types';
-import { createExecuteContext, createPollContext } from '../harness/contexts';
+import { createExecuteContext, triggerUnderTest } from '../harness/contexts';
 import { useSandbox } from '../harness/sandboxSuite';
 
 const CHATS = 1000;
@@ -30,9 +29,7 @@ function trigger(
 	staticData: IDataObject = {},
 	mode: 'trigger' | 'manual' = 'trigger',
 ) {
-	const node = new SvcChatTrigger();
-	const context = createPollContext({
-		description: node.description,
+	const { trigger: node, context } = triggerUnderTest({
 		parameters,
 		credentials: credentials(),
 		staticData,
