@@ -14,9 +14,8 @@ const project = (name, extra = {}) => ({
 	...extra,
 });
 const needsDist = { globalSetup: '<rootDir>/test/global-setup.ts' };
-// The one nock set-up; the sandbox-backed tests also reach their loopback servers.
+// The one nock set-up, for the projects whose tests use nock.
 const usesNock = { setupFilesAfterEnv: ['<rootDir>/test/harness/nockSetup.ts'] };
-const usesNockAndLoopback = { ...usesNock, globals: { nockAllowedHost: '127.0.0.1' } };
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -26,7 +25,7 @@ module.exports = {
 	projects: [
 		project('unit', usesNock),
 		project('sandbox'),
-		project('integration', usesNockAndLoopback),
+		project('integration', usesNock),
 		project('hardening'),
 		project('package', needsDist),
 		project('e2e', needsDist),

@@ -1,14 +1,12 @@
-// The one nock set-up (jest setupFilesAfterEnv): no real network, every mock used by its test, a clean state after.
+// The one nock set-up (setupFilesAfterEnv): only loopback is reachable, every mock is used, all is clean after.
 import nock from 'nock';
-
-/** Hosts a project may reach for real (its `globals.nockAllowedHost`): loopback for the sandbox-backed tests. */
-const allowedHost = (globalThis as { nockAllowedHost?: string }).nockAllowedHost;
 
 beforeAll(() => {
 	// A file before this one in the worker handed the interception back; take it again.
 	if (!nock.isActive()) nock.activate();
+	// Only loopback is reached for real: the sandbox and the local servers of the network-error tests listen there.
 	nock.disableNetConnect();
-	if (allowedHost) nock.enableNetConnect(allowedHost);
+	nock.enableNetConnect('127.0.0.1');
 });
 
 afterEach(() => {

@@ -138,7 +138,6 @@ describe('through svcApiRequest', () => {
 	});
 
 	test('plain http to loopback reaches a local server', async () => {
-		nock.enableNetConnect('127.0.0.1');
 		const paths: string[] = [];
 		const server = await listenLocally(
 			http.createServer((request, response) => {
@@ -155,7 +154,6 @@ describe('through svcApiRequest', () => {
 			expect(paths).toEqual(['/api/v2/departments']);
 		} finally {
 			await server.close();
-			nock.disableNetConnect();
 		}
 	});
 });

@@ -417,7 +417,6 @@ describe('a 200 reply of unexpected shape', () => {
 
 describe('network failures', () => {
 	test('a refused connection names the host', async () => {
-		nock.enableNetConnect('127.0.0.1');
 		const port = await closedPort();
 		const context = transportContext(testCredentials(`http://127.0.0.1:${port}`));
 		const error = await rejectionOf(
@@ -429,7 +428,6 @@ describe('network failures', () => {
 			'Check the host and port in the Svc API credentials, and that the chat server is running.',
 		);
 		expect(error.context.networkCode).toBe('ECONNREFUSED');
-		nock.disableNetConnect();
 	});
 
 	test.each([

@@ -262,13 +262,11 @@ describe('connection failures, against a real local server', () => {
 	let server: LocalServer | undefined;
 	const served: string[] = [];
 
-	beforeAll(() => nock.enableNetConnect('127.0.0.1'));
 	afterEach(async () => {
 		await server?.close();
 		server = undefined;
 		served.length = 0;
 	});
-	afterAll(() => nock.disableNetConnect());
 
 	/** A server that resets the connection of the first `resets` requests, then answers `body`. */
 	async function resettingServer(resets: number, body: string) {

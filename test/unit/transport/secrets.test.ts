@@ -182,9 +182,6 @@ describe('configuration errors', () => {
 });
 
 describe('network errors, against real local servers', () => {
-	beforeAll(() => nock.enableNetConnect('127.0.0.1'));
-	afterAll(() => nock.disableNetConnect());
-
 	test('a refused connection', async () => {
 		const context = transportContext(testCredentials(`http://127.0.0.1:${await closedPort()}`));
 		const error = await rejectionOf(svcApiRequest.call(context, 'GET', 'departments'));
