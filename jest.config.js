@@ -14,6 +14,8 @@ const project = (name, extra = {}) => ({
 	...extra,
 });
 const needsDist = { globalSetup: '<rootDir>/test/global-setup.ts' };
+// The one nock set-up, for the projects whose tests use nock.
+const usesNock = { setupFilesAfterEnv: ['<rootDir>/test/harness/nockSetup.ts'] };
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -21,9 +23,9 @@ module.exports = {
 	// The e2e suite shares one n8n runtime; the rest is fast enough that two workers suffice on 2 cores.
 	maxWorkers: 2,
 	projects: [
-		project('unit'),
+		project('unit', usesNock),
 		project('sandbox'),
-		project('integration'),
+		project('integration', usesNock),
 		project('hardening'),
 		project('package', needsDist),
 		project('e2e', needsDist),

@@ -23,13 +23,7 @@ import {
 	type Browser,
 	type OperationPanel,
 } from './browser-harness';
-import {
-	sandboxGet,
-	SETUP_TIMEOUT_MS,
-	startE2eEnvironment,
-	TEST_TIMEOUT_MS,
-	type E2eEnvironment,
-} from './environment';
+import { sandboxGet, useE2eEnvironment } from './environment';
 
 const OWNER = {
 	email: 'browser-owner@example.com',
@@ -126,28 +120,22 @@ function readmePicture(name: string): string {
 	return path.join(folder, name);
 }
 
-let env: E2eEnvironment;
 let browser: Browser;
 let svcChat: INodeTypeDescription;
 let panels: OperationPanel[];
 
-beforeAll(async () => {
+// Declared first, so the browser closes before the environment is disposed.
+afterAll(async () => await browser?.close());
+
+const env = useE2eEnvironment({ sandbox: { seed: 5, chats: 20 } }, async (started) => {
 	svcChat = distNode('SvcChat.node.js', 'SvcChat');
 	panels = operationPanels(svcChat);
-	env = await startE2eEnvironment({ sandbox: { seed: 5, chats: 20 } });
-	env.n8n.setOwner(OWNER);
-	await env.n8n.importWorkflows(workflows);
-	await env.n8n.start();
+	started.n8n.setOwner(OWNER);
+	await started.n8n.importWorkflows(workflows);
+	await started.n8n.start();
 	browser = await launchBrowser();
-	await logIn(browser.page, env.n8n.baseUrl, OWNER);
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-	await browser?.close();
-	await env?.dispose();
+	await logIn(browser.page, started.n8n.baseUrl, OWNER);
 });
-
-jest.setTimeout(TEST_TIMEOUT_MS);
 
 async function searchNodeCreator(text: string): Promise<void> {
 	// The test id sits on the input itself in n8n 2.x.

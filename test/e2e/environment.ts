@@ -11,6 +11,7 @@ import {
 	type N8nFlavour,
 	type SvcCredentialExport,
 } from '../../scripts/n8n';
+import { lateBound } from '../harness/lateBound';
 
 /** Generous: the first run on a fresh machine installs the runtime (about 4 minutes) inside beforeAll. */
 export const SETUP_TIMEOUT_MS = 15 * 60_000;
@@ -76,6 +77,27 @@ export async function startE2eEnvironment(
 			await sandbox.stop();
 		},
 	};
+}
+
+/**
+ * The file's environment: started before its tests, then made ready by `prepare` (workflows imported, n8n started…),
+ * and disposed after them. Every test of the file may take TEST_TIMEOUT_MS.
+ */
+export function useE2eEnvironment(
+	options: Parameters<typeof startE2eEnvironment>[0],
+	prepare: (env: E2eEnvironment) => Promise<void> = async () => {},
+): E2eEnvironment {
+	let env: E2eEnvironment | undefined;
+	beforeAll(async () => {
+		env = await startE2eEnvironment(options);
+		await prepare(env);
+	}, SETUP_TIMEOUT_MS);
+	afterAll(async () => await env?.dispose());
+	jest.setTimeout(TEST_TIMEOUT_MS);
+	return lateBound(() => {
+		if (!env) throw new Error('The e2e environment is read before its beforeAll started it');
+		return env;
+	});
 }
 
 /** Reads a stored-data endpoint of the sandbox directly, as the admin: what n8n's output must match. */

@@ -9,14 +9,7 @@ import {
 	type ExampleStep,
 } from '../../scripts/examples';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
-import {
-	sandboxAllChats,
-	sandboxGet,
-	SETUP_TIMEOUT_MS,
-	startE2eEnvironment,
-	TEST_TIMEOUT_MS,
-	type E2eEnvironment,
-} from './environment';
+import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
 
 interface Observed {
 	step: ExampleStep;
@@ -25,31 +18,23 @@ interface Observed {
 	pairings: Record<string, Record<string, string>>;
 }
 
-let env: E2eEnvironment;
 let operatorsBefore: Operator[];
 const observed: Observed[] = [];
 
-beforeAll(async () => {
-	// The demo's data set.
-	env = await startE2eEnvironment({ sandbox: { seed: 1, chats: 30 } });
-	operatorsBefore = env.sandbox.control.getOperators();
-	await runExamples(env.n8n, {
+// The demo's data set.
+const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
+	operatorsBefore = started.sandbox.control.getOperators();
+	await runExamples(started.n8n, {
 		onStep: (step) => {
 			observed.push({
 				step,
 				at: Date.now(),
-				operators: env.sandbox.control.getOperators(),
-				pairings: env.sandbox.control.pairings(),
+				operators: started.sandbox.control.getOperators(),
+				pairings: started.sandbox.control.pairings(),
 			});
 		},
 	});
-}, SETUP_TIMEOUT_MS);
-
-afterAll(async () => {
-	await env?.dispose();
 });
-
-jest.setTimeout(TEST_TIMEOUT_MS);
 
 function observedStep(workflowId: string, title: RegExp): Observed {
 	const found = observed.find(

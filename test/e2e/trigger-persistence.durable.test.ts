@@ -1,16 +1,7 @@
 // Real n8n 2.41.1 with durable poll cursors on: what the trigger's state and chats go through a SIGKILL and a restart (issue 16).
-import { SETUP_TIMEOUT_MS } from './environment';
-import {
-	runPersistenceScenario,
-	SEEDED_CHATS,
-	type PersistenceFigures,
-} from './trigger-persistence.scenario';
+import { testOutcomesOfEverySetting, usePersistenceScenario } from './trigger-persistence.scenario';
 
-let figures: PersistenceFigures;
-beforeAll(async () => {
-	figures = await runPersistenceScenario('durable');
-	process.stderr.write(`trigger persistence, durable cursors: ${JSON.stringify(figures)}\n`);
-}, SETUP_TIMEOUT_MS);
+const figures = usePersistenceScenario('durable');
 
 // Whether a scheduled poll (once a minute) ran before the position is read depends on where activation falls in the
 // minute, so the two outcomes are tied together rather than one of them assumed.
@@ -26,13 +17,4 @@ test('the activation poll that emitted nothing is not kept; a "Now" position exi
 	}
 });
 
-test('a change made while n8n was down is delivered after the restart, once', () => {
-	expect(figures.changeAfterRestartDelivered).toBe(true);
-	expect(figures.duplicates).toBe(0);
-});
-
-test('SIGKILL during an execution: n8n marks it crashed and the trigger does not emit its chats again (the measured loss)', () => {
-	expect(figures.killedExecutionStatus).toBe('crashed');
-	expect(figures.seededDelivered).toBe(1);
-	expect(figures.seededLost).toBe(SEEDED_CHATS - 1);
-});
+testOutcomesOfEverySetting(figures);

@@ -3,7 +3,8 @@ import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { runTracked } from '../../scripts/processes';
-import { sandboxAllChats } from './environment';
+import { lateBound } from '../harness/lateBound';
+import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
 import {
 	delay,
 	ensureRuntime,
@@ -307,4 +308,36 @@ export async function runPersistenceScenario(
 		await nowServer.stop();
 		await allServer.stop();
 	}
+}
+
+const SETTING_LABELS = { default: 'default settings', durable: 'durable cursors' };
+
+/** Runs the scenario once before the file's tests, prints its figures, and gives them to the tests. */
+export function usePersistenceScenario(setting: 'default' | 'durable'): PersistenceFigures {
+	let figures: PersistenceFigures | undefined;
+	beforeAll(async () => {
+		figures = await runPersistenceScenario(setting);
+		process.stderr.write(
+			`trigger persistence, ${SETTING_LABELS[setting]}: ${JSON.stringify(figures)}\n`,
+		);
+	}, SETUP_TIMEOUT_MS);
+	return lateBound(() => {
+		if (!figures) throw new Error('The persistence scenario has not run (its beforeAll failed)');
+		return figures;
+	});
+}
+
+/** What both settings guarantee: a change made while n8n was down arrives once; a killed execution's chats are lost. */
+export function testOutcomesOfEverySetting(figures: PersistenceFigures): void {
+	test('a change made while n8n was down is delivered after the restart, once', () => {
+		expect(figures.changeAfterRestartDelivered).toBe(true);
+		expect(figures.duplicates).toBe(0);
+	});
+
+	test('SIGKILL during an execution: n8n marks it crashed and the trigger does not emit its chats again (the measured loss)', () => {
+		expect(figures.killedExecutionStatus).toBe('crashed');
+		// Only the seeded chat that changed again while n8n was down came back; the other 29 stay in the crashed execution.
+		expect(figures.seededDelivered).toBe(1);
+		expect(figures.seededLost).toBe(SEEDED_CHATS - 1);
+	});
 }

@@ -549,3 +549,11 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 		) as fc.Arbitrary<IDataObject>,
 	);
 }
+
+/** What the fuzzers run on Svc Chat, by name: every operation of the node, and the router. */
+export const FUZZED_ACTIONS = [...ACTION_OPERATION_NAMES, routerOperation.name];
+
+/** The fuzzed Svc Chat operation called `name` (see FUZZED_ACTIONS), built from the sandbox's facts. */
+export function fuzzedAction(facts: SandboxFacts, name: string): FuzzOperation {
+	return operationNamed([...actionOperations(facts), routerOperation], name);
+}

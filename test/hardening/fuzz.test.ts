@@ -1,29 +1,12 @@
 // Fuzzing: every Svc Chat operation and the trigger's parameters get values of every wrong type; the node answers with
 // success or an n8n error that names the field, never a crash. SVC_FUZZ_RUNS sets the runs per property (npm run fuzz).
-import {
-	ACTION_OPERATION_NAMES,
-	actionOperations,
-	operationNamed,
-	routerOperation,
-	storedTriggerStates,
-	triggerOperation,
-} from './catalogue';
+import { FUZZED_ACTIONS, fuzzedAction, storedTriggerStates, triggerOperation } from './catalogue';
 import { problemsOf, runAction, runTrigger, type Outcome } from './runner';
-import {
-	assertFuzz,
-	FUZZ_RUNS,
-	FUZZ_SEED,
-	startHardeningSandbox,
-	type HardeningSandbox,
-} from './setup';
+import { assertFuzz, FUZZ_RUNS, FUZZ_SEED, useHardeningSandbox } from './setup';
 
 const TIMEOUT_MS = Math.max(120_000, FUZZ_RUNS * 2_000);
 
-let env: HardeningSandbox;
-beforeAll(async () => {
-	env = await startHardeningSandbox();
-});
-afterAll(async () => await env?.sandbox.stop());
+const env = useHardeningSandbox();
 
 /** How runs ended, per property, printed once so a change in the mix is visible. */
 const tally: Record<string, Record<string, number>> = {};
@@ -50,10 +33,10 @@ afterAll(() => {
 
 describe('Svc Chat', () => {
 	// Every operation the node has, by name; each is built from the sandbox's facts once it runs.
-	test.each([...ACTION_OPERATION_NAMES, routerOperation.name])(
+	test.each(FUZZED_ACTIONS)(
 		'%s',
 		async (name) => {
-			const operation = operationNamed([...actionOperations(env.facts), routerOperation], name);
+			const operation = fuzzedAction(env.facts, name);
 			await assertFuzz(operation, async (run) => {
 				env.sandbox.control.reset();
 				const outcome = await runAction(env.credentials, run);

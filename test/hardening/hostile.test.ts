@@ -16,7 +16,7 @@ import {
 	type MatrixOperation,
 } from './hostileMatrix';
 import { causeChain, runAction, runTrigger, type FuzzRun, type Outcome } from './runner';
-import { startHardeningSandbox, type HardeningSandbox } from './setup';
+import { useHardeningSandbox } from './setup';
 
 /** Every operation of the node (read from the node itself) and the trigger. */
 const OPERATION_NAMES = [...ACTION_OPERATION_NAMES, 'trigger'];
@@ -25,11 +25,7 @@ const ATTEMPTS_WHEN_RETRIED = 4;
 const MAX_MESSAGE = 300;
 const MAX_DESCRIPTION = 1_000;
 
-let env: HardeningSandbox;
-beforeAll(async () => {
-	env = await startHardeningSandbox();
-});
-afterAll(async () => await env?.sandbox.stop());
+const env = useHardeningSandbox();
 
 const operation = (name: string) => operationNamed(matrixOperations(env.facts), name);
 

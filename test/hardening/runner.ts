@@ -17,13 +17,12 @@ import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
-import type { RetryPolicy, SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
+import { INSTANT_PAUSES } from '../harness/fixtures';
 import type { FuzzField, FuzzOperation } from './catalogue';
 import { anyHostileValue } from './hostileValues';
 
-/** Retries of the transport wait for real; the hardening tests only need them to happen, so they pause for no time. */
-const INSTANT_RETRIES: Partial<RetryPolicy> = { sleep: async () => undefined };
 /** What a stored parameter holds when an expression gives its value: n8n shows dependent fields by the stored text. */
 const EXPRESSION = '={{ $json.fuzzed }}';
 /** A clear error is a sentence or two, whatever the input held. */
@@ -204,7 +203,7 @@ export async function runAction(
 	context.logger = recordingLogger(logLines);
 	try {
 		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
-		const [items] = await router.call(context, INSTANT_RETRIES);
+		const [items] = await router.call(context, INSTANT_PAUSES);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };
@@ -243,7 +242,7 @@ export async function runTrigger(
 	let outcome: Outcome;
 	try {
 		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time.
-		const result = await pollChats.call(context, INSTANT_RETRIES);
+		const result = await pollChats.call(context, INSTANT_PAUSES);
 		outcome = { ok: true, items: result?.[0] ?? [] };
 	} catch (error) {
 		outcome = { ok: false, error };

@@ -6,18 +6,11 @@ import { format, inspect } from 'node:util';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { testCredentials } from '../harness/contexts';
 import { errorViews, leaksOf } from '../unit/transport/support';
-import {
-	ACTION_OPERATION_NAMES,
-	actionOperations,
-	operationNamed,
-	routerOperation,
-	storedTriggerStates,
-	triggerOperation,
-} from './catalogue';
+import { FUZZED_ACTIONS, fuzzedAction, storedTriggerStates, triggerOperation } from './catalogue';
 import { startEchoProxy, type EchoProxy } from './echoProxy';
 import { MATRIX_FAULTS, matrixOperations, type MatrixOperation } from './hostileMatrix';
 import { runAction, runTrigger, type FuzzRun, type Outcome } from './runner';
-import { assertFuzz, FUZZ_RUNS, startHardeningSandbox, type HardeningSandbox } from './setup';
+import { assertFuzz, FUZZ_RUNS, useHardeningSandbox } from './setup';
 
 /** Recognisable, and long enough that any 10-character piece of it found in a text is a leak. */
 const CANARY = 'Canary-Pw-5e81c0d9b4-svc';
@@ -30,18 +23,15 @@ const SECRETS = [CANARY, basic(ADMIN), basic(WRONG_USER)];
 /** The fuzz test proper judges every outcome; here a quarter of its runs, through the echoing proxy, look for the secrets. */
 const RUNS = Math.max(20, Math.round(FUZZ_RUNS / 4));
 
-let env: HardeningSandbox;
+const env = useHardeningSandbox(ADMIN);
 let proxy: EchoProxy;
 let credentials: SvcCredentials;
 beforeAll(async () => {
-	env = await startHardeningSandbox(ADMIN);
 	proxy = await startEchoProxy(env.sandbox);
 	credentials = testCredentials(proxy.host, ADMIN);
 });
-afterAll(async () => {
-	await proxy?.stop();
-	await env?.sandbox.stop();
-});
+afterAll(async () => await proxy?.stop());
+// Console spies of single tests.
 afterEach(() => jest.restoreAllMocks());
 
 const consoleLines: string[] = [];
@@ -127,10 +117,10 @@ describe('the hostile-server matrix', () => {
 });
 
 describe('the fuzzer', () => {
-	test.each([...ACTION_OPERATION_NAMES, routerOperation.name])(
+	test.each(FUZZED_ACTIONS)(
 		'%s',
 		async (name) => {
-			const operation = operationNamed([...actionOperations(env.facts), routerOperation], name);
+			const operation = fuzzedAction(env.facts, name);
 			await assertFuzz(
 				operation,
 				async (fuzzRun) => {

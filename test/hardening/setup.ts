@@ -5,6 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { REGISTERED_PHONES, startSandbox, type Sandbox } from '../../sandbox';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { testCredentials } from '../harness/contexts';
+import { lateBound } from '../harness/lateBound';
 import type { FuzzOperation, SandboxFacts } from './catalogue';
 import { describeRun, fuzzRuns, type FuzzRun } from './runner';
 
@@ -19,7 +20,7 @@ export interface HardeningSandbox {
 	credentials: SvcCredentials;
 }
 
-export async function startHardeningSandbox(admin?: {
+async function startHardeningSandbox(admin?: {
 	email: string;
 	password: string;
 }): Promise<HardeningSandbox> {
@@ -43,6 +44,22 @@ export async function startHardeningSandbox(admin?: {
 		nowMs: Date.now(),
 	};
 	return { sandbox, facts, credentials: testCredentials(sandbox.host, sandbox.admin) };
+}
+
+/**
+ * Starts the hardening sandbox before the file's tests and stops it after them. The members are read once it runs
+ * (in a test or a later hook); reading them earlier throws.
+ */
+export function useHardeningSandbox(admin?: { email: string; password: string }): HardeningSandbox {
+	let started: HardeningSandbox | undefined;
+	beforeAll(async () => {
+		started = await startHardeningSandbox(admin);
+	});
+	afterAll(async () => await started?.sandbox.stop());
+	return lateBound(() => {
+		if (!started) throw new Error('The hardening sandbox is read before its beforeAll started it');
+		return started;
+	});
 }
 
 /**

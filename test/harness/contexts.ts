@@ -1,149 +1,55 @@
 // Mock n8n contexts for unit and sandbox tests: strict parameters, real static data, n8n-core's real request stack.
+// The behaviour lives in core.ts (no Jest, shared with the benchmarks); here it becomes jest-mock-extended mocks.
 import { mock } from 'jest-mock-extended';
+import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
+
+import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import {
-	NodeHelpers,
-	type IDataObject,
-	type IExecuteFunctions,
-	type IHttpRequestOptions,
-	type INode,
-	type INodeExecutionData,
-	type INodeParameters,
-	type INodeTypeDescription,
-	type IPollFunctions,
-	type WorkflowExecuteMode,
-} from 'n8n-workflow';
-import { constructExecutionMetaData, returnJsonArray } from 'n8n-core';
+	executeContextMembers,
+	pollContextMembers,
+	type ExecuteContextOptions,
+	type PollContextOptions,
+} from './core';
 
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
-import { n8nHttpRequestWithAuthentication } from './n8nRequest';
+export {
+	strictParameters,
+	TEST_PASSWORD,
+	testCredentials,
+	type ExecuteContextOptions,
+	type PollContextOptions,
+} from './core';
 
-export const TEST_PASSWORD = 'Pw-7f3a9c1e-do-not-leak';
+type Members = ReturnType<typeof executeContextMembers> | ReturnType<typeof pollContextMembers>;
 
-export function testCredentials(
-	host: string,
-	overrides: Partial<SvcCredentials> = {},
-): SvcCredentials {
-	return {
-		host,
-		email: 'admin@svc.test',
-		password: TEST_PASSWORD,
-		ignoreSslIssues: false,
-		...overrides,
-	};
-}
-
-function makeNode(
-	description: INodeTypeDescription,
-	parameters: INodeParameters,
-	typeVersion = 1,
-): INode {
-	return {
-		id: 'node-under-test',
-		name: description.defaults.name ?? description.displayName,
-		type: `n8n-nodes-svc.${description.name}`,
-		typeVersion,
-		position: [0, 0],
-		parameters,
-	};
-}
-
-/**
- * The parameters n8n would store for a node: defaults filled in, and only those that the description
- * shows for these values. Reading anything else throws, so code and descriptions cannot drift apart.
- */
-export function strictParameters(
-	description: INodeTypeDescription,
-	values: INodeParameters,
-): INodeParameters {
-	const resolved = NodeHelpers.getNodeParameters(
-		description.properties,
-		values,
-		true,
-		false,
-		null,
-		description,
-	);
-	if (!resolved) throw new Error('Parameters could not be resolved against the node description');
-	return resolved;
-}
-
-function readParameter(resolved: INodeParameters, name: string, fallback: unknown): unknown {
-	const [head, ...rest] = name.split('.');
-	if (!(head in resolved)) {
-		throw new Error(
-			`The code read parameter "${name}", which the node description does not declare or show here`,
-		);
-	}
-	let value: unknown = resolved[head];
-	for (const key of rest) value = (value as IDataObject | undefined)?.[key];
-	return value === undefined ? fallback : value;
-}
-
-export interface ExecuteContextOptions {
-	description: INodeTypeDescription;
-	/** Parameters of the node; a function gives per-item values (as expressions would). */
-	parameters: INodeParameters | ((itemIndex: number) => INodeParameters);
-	credentials: SvcCredentials;
-	items?: INodeExecutionData[];
-	continueOnFail?: boolean;
-	/** The node's version in the workflow (default 1, as the saved workflows have). */
-	typeVersion?: number;
+/** A jest-mock-extended context whose members behave as the core's, and record their calls (the requests too). */
+function mockContext<Context extends IExecuteFunctions | IPollFunctions>({
+	helpers,
+	...members
+}: Members) {
+	const context = mock<Context>({
+		helpers: mock<Context['helpers']>({
+			...helpers,
+			httpRequestWithAuthentication: jest.fn(helpers.httpRequestWithAuthentication),
+		} as never),
+	} as never);
+	for (const [name, implementation] of Object.entries(members))
+		(context[name as keyof Context] as jest.Mock).mockImplementation(implementation);
+	return context;
 }
 
 export function createExecuteContext(options: ExecuteContextOptions) {
-	const items = options.items ?? [{ json: {} }];
-	const parametersFor = (itemIndex: number) =>
-		strictParameters(
-			options.description,
-			typeof options.parameters === 'function' ? options.parameters(itemIndex) : options.parameters,
-		);
-	const node = makeNode(options.description, parametersFor(0), options.typeVersion);
-	const helpers = mock<IExecuteFunctions['helpers']>({
-		httpRequestWithAuthentication: jest.fn(
-			async (_type: string, request: IHttpRequestOptions) =>
-				await n8nHttpRequestWithAuthentication(node, request),
-		),
-		returnJsonArray,
-		constructExecutionMetaData,
-	});
-	const context = mock<IExecuteFunctions>({ helpers });
-	context.getNode.mockReturnValue(node);
-	context.getInputData.mockReturnValue(items);
-	context.continueOnFail.mockReturnValue(options.continueOnFail ?? false);
-	context.getNodeParameter.mockImplementation(((
-		name: string,
-		itemIndex: number,
-		fallback?: unknown,
-	) => readParameter(parametersFor(itemIndex), name, fallback)) as never);
-	context.getCredentials.mockResolvedValue(options.credentials as never);
-	return context;
-}
-
-export interface PollContextOptions {
-	description: INodeTypeDescription;
-	parameters: INodeParameters;
-	credentials: SvcCredentials;
-	/** The workflow's static data for this node; kept by the caller between polls, as n8n does. */
-	staticData: IDataObject;
-	mode?: WorkflowExecuteMode;
+	return mockContext<IExecuteFunctions>(executeContextMembers(options));
 }
 
 export function createPollContext(options: PollContextOptions) {
-	const resolved = strictParameters(options.description, options.parameters);
-	const node = makeNode(options.description, resolved);
-	const helpers = mock<IPollFunctions['helpers']>({
-		httpRequestWithAuthentication: jest.fn(
-			async (_type: string, request: IHttpRequestOptions) =>
-				await n8nHttpRequestWithAuthentication(node, request),
-		),
-		returnJsonArray,
-	});
-	const context = mock<IPollFunctions>({ helpers });
-	context.getNode.mockReturnValue(node);
-	context.getMode.mockReturnValue(options.mode ?? 'trigger');
-	context.getNodeParameter.mockImplementation(((name: string, fallback?: unknown) =>
-		readParameter(resolved, name, fallback)) as never);
-	context.getCredentials.mockResolvedValue(options.credentials as never);
-	context.getWorkflowStaticData.mockImplementation(() => options.staticData);
-	return context;
+	return mockContext<IPollFunctions>(pollContextMembers(options));
+}
+
+/** The Svc Chat Trigger with a poll context whose logger is a mock, for tests that read what it logs. */
+export function triggerUnderTest(options: Omit<PollContextOptions, 'description'>) {
+	const trigger = new SvcChatTrigger();
+	const context = createPollContext({ description: trigger.description, ...options });
+	const logger = mock<IPollFunctions['logger']>();
+	context.logger = logger;
+	return { trigger, context, logger };
 }

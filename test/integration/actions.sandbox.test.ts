@@ -1,26 +1,14 @@
 // Every Svc Chat operation against a started sandbox, over loopback HTTP with n8n's real request stack; effects are
 // checked through the sandbox's control.
-import nock from 'nock';
 import { NodeApiError, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { toUtcDay } from '../../nodes/SvcChat/helpers/time';
-import { createExecuteContext, testCredentials } from '../harness/contexts';
+import { createExecuteContext } from '../harness/contexts';
+import { useSandbox } from '../harness/sandboxSuite';
 
 const DAY_MS = 86_400_000;
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
-	sandbox = await startSandbox({ seed: 7, chats: 250 });
-});
-afterAll(async () => {
-	await sandbox?.stop();
-	// Hand the request interception back, so nock tests that run next in this worker start clean.
-	nock.restore();
-});
-beforeEach(() => sandbox.control.reset());
+const sandbox = useSandbox({ seed: 7, chats: 250 });
 
 interface RunOptions {
 	items?: INodeExecutionData[];
@@ -35,10 +23,7 @@ async function run(
 	const context = createExecuteContext({
 		description: node.description,
 		parameters,
-		credentials: testCredentials(sandbox.host, {
-			email: sandbox.admin.email,
-			password: sandbox.admin.password,
-		}),
+		credentials: sandbox.credentials(),
 		items: options.items,
 		continueOnFail: options.continueOnFail,
 	});

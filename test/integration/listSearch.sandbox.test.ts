@@ -1,9 +1,8 @@
 // The resource locators' "From List" methods against a started sandbox (search, pagination), and the values they give
 // used by the operations, next to the plain values that workflows saved before the locators hold.
-import nock from 'nock';
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import {
 	operatorPage,
@@ -13,21 +12,10 @@ import {
 } from '../../nodes/SvcChat/actions/listSearch';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { createExecuteContext, testCredentials } from '../harness/contexts';
+import { useSandbox } from '../harness/sandboxSuite';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
-	sandbox = await startSandbox({ seed: 11, chats: 120 });
-});
-afterAll(async () => {
-	await sandbox?.stop();
-	nock.restore();
-});
-beforeEach(() => sandbox.control.reset());
-
-const credentials = () =>
-	testCredentials(sandbox.host, { email: sandbox.admin.email, password: sandbox.admin.password });
+const sandbox = useSandbox({ seed: 11, chats: 120 });
+const credentials = sandbox.credentials;
 
 /** What n8n gives a listSearch method: the node, its credentials and the authenticated request helper. */
 function loadOptionsContext(): ILoadOptionsFunctions {

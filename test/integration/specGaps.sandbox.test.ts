@@ -1,30 +1,16 @@
 // What the spec permits, against the sandbox: minimal list entries in every output, a Get Many cursor that always
 // moves, and Set Status with a condition sent once. Real node code over loopback HTTP with n8n's request stack.
-import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
-import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import type { Chat } from '../../nodes/SvcChat/types';
-import { createExecuteContext, createPollContext, testCredentials } from '../harness/contexts';
+import { createExecuteContext, triggerUnderTest } from '../harness/contexts';
+import { useSandbox } from '../harness/sandboxSuite';
 
 const CHATS = 1000;
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	nock.enableNetConnect('127.0.0.1');
-	sandbox = await startSandbox({ seed: 5, chats: CHATS });
-});
-afterAll(async () => {
-	await sandbox?.stop();
-	nock.restore();
-});
-beforeEach(() => sandbox.control.reset());
-
-const credentials = () =>
-	testCredentials(sandbox.host, { email: sandbox.admin.email, password: sandbox.admin.password });
+const sandbox = useSandbox({ seed: 5, chats: CHATS });
+const credentials = sandbox.credentials;
 
 async function run(parameters: INodeParameters, continueOnFail = false): Promise<IDataObject[]> {
 	const node = new SvcChat();
@@ -43,9 +29,7 @@ function trigger(
 	staticData: IDataObject = {},
 	mode: 'trigger' | 'manual' = 'trigger',
 ) {
-	const node = new SvcChatTrigger();
-	const context = createPollContext({
-		description: node.description,
+	const { trigger: node, context } = triggerUnderTest({
 		parameters,
 		credentials: credentials(),
 		staticData,
@@ -101,15 +85,7 @@ describe('Chat > Get Many with Include Cursor, fed back until done', () => {
 
 describe('minimal list entries are read in full', () => {
 	// A smaller sandbox: every output mode of every Emit reads all of it.
-	let large: Sandbox;
-	beforeAll(async () => {
-		large = sandbox;
-		sandbox = await startSandbox({ seed: 6, chats: 150, settings: { minimalChatsInLists: true } });
-	});
-	afterAll(async () => {
-		await sandbox.stop();
-		sandbox = large;
-	});
+	sandbox.replaceWithin({ seed: 6, chats: 150, settings: { minimalChatsInLists: true } });
 
 	test.each(['everyChange', 'newChats', 'finishedChats'])(
 		'the trigger, Emit %s, in every Output mode',

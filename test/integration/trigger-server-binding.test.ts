@@ -1,10 +1,8 @@
 // A trigger moved from one Svc server to another starts again from its Start From (issue 14, point 3), over real HTTP to two sandboxes.
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { mock } from 'jest-mock-extended';
+import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
-import { createPollContext, testCredentials } from '../harness/contexts';
+import { testCredentials, triggerUnderTest } from '../harness/contexts';
 
 let testServer: Sandbox;
 let production: Sandbox;
@@ -19,15 +17,11 @@ afterAll(async () => {
 
 /** One poll of a Beginning of History trigger against `sandbox`, sharing `staticData` as n8n does between polls. */
 async function pollAgainst(sandbox: Sandbox, staticData: IDataObject) {
-	const trigger = new SvcChatTrigger();
-	const context = createPollContext({
-		description: trigger.description,
+	const { trigger, context, logger } = triggerUnderTest({
 		parameters: { startFrom: 'beginning', emit: 'everyChange', output: 'raw' },
 		credentials: testCredentials(sandbox.host, sandbox.admin),
 		staticData,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	const result = await trigger.poll.call(context);
 	return { ids: (result?.[0] ?? []).map((item) => String(item.json.id)).sort(), logger };
 }

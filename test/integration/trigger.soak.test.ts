@@ -1,13 +1,11 @@
 // Soak: the trigger polls a sandbox that keeps changing chats while >= 10 % of requests fail; no chat version may be lost.
-import { sleep, type IDataObject, type INodeParameters, type IPollFunctions } from 'n8n-workflow';
-import { mock } from 'jest-mock-extended';
+import { sleep, type IDataObject, type INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import type { SandboxSettings } from '../../sandbox/state';
-import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
 import type { Chat } from '../../nodes/SvcChat/types';
-import { createPollContext, testCredentials } from '../harness/contexts';
+import { testCredentials, triggerUnderTest } from '../harness/contexts';
 
 // The transport's backoff pauses are real; shorten them so the soak stays quick. Retries still happen as in production.
 const SHORT_PAUSES = { sleep: async (ms: number) => await sleep(Math.min(ms, 2)) };
@@ -50,18 +48,14 @@ afterEach(async () => await sandbox?.stop());
 
 /** One trigger as n8n runs it: the same static data object from poll to poll; a failed poll is shown and retried later. */
 function pollingTrigger(parameters: INodeParameters) {
-	const trigger = new SvcChatTrigger();
 	const staticData: IDataObject = {};
 	const emitted: Chat[] = [];
 	let failedPolls = 0;
-	const context = createPollContext({
-		description: trigger.description,
+	const { context, logger } = triggerUnderTest({
 		parameters,
 		credentials: testCredentials(sandbox.host, sandbox.admin),
 		staticData,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	return {
 		staticData,
 		emitted,

@@ -1,9 +1,7 @@
 // Broadcast resource: Send Template batches recipients into entries (never one request per item), Send Over Chat History.
 import { NodeApiError, NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const PATH = '/api/v2/rt/send_broadcast';
 const sender = { operatorId: 7, channelId: 'wa-main', templateId: 'welcome_v2' };

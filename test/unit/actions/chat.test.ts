@@ -2,9 +2,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Chat } from '../../../nodes/SvcChat/types';
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const afterEachRestore: Array<() => void> = [];
 afterEach(() => afterEachRestore.splice(0).forEach((restore) => restore()));

@@ -3,9 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
-import { runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { runNode, runNodeError, svc } from './runNode';
 
 const get = { resource: 'chat', operation: 'get' };
 const getMany = { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0' };

@@ -1,9 +1,7 @@
 // Department resource: Get Many with Return All / Limit, and API errors.
 import { NodeApiError } from 'n8n-workflow';
 
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const getMany = { resource: 'department', operation: 'getMany' };
 const DEPARTMENTS = [

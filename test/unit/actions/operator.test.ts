@@ -1,9 +1,7 @@
 // Operator resource: Get Many (filters applied in the node, Return All / Limit) and Set Status (body, refusals).
 import { NodeApiError, NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const OPERATORS = [
 	{

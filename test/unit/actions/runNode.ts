@@ -5,8 +5,9 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { createExecuteContext, testCredentials } from '../../harness/contexts';
 
-export const HOST = 'acme.svc.example';
-export const BASE_URL = `https://${HOST}`;
+import { BASE_URL, HOST } from '../../harness/fixtures';
+
+export { BASE_URL, HOST };
 
 export interface RunOptions {
 	items?: INodeExecutionData[];
@@ -52,21 +53,4 @@ export function items(count: number): INodeExecutionData[] {
 /** The Svc API, mocked; every test must use up what it mocks and nothing else may reach the network. */
 export function svc() {
 	return nock(BASE_URL);
-}
-
-export function setUpNock(): void {
-	beforeAll(() => {
-		if (!nock.isActive()) nock.activate();
-		nock.disableNetConnect();
-	});
-	afterEach(() => {
-		const pending = nock.pendingMocks();
-		nock.cleanAll();
-		expect(pending).toEqual([]);
-	});
-	// Hand the request interception back, so the next test file in this worker starts clean.
-	afterAll(() => {
-		nock.enableNetConnect();
-		nock.restore();
-	});
 }

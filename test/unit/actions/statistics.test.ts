@@ -4,9 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { dayProperties } from '../../../nodes/SvcChat/actions/statistics/days';
 import { calendarDay } from '../../../nodes/SvcChat/helpers/time';
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const usage = { resource: 'statistics', operation: 'getUsage' };
 const operatorStats = { resource: 'statistics', operation: 'getOperatorStats' };

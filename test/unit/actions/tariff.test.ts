@@ -1,9 +1,7 @@
 // Tariff resource: Get Many reads GET /partner/tariffs, one item per tariff, with Return All / Limit.
 import { NodeApiError } from 'n8n-workflow';
 
-import { runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { runNode, runNodeError, svc } from './runNode';
 
 const getMany = { resource: 'tariff', operation: 'getMany' };
 const TARIFFS = [

@@ -2,9 +2,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { authTokenSnippet } from '../../../nodes/SvcChat/helpers/visitorFields';
-import { items, runNode, runNodeError, setUpNock, svc } from './runNode';
-
-setUpNock();
+import { items, runNode, runNodeError, svc } from './runNode';
 
 const pair = { resource: 'visitor', operation: 'pairToken' };
 const remove = { resource: 'visitor', operation: 'removeToken' };

@@ -4,10 +4,8 @@ import { NodeOperationError, type INodeParameters } from 'n8n-workflow';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { readTriggerSettings } from '../../../nodes/SvcChat/trigger/settings';
 import { createPollContext, testCredentials } from '../../harness/contexts';
-import { runNode, runNodeError, setUpNock, svc } from '../actions/runNode';
+import { runNode, runNodeError, svc } from '../actions/runNode';
 import { HOST, triggerHarness } from '../trigger/fixtures';
-
-setUpNock();
 
 describe('Limit 2.5 is refused, as positive whole numbers are everywhere (it used to become 2)', () => {
 	const departments = [1, 2, 3].map((id) => ({ id, name: `D${id}`, order: id }));

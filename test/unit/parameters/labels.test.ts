@@ -9,10 +9,8 @@ import {
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { parameterLabel } from '../../../nodes/SvcChat/parameters';
-import { runNodeError, setUpNock } from '../actions/runNode';
+import { runNodeError } from '../actions/runNode';
 import { triggerHarness } from '../trigger/fixtures';
-
-setUpNock();
 
 /**
  * The label the editor shows for `name` (dotted for collections) in this resource and operation, found here by

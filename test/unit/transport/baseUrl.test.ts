@@ -9,10 +9,7 @@ import {
 } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
-
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 
 describe('normalizeBaseUrl accepts', () => {
 	test.each([
@@ -129,6 +126,7 @@ describe('through svcApiRequest', () => {
 		expect(error.context.svcError).toBe('invalid-host');
 		expect(context.helpers.httpRequestWithAuthentication).not.toHaveBeenCalled();
 		expect(scope.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 
 	test('a bare host is called over https at /api/v2/{path}', async () => {
@@ -140,7 +138,6 @@ describe('through svcApiRequest', () => {
 	});
 
 	test('plain http to loopback reaches a local server', async () => {
-		nock.enableNetConnect('127.0.0.1');
 		const paths: string[] = [];
 		const server = await listenLocally(
 			http.createServer((request, response) => {
@@ -157,7 +154,6 @@ describe('through svcApiRequest', () => {
 			expect(paths).toEqual(['/api/v2/departments']);
 		} finally {
 			await server.close();
-			nock.disableNetConnect();
 		}
 	});
 });

@@ -16,7 +16,8 @@ import {
 	type EndpointPath,
 } from '../../../nodes/SvcChat/transport';
 import { testCredentials } from '../../harness/contexts';
-import { closedPort, HOST, ORIGIN, pauseRecorder, rejectionOf, transportContext } from './support';
+import { closedPort, HOST, pauseRecorder, rejectionOf, transportContext } from './support';
+import { everyRequestTo } from '../../harness/fixtures';
 
 interface SpecErrorCase {
 	section: string;
@@ -67,12 +68,7 @@ const MEMBER_VALUES: Record<string, string | number> = {
 
 const SPEC_CASES = specErrorCases();
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** Answers one request with `status` and `body`, and records how many requests came. */
 function answer(
@@ -83,17 +79,10 @@ function answer(
 	headers: Record<string, string> = {},
 ) {
 	const seen = { requests: 0 };
-	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor
-		.query(true)
-		.times(10)
-		.reply(() => {
-			seen.requests++;
-			return [status, typeof body === 'string' ? body : JSON.stringify(body), headers];
-		});
+	everyRequestTo(method, apiPath).reply(() => {
+		seen.requests++;
+		return [status, typeof body === 'string' ? body : JSON.stringify(body), headers];
+	});
 	return seen;
 }
 
@@ -435,7 +424,6 @@ describe('a 200 reply of unexpected shape', () => {
 
 describe('network failures', () => {
 	test('a refused connection names the host', async () => {
-		nock.enableNetConnect('127.0.0.1');
 		const port = await closedPort();
 		const context = transportContext(testCredentials(`http://127.0.0.1:${port}`));
 		const error = await rejectionOf(
@@ -447,7 +435,6 @@ describe('network failures', () => {
 			'Check the host and port in the Svc API credentials, and that the chat server is running.',
 		);
 		expect(error.context.networkCode).toBe('ECONNREFUSED');
-		nock.disableNetConnect();
 	});
 
 	test.each([

@@ -5,6 +5,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { svcChatPages, svcGetChats, type ChatPage } from '../../../nodes/SvcChat/transport';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 
 interface Page {
 	chats: Chat[];
@@ -21,10 +22,6 @@ const chat = (id: number | string, version = 1): Chat => ({
 // Cursors as numbers, and as strings too long for a JavaScript number: only exact passing keeps their digits.
 const NUMBER_CURSORS = [1714557600000001, 1714557600000002, 1714557600000003];
 const STRING_CURSORS = ['17145576000000000001', '17145576000000000002', '17145576000000000003'];
-
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
 
 /**
  * Serves GET /chats: the n-th request gets pages[n]. Records the raw `since` of every request, as it appeared in
@@ -108,6 +105,7 @@ describe('a limit', () => {
 		expect(result.lastTs).toBe(NUMBER_CURSORS[0]);
 		expect(sinces).toEqual(['0']);
 		expect(scope.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 
 	test("that cuts inside a page returns that page's own cursor, so its other chats come again", async () => {
@@ -119,6 +117,7 @@ describe('a limit', () => {
 		expect(result.lastTs).toBe(STRING_CURSORS[0]);
 		expect(sinces).toEqual(['0', STRING_CURSORS[0]]);
 		expect(scope.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 
 	test('above the number of chats reads every page', async () => {
@@ -136,6 +135,7 @@ describe('a limit', () => {
 			lastTs: 7,
 		});
 		expect(sinces).toEqual([]);
+		dropUnrequestedMocks();
 	});
 });
 
@@ -164,6 +164,7 @@ describe('loop guards', () => {
 		expect(error.context.svcError).toBe('cursor-stalled');
 		expect(seen).toHaveLength(2);
 		expect(sinces).toEqual(['0', '500']);
+		dropUnrequestedMocks();
 	});
 
 	test('three empty pages in a row that still promise more stop with a clear error', async () => {
@@ -181,6 +182,7 @@ describe('loop guards', () => {
 		);
 		expect(sinces).toEqual(['0', '1', '2']);
 		expect(scope.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 
 	test('empty pages between full ones are fine', async () => {

@@ -32,24 +32,19 @@ const BROADCAST_BODY: IDataObject = {
 
 let sleep: ReturnType<typeof pauseRecorder>;
 
-beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
 	sleep = pauseRecorder();
 });
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** Serves the replies in order (the last one repeats) and counts the requests. */
 function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 	const seen = { requests: 0 };
+	// Every request is answered (persisted); the test fails if none comes.
+	const scope = nock(ORIGIN).persist();
 	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor.times(20).reply(() => {
+		method === 'GET' ? scope.get(`/api/v2/${apiPath}`) : scope.post(`/api/v2/${apiPath}`);
+	interceptor.reply(() => {
 		const [status, body = '', headers = {}] = replies[Math.min(seen.requests, replies.length - 1)];
 		seen.requests++;
 		return [status, body, headers];
@@ -273,13 +268,11 @@ describe('connection failures, against a real local server', () => {
 	let server: LocalServer | undefined;
 	const served: string[] = [];
 
-	beforeAll(() => nock.enableNetConnect('127.0.0.1'));
 	afterEach(async () => {
 		await server?.close();
 		server = undefined;
 		served.length = 0;
 	});
-	afterAll(() => nock.disableNetConnect());
 
 	/** A server that resets the connection of the first `resets` requests, then answers `body`. */
 	async function resettingServer(resets: number, body: string) {

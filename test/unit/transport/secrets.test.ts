@@ -11,13 +11,12 @@ import {
 	EMAIL,
 	errorViews,
 	HOST,
-	INSTANT_PAUSES,
 	leaksOf,
 	listenLocally,
-	ORIGIN,
 	rejectionOf,
 	transportContext,
 } from './support';
+import { everyRequestTo, INSTANT_PAUSES } from '../../harness/fixtures';
 
 const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
 const BROADCAST_BODY: IDataObject = {
@@ -32,30 +31,18 @@ type Echo = (
 
 const receivedAuthorizations: string[] = [];
 
-beforeAll(() => nock.disableNetConnect());
 beforeEach(() => {
 	receivedAuthorizations.length = 0;
 });
-afterEach(() => {
-	nock.cleanAll();
-	jest.restoreAllMocks();
-});
-afterAll(() => nock.enableNetConnect());
+afterEach(() => jest.restoreAllMocks());
 
 /** A nock server that answers every request to `apiPath` with `echo` of the Authorization header it received. */
 function hostile(method: IHttpRequestMethods, apiPath: string, echo: Echo) {
-	const interceptor =
-		method === 'GET'
-			? nock(ORIGIN).get(`/api/v2/${apiPath}`)
-			: nock(ORIGIN).post(`/api/v2/${apiPath}`);
-	interceptor
-		.query(true)
-		.times(10)
-		.reply(function () {
-			const authorization = String(this.req.headers.authorization);
-			receivedAuthorizations.push(authorization);
-			return echo(authorization);
-		});
+	everyRequestTo(method, apiPath).reply(function () {
+		const authorization = String(this.req.headers.authorization);
+		receivedAuthorizations.push(authorization);
+		return echo(authorization);
+	});
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -197,9 +184,6 @@ describe('configuration errors', () => {
 });
 
 describe('network errors, against real local servers', () => {
-	beforeAll(() => nock.enableNetConnect('127.0.0.1'));
-	afterAll(() => nock.disableNetConnect());
-
 	test('a refused connection', async () => {
 		const context = transportContext(testCredentials(`http://127.0.0.1:${await closedPort()}`));
 		const error = await rejectionOf(

@@ -9,6 +9,7 @@ import {
 } from '../../../nodes/SvcChat/transport';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
+import { dropUnrequestedMocks } from '../../harness/fixtures';
 
 const full = (id: number): Chat => ({
 	id,
@@ -17,10 +18,6 @@ const full = (id: number): Chat => ({
 	messages: [],
 });
 const minimal = (id: number): Chat => ({ id, created_at: '2024-05-01T10:00:00Z' });
-
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
 
 /** Serves one GET /chats reply, serialised by hand so a member can be left out or a cursor kept a string. */
 function page(since: string, body: Record<string, unknown>) {
@@ -154,5 +151,6 @@ describe('a limit met in whole pages', () => {
 		const result = await svcGetChats.call(transportContext(), 0, { limit: 1, wholePages: true });
 		expect(result).toEqual({ chats: [full(1), full(2), full(3)], lastTs: 30 });
 		expect(pending.isDone()).toBe(false);
+		dropUnrequestedMocks();
 	});
 });

@@ -7,10 +7,12 @@ import * as n8nWorkflow from 'n8n-workflow';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { RetryPolicy, SvcCredentials } from '../../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
 
-export const HOST = 'acme.svc.example';
-export const ORIGIN = `https://${HOST}`;
+import { BASE_URL, HOST } from '../../harness/fixtures';
+
+export { HOST };
+export const ORIGIN = BASE_URL;
 export const EMAIL = testCredentials(HOST).email;
 /** The value n8n puts after "Basic " in the Authorization header for the test credentials. */
 export const BASIC_VALUE = Buffer.from(`${EMAIL}:${TEST_PASSWORD}`).toString('base64');
@@ -46,9 +48,6 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<n8nWorkflo
 	}
 	throw new Error('Expected the request to fail, but it succeeded');
 }
-
-/** Retry pauses that take no time, for tests that count requests rather than pauses. */
-export const INSTANT_PAUSES: Partial<RetryPolicy> = { sleep: async () => undefined };
 
 /** A retry pause that takes no time and records each one asked for; the transport gets it as `retry: { sleep }`. */
 export function pauseRecorder() {

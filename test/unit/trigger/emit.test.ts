@@ -1,20 +1,13 @@
 // The Emit modes: Every Change, Finished Chats Only and New Chats Only (with its bounded memory of seen chats).
-import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import { SEEN_IDS_CAP, rememberSeen, takeNewChats } from '../../../nodes/SvcChat/trigger/state';
 import { makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { ids } from '../../harness/fixtures';
 
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 const settings = (emit: string, startFrom = 'beginning') => ({ startFrom, emit, output: 'raw' });
 
-beforeAll(() => nock.disableNetConnect());
-// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
-afterAll(() => nock.restore());
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+afterEach(() => jest.restoreAllMocks());
 
 test('Every Change emits a chat again each time it changes', async () => {
 	const staticData: IDataObject = {};

@@ -1,27 +1,23 @@
 // Shared fixtures for the trigger's unit tests: a poll context with real static data, chats, and nock'd /chats pages.
 import nock from 'nock';
-import { mock } from 'jest-mock-extended';
-import type {
-	IDataObject,
-	INodeParameters,
-	IPollFunctions,
-	WorkflowExecuteMode,
-} from 'n8n-workflow';
+import type { IDataObject, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
-import { INSTANT_PAUSES } from '../transport/support';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
-import { createPollContext, testCredentials } from '../../harness/contexts';
+import { testCredentials, triggerUnderTest } from '../../harness/contexts';
+import { BASE_URL, HOST, INSTANT_PAUSES } from '../../harness/fixtures';
 
-export const HOST = 'acme.svc.example';
-export const BASE_URL = `https://${HOST}`;
+export { BASE_URL, HOST };
+/** The trigger's parameters for reading the whole history and emitting every change as raw chats. */
+export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
 /** What the trigger records in its state about the server and account of testCredentials(HOST). */
 export const BOUND = { host: BASE_URL, account: 'admin@svc.test' };
 
+type TriggerUnderTest = ReturnType<typeof triggerUnderTest>;
+
 export interface PollHarness {
-	context: ReturnType<typeof createPollContext>;
-	logger: ReturnType<typeof mock<IPollFunctions['logger']>>;
+	context: TriggerUnderTest['context'];
+	logger: TriggerUnderTest['logger'];
 	poll: () => Promise<IDataObject[] | null>;
 }
 
@@ -31,16 +27,12 @@ export function triggerHarness(
 	staticData: IDataObject,
 	mode: WorkflowExecuteMode = 'trigger',
 ): PollHarness {
-	const trigger = new SvcChatTrigger();
-	const context = createPollContext({
-		description: trigger.description,
+	const { context, logger } = triggerUnderTest({
 		parameters,
 		credentials: testCredentials(HOST),
 		staticData,
 		mode,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	const poll = async () => {
 		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time (nock still counts them).
 		const result = await pollChats.call(context, INSTANT_PAUSES);

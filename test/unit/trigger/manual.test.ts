@@ -1,24 +1,14 @@
 // "Fetch Test Event" (manual mode): a few recent chats to map fields from, and the stored cursor is never read or written.
-import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { DAY, freezeClock, HOUR, NOW } from './clock';
+import { dropUnrequestedMocks, ids } from '../../harness/fixtures';
 
-const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 /** A server cursor after the look-back start (a cursor never moves backwards). */
 const after = (micros: number) => String(NOW * 1000 + micros);
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 
-beforeAll(() => nock.disableNetConnect());
-// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
-afterAll(() => nock.restore());
-beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+freezeClock();
 
 const storedState = () => ({
 	startedFrom: 'beginning',
@@ -55,6 +45,7 @@ test('reads at most 3 pages, never the whole history', async () => {
 	).poll();
 	expect(ids(items)).toEqual([296, 297, 298, 299, 300]);
 	expect(fourth.isDone()).toBe(false);
+	dropUnrequestedMocks();
 	expect(staticData).toEqual({});
 });
 

@@ -1,45 +1,32 @@
 // The trigger's state under n8n's persistence: bound to its server and account, kept across edits, harmless to lose in a null poll, within the poll budget.
 import nock from 'nock';
-import { mock } from 'jest-mock-extended';
-import type { IDataObject, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import {
-	BASE_URL,
 	BOUND,
 	chatRange,
+	fromBeginning,
 	makeChat,
 	microsAt,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
-import { INSTANT_PAUSES } from '../transport/support';
-import { createPollContext, testCredentials } from '../../harness/contexts';
+import { testCredentials, triggerUnderTest } from '../../harness/contexts';
+import { BASE_URL, dropUnrequestedMocks, ids, INSTANT_PAUSES } from '../../harness/fixtures';
 import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/binding';
 
 const PRODUCTION = 'chat.production.example';
-const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.restore());
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+afterEach(() => jest.restoreAllMocks());
 
 /** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
-	const trigger = new SvcChatTrigger();
-	const context = createPollContext({
-		description: trigger.description,
+	const { context, logger } = triggerUnderTest({
 		parameters,
 		credentials: testCredentials(host, { email }),
 		staticData,
 	});
-	const logger = mock<IPollFunctions['logger']>();
-	context.logger = logger;
 	return {
 		context,
 		logger,
@@ -303,6 +290,7 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 		expect(await harness.poll()).toHaveLength(20);
 		expect(staticData.cursor).toBe('200');
 		expect(nock.pendingMocks()).toHaveLength(1);
+		dropUnrequestedMocks();
 	});
 
 	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {

@@ -3,23 +3,15 @@ import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	BASE_URL,
 	BOUND,
 	chatRange,
 	failPage,
+	fromBeginning,
 	makeChat,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-
-const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
-
-beforeAll(() => nock.disableNetConnect());
-// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
-afterAll(() => nock.restore());
-afterEach(() => nock.cleanAll());
-
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
+import { BASE_URL, dropUnrequestedMocks, ids } from '../../harness/fixtures';
 
 test('Beginning of History reads since=0 and pages across 3 pages in one poll', async () => {
 	const staticData: IDataObject = {};
@@ -84,6 +76,7 @@ test("n8n's poll budget stops paging early, after at least one page", async () =
 	expect(await harness.poll()).toHaveLength(100);
 	expect(second.isDone()).toBe(false);
 	expect(staticData.cursor).toBe('1000');
+	dropUnrequestedMocks();
 });
 
 test('page 2 failing after retries returns page 1; the next poll resumes at page 2, losing and repeating nothing', async () => {

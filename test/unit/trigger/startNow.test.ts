@@ -1,31 +1,21 @@
 // Start From "Now": the first activation emits nothing old and anchors on the server's own cursor, whatever n8n's clock says.
-import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
 	BOUND,
 	chatRange,
+	failPage,
 	makeChat,
 	microsAt,
 	replyPage,
 	triggerHarness,
-	failPage,
 } from './fixtures';
+import { DAY, freezeClock, HOUR, NOW } from './clock';
+import { ids } from '../../harness/fixtures';
 
-const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const fromNow = { startFrom: 'now', emit: 'everyChange', output: 'raw' };
-const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
 
-beforeAll(() => nock.disableNetConnect());
-// Each test file loads its own nock; remove this one's interceptor so the next file in the worker gets a clean one.
-afterAll(() => nock.restore());
-beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(NOW));
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+freezeClock();
 
 test('the first run emits nothing and sets the cursor; the next run emits the changes', async () => {
 	const staticData: IDataObject = {};

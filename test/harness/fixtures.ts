@@ -1,0 +1,33 @@
+// Test data that the test layers share: the mocked Svc host, its base URL, always-answering endpoints, ids of results.
+import nock from 'nock';
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+import type { RetryPolicy } from '../../nodes/SvcChat/transport';
+
+/** The Svc host of the unit tests' credentials; nock answers for it, nothing reaches the network. */
+export const HOST = 'acme.svc.example';
+export const BASE_URL = `https://${HOST}`;
+
+/** Retry pauses that take no time, for tests that count requests rather than pauses (the transport gets them as `retry`). */
+export const INSTANT_PAUSES: Partial<RetryPolicy> = { sleep: async () => undefined };
+
+/** The ids of a node's or a poll's output items (a null poll gives none). */
+export const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
+
+/**
+ * An API path of the mocked host that answers every request, whatever its query, with what `.reply` is given.
+ * It stays pending, so the test fails, until at least one request reaches it; the tests count the requests themselves.
+ */
+export function everyRequestTo(method: IHttpRequestMethods, apiPath: string): nock.Interceptor {
+	const scope = nock(BASE_URL).persist();
+	const path = `/api/v2/${apiPath}`;
+	return (method === 'GET' ? scope.get(path) : scope.post(path)).query(true);
+}
+
+/**
+ * Drops the mocks that a test leaves unrequested on purpose, after it has asserted so; the nock set-up fails any
+ * test that leaves a mock unused.
+ */
+export function dropUnrequestedMocks(): void {
+	nock.cleanAll();
+}
