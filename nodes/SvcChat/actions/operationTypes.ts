@@ -8,20 +8,22 @@ import type {
 
 import type { RetryPolicy } from '../transport';
 
+/**
+ * Runs for one input item and returns its output records; the router pairs them with the item. `retry` goes to the
+ * transport (tests pass pauses that take no time; the node passes nothing).
+ */
+export type ExecuteItem<OutputRecord extends object = IDataObject> = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+) => Promise<OutputRecord[]>;
+
 /** Most operations: one run per input item; the router adds continue-on-fail, pairedItem and "[item N]". */
 export interface PerItemOperation {
 	kind: 'perItem';
 	/** The operation's parameters, already limited (displayOptions) to its resource and operation. */
 	description: INodeProperties[];
-	/**
-	 * Runs for one input item and returns its output records; the router pairs them with the item. `retry` goes to the
-	 * transport (tests pass pauses that take no time; the node passes nothing).
-	 */
-	execute(
-		this: IExecuteFunctions,
-		itemIndex: number,
-		retry?: Partial<RetryPolicy>,
-	): Promise<IDataObject[]>;
+	execute: ExecuteItem;
 }
 
 /** Operations that batch items into shared requests (broadcasts): one run over all input items. */

@@ -1,14 +1,10 @@
 // Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { readSender, senderProperties } from './common';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [
 	...senderProperties,
@@ -28,7 +24,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const { operatorId, channelId } = readSender(this, itemIndex);
 	const payload = itemParameters(this, itemIndex, properties).jsonObject('payload', {
 		fix: 'Write the payload as a JSON object, e.g. {"text": "Hello"}.',
@@ -39,4 +35,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	};
 	await svcApiRequest.call(this, 'rt/send_broadcast', { body, itemIndex });
 	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
-}
+};

@@ -1,15 +1,11 @@
 // Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
 import { chatOutputProperties, readChatOutputMode } from './output';
+import type { ExecuteItem } from '../operationTypes';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
@@ -40,11 +36,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const chatId = read.requiredText('chatId', {
 		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
@@ -59,4 +51,4 @@ export async function execute(
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex, retry });
 	return formatChats([reply.chat], output);
-}
+};

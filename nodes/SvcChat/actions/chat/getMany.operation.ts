@@ -1,12 +1,7 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcGetChats, type RetryPolicy } from '../../transport';
+import { svcGetChats } from '../../transport';
 import { formatChats } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -17,6 +12,7 @@ import {
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
 import { chatOutputProperties, readChatOutputMode } from './output';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [
 	{
@@ -99,11 +95,7 @@ function readSinceCursor(read: ParameterReader): string {
 	return cursor;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
@@ -121,4 +113,4 @@ export async function execute(
 	return includeCursor
 		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))
 		: records;
-}
+};

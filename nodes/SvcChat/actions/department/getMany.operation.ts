@@ -1,10 +1,11 @@
 // Department > Get Many: GET /departments (spec 4.5).
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 
@@ -13,11 +14,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<Department[]> {
+export const execute: ExecuteItem<Department> = async function (itemIndex, retry) {
 	const departments = await svcApiRequest.call(this, 'departments', { itemIndex, retry });
 	return itemParameters(this, itemIndex, properties).limited(departments);
-}
+};

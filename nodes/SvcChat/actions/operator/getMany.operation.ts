@@ -1,12 +1,13 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import type { Operator } from '../../types';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -66,11 +67,7 @@ function readChoices(read: ParameterReader, value: unknown, name: string): unkno
 	);
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<Operator[]> {
+export const execute: ExecuteItem<Operator> = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
@@ -85,4 +82,4 @@ export async function execute(
 			(!statuses.length || statuses.includes(operator.status)),
 	);
 	return read.limited(matching);
-}
+};

@@ -1,15 +1,11 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [
 	{
@@ -82,11 +78,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const email = read.requiredText('email', {
 		fix: 'Pick the operator from the list, or enter their email.',
@@ -110,4 +102,4 @@ export async function execute(
 	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
 	await svcApiRequest.call(this, 'rt/agent_status', { body, itemIndex, notRetried, retry });
 	return [{ result: 'ok', email, status }];
-}
+};

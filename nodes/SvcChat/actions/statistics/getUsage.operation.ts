@@ -1,8 +1,8 @@
 // Statistics > Get Usage: GET /stats?mode=usage (spec 4.9), one item per day.
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import type { RetryPolicy } from '../../transport';
 import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [...dayProperties];
 
@@ -11,11 +11,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<DatedRecord[]> {
+export const execute: ExecuteItem<DatedRecord> = async function (itemIndex, retry) {
 	const daily = await fetchDailyStats(this, itemIndex, 'usage', retry);
 	return daily.map(({ date, reply }) => ({ date, ...reply }));
-}
+};

@@ -1,10 +1,11 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
-import { updateDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import type { Tariff } from '../../types';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 
@@ -13,11 +14,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<Tariff[]> {
+export const execute: ExecuteItem<Tariff> = async function (itemIndex, retry) {
 	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex, retry });
 	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
-}
+};

@@ -1,13 +1,8 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import {
 	authTokenSnippet,
 	buildVisitorFields,
@@ -16,6 +11,7 @@ import {
 import { describeValueType } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { readAuthToken } from './authToken';
+import type { ExecuteItem } from '../operationTypes';
 
 const KNOWN_FIELD_LABELS: Record<
 	(typeof KNOWN_VISITOR_FIELDS)[number],
@@ -186,11 +182,7 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	];
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
@@ -211,4 +203,4 @@ export async function execute(
 	return [
 		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },
 	];
-}
+};

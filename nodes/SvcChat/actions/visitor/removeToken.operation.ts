@@ -1,14 +1,10 @@
 // Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy } from '../../transport';
+import { svcApiRequest } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { readAuthToken } from './authToken';
+import type { ExecuteItem } from '../operationTypes';
 
 const properties: INodeProperties[] = [
 	{
@@ -29,11 +25,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-): Promise<IDataObject[]> {
+export const execute: ExecuteItem = async function (itemIndex, retry) {
 	const read = itemParameters(this, itemIndex, properties);
 	const authToken = readAuthToken(read);
 	if (authToken === undefined) {
@@ -50,4 +42,4 @@ export async function execute(
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
 	return [{ deleted: true, auth_token: authToken }];
-}
+};
