@@ -28,7 +28,8 @@ export interface TriggerSettings {
 export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 	const read = pollParameters(context, triggerProperties);
 	const startFrom = read.choice<StartFrom>('startFrom');
-	const options = read.collection('options', { fix: 'Set the options in the editor again.' });
+	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
+	read.collection('options', { fix: 'Set the options in the editor again.' });
 	const common = {
 		startFrom,
 		emit: read.choice<EmitMode>('emit'),
@@ -38,7 +39,7 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 			fallback: DEFAULT_MAX_CHATS_PER_POLL,
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
 		}),
-		includeCursor: options.includeCursor === true,
+		includeCursor: read.flag('options.includeCursor'),
 	};
 
 	if (startFrom === 'now') return { ...common, startKey: 'now' };
