@@ -1,4 +1,4 @@
-// n8n in queue mode for the e2e tests: Postgres and Redis from Debian on loopback, and n8n as main + workers (+ webhook).
+// n8n in queue mode for the e2e tests: Postgres and Redis (the machine's, else Debian's) on loopback, and n8n as main + workers (+ webhook).
 import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,27 +18,12 @@ import {
 	type RunData,
 } from './n8n';
 import { runTracked, signalProcess, spawnTracked } from './processes';
-import { ensureSystemPackages } from './system-packages';
+import { postgresPrograms, redisServer } from './system-programs';
 
-export const QUEUE_SYSTEM_PACKAGES = ['postgresql', 'redis-server'];
-
-/** The newest Postgres that Debian installed (/usr/lib/postgresql/<major>/bin). */
-function postgresBin(): string {
-	const root = '/usr/lib/postgresql';
-	const majors = fs.existsSync(root)
-		? fs
-				.readdirSync(root)
-				.filter((name) => /^\d+$/.test(name))
-				.sort((a, b) => Number(b) - Number(a))
-		: [];
-	if (!majors.length)
-		throw new Error(
-			`No Postgres under ${root}; run: bash scripts/system-packages.sh ${QUEUE_SYSTEM_PACKAGES.join(' ')}`,
-		);
-	return path.join(root, majors[0], 'bin');
-}
-
-/** Postgres refuses to run as root: as root, its commands run as the `postgres` user (setpriv execs, no extra process). */
+/**
+ * Postgres refuses to run as root: as root, its commands run as the `postgres` user that Debian's package creates
+ * (setpriv execs, no extra process); any other user (GitHub's runners, a contributor) runs it as themselves.
+ */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	if (process.getuid?.() !== 0) return [command, args];
 	return [
@@ -94,8 +79,7 @@ export interface Postgres extends Service {
 
 /** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, database `n8n`. */
 export async function startPostgres(log: Log = quiet): Promise<Postgres> {
-	ensureSystemPackages(QUEUE_SYSTEM_PACKAGES);
-	const bin = postgresBin();
+	const programs = postgresPrograms();
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-postgres-'));
 	ownForPostgres(folder);
 	const dataDir = path.join(folder, 'data');
@@ -103,7 +87,7 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const started = Date.now();
 	const remove = () => fs.rmSync(folder, { recursive: true, force: true });
 	try {
-		const [initdb, initArgs] = asPostgresUser(path.join(bin, 'initdb'), [
+		const [initdb, initArgs] = asPostgresUser(programs.initdb, [
 			'-D',
 			dataDir,
 			'-U',
@@ -121,7 +105,7 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	}
 	const port = await freePort();
 	// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
-	const [postgres, args] = asPostgresUser(path.join(bin, 'postgres'), [
+	const [postgres, args] = asPostgresUser(programs.postgres, [
 		'-D',
 		dataDir,
 		'-p',
@@ -147,15 +131,13 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	try {
 		const isReady = async () =>
 			(
-				await runTracked(
-					path.join(bin, 'pg_isready'),
-					['-h', '127.0.0.1', '-p', String(port), '-U', user],
-					{ timeoutMs: 10_000 },
-				)
+				await runTracked(programs.pg_isready, ['-h', '127.0.0.1', '-p', String(port), '-U', user], {
+					timeoutMs: 10_000,
+				})
 			).code === 0;
 		await waitUntil('Postgres', isReady, child, output);
 		const created = await runTracked(
-			path.join(bin, 'createdb'),
+			programs.createdb,
 			['-h', '127.0.0.1', '-p', String(port), '-U', user, 'n8n'],
 			{ timeoutMs: 30_000 },
 		);
@@ -187,11 +169,11 @@ async function redisAnswersPing(port: number): Promise<boolean> {
 
 /** A throwaway Redis: no persistence, 127.0.0.1 only. */
 export async function startRedis(log: Log = quiet): Promise<Service> {
-	ensureSystemPackages(QUEUE_SYSTEM_PACKAGES);
+	const server = redisServer();
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
 	const port = await freePort();
 	const child = spawnTracked(
-		'redis-server',
+		server,
 		[
 			'--port',
 			String(port),

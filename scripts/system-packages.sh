@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure the Debian packages a test needs (chromium, postgresql, redis-server…) are installed, or says how to get them.
 #
-# Installed already: nothing happens. As root: `apt-get update` once per machine, then `apt-get install -y`.
-# Otherwise: exit 1 with the exact command a person should run. Never a silent skip.
+# Installed already: nothing happens. As root, or as a user with passwordless sudo (GitHub's runners): `apt-get update`
+# once per machine, then `apt-get install -y`. Otherwise: exit 1 with the exact command a person should run. Never a
+# silent skip.
 set -euo pipefail
 [ "$#" -gt 0 ] || { echo "usage: scripts/system-packages.sh PACKAGE…" >&2; exit 2; }
 
@@ -14,19 +15,31 @@ done
 
 how="sudo apt-get update && sudo apt-get install -y ${missing[*]}"
 command -v apt-get >/dev/null || { echo "Missing system packages: ${missing[*]}. This is not a Debian system; install them with your package manager." >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "Missing system packages: ${missing[*]}. Install them with: $how" >&2; exit 1; }
+if [ "$(id -u)" -eq 0 ]; then
+	as_root=()
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+	as_root=(sudo -n)
+else
+	echo "Missing system packages: ${missing[*]}. Install them with: $how" >&2
+	exit 1
+fi
 
-# One install at a time per machine (parallel jest workers); the update runs once per boot-day of package lists.
-exec 9>/tmp/n8n-nodes-svc-apt.lock
+# One install at a time per machine (parallel jest workers, root and other users alike): the lock file is made
+# writable by all and opened read-only, which flock needs and which works whoever created it.
+lock="${SVC_APT_LOCK:-/tmp/n8n-nodes-svc-apt.lock}"
+[ -e "$lock" ] || (umask 000 && : >>"$lock") 2>/dev/null || true
+exec 9<"$lock"
 flock 9
 started=$SECONDS
-lists_marker=/var/lib/apt/lists/.n8n-nodes-svc-updated
+# The package lists are fetched once per machine. (The script's own test points the lock and this marker elsewhere.)
+lists_marker="${SVC_APT_UPDATED_MARKER:-/var/lib/apt/lists/.n8n-nodes-svc-updated}"
 if [ ! -f "$lists_marker" ]; then
 	echo "[system packages] apt-get update (once)" >&2
-	apt-get update -qq >&2 || { echo "apt-get update failed; run: $how" >&2; exit 1; }
-	touch "$lists_marker"
+	"${as_root[@]}" apt-get update -qq >&2 || { echo "apt-get update failed; run: $how" >&2; exit 1; }
+	"${as_root[@]}" touch "$lists_marker"
 fi
 echo "[system packages] installing ${missing[*]}" >&2
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+# env, not an exported variable: sudo resets the environment.
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
 	|| { echo "apt-get install failed; run: $how" >&2; exit 1; }
 echo "[system packages] installed ${missing[*]} in $((SECONDS - started)) s" >&2

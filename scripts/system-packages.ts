@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-/** Installs what is missing (as root) or throws with the command a person must run; never skips silently. */
+/** Installs what is missing (as root or through passwordless sudo) or throws with the command a person must run; never skips silently. */
 export function ensureSystemPackages(packages: string[]): void {
 	const script = path.join(__dirname, 'system-packages.sh');
 	const result = spawnSync('bash', [script, ...packages], {

@@ -1,4 +1,4 @@
-// Browser e2e support: Debian's Chromium driven by playwright-core, logged in to a real n8n, with step screenshots.
+// Browser e2e support: the machine's Chromium or Chrome driven by playwright-core, logged in to a real n8n, with step screenshots.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,10 +6,9 @@ import path from 'node:path';
 import { NodeHelpers, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { ensureSystemPackages } from '../../scripts/system-packages';
 import { REPO_ROOT, type Owner } from '../../scripts/n8n';
+import { browserExecutable } from '../../scripts/system-programs';
 
-export const CHROMIUM = '/usr/bin/chromium';
 /** Git-ignored: every step's screenshot, for a person to look at after a run. */
 export const SCREENSHOTS_DIR = path.join(REPO_ROOT, 'test/e2e/screenshots');
 
@@ -34,14 +33,13 @@ export interface Browser {
 	close(): Promise<void>;
 }
 
-/** Installs Debian's chromium when missing (as root) or throws saying how; playwright-core never downloads a browser. */
+/** Finds the browser (SVC_CHROME_PATH, then the usual paths; Debian's chromium is installed when missing), or throws
+ * saying what to provide; playwright-core never downloads a browser. */
 export async function launchBrowser(): Promise<Browser> {
-	ensureSystemPackages(['chromium']);
-	if (!fs.existsSync(CHROMIUM))
-		throw new Error(`${CHROMIUM} is missing after installing Debian's chromium package`);
+	const executablePath = browserExecutable();
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
 	const context = await chromium.launchPersistentContext(userDataDir, {
-		executablePath: CHROMIUM,
+		executablePath,
 		headless: true,
 		args: CHROMIUM_FLAGS,
 		viewport: { width: 1400, height: 900 },

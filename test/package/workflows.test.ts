@@ -1,4 +1,4 @@
-// The GitHub Actions workflows, parsed (these machines cannot run GitHub): CI runs .ci/run; publishing is gated and proven.
+// The GitHub Actions workflows, parsed (these machines cannot run GitHub): CI runs .ci/run; publishing is gated on all of it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -19,8 +19,30 @@ interface Workflow {
 
 const read = (file: string) =>
 	parse(fs.readFileSync(path.join(workflowsDir, file), 'utf8')) as Workflow;
-const runs = (workflow: Workflow) =>
-	Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
+const stepsOf = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
+const runs = (workflow: Workflow) => stepsOf(workflow).map((step) => step.run ?? '');
+/** The Node version each command runs on: the one the last setup-node step before it chose. */
+const nodeVersionOf = (workflow: Workflow, command: string) => {
+	const steps = stepsOf(workflow);
+	const setups = steps
+		.slice(
+			0,
+			steps.findIndex((step) => step.run === command),
+		)
+		.filter((step) => step.uses?.startsWith('actions/setup-node@'));
+	return setups.at(-1)?.with?.['node-version'];
+};
+
+test("both workflows run .ci/run (the README's commands) and no test command of their own", () => {
+	for (const file of ['ci.yml', 'publish.yml']) {
+		const commands = runs(read(file));
+		expect(commands).toContain('bash .ci/run');
+		expect(commands.filter((command) => /\bnpm (install|test|run|ci)\b/.test(command))).toEqual([]);
+	}
+	expect(fs.readFileSync(path.resolve(__dirname, '../../.ci/run'), 'utf8')).toMatch(
+		/^npm install$[\s\S]*^npm start -- --headless$[\s\S]*^npm test$/m,
+	);
+});
 
 describe('ci.yml', () => {
 	const ci = read('ci.yml');
@@ -30,8 +52,11 @@ describe('ci.yml', () => {
 	});
 
 	test('checks out the code and runs exactly .ci/run, nothing else', () => {
-		const steps = Object.values(ci.jobs).flatMap((job) => job.steps);
-		expect(steps.map((step) => step.uses).filter(Boolean)).toEqual([
+		expect(
+			stepsOf(ci)
+				.map((step) => step.uses)
+				.filter(Boolean),
+		).toEqual([
 			expect.stringMatching(/^actions\/checkout@/),
 			expect.stringMatching(/^actions\/setup-node@/),
 		]);
@@ -52,14 +77,17 @@ describe('publish.yml', () => {
 		expect(publish.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
 	});
 
-	test('installs, builds, lints and tests, then publishes with provenance as its last step', () => {
-		const order = ['npm install', 'npm run build', 'npm run lint', 'npm test'].map((command) =>
-			commands.indexOf(command),
+	test('runs all of .ci/run on the Node that CI uses, then publishes with provenance as its last step', () => {
+		expect(commands.indexOf('bash .ci/run')).toBe(commands.length - 2);
+		expect(nodeVersionOf(publish, 'bash .ci/run')).toBe(
+			nodeVersionOf(read('ci.yml'), 'bash .ci/run'),
 		);
-		expect(order.every((index) => index >= 0)).toBe(true);
-		expect([...order].sort((a, b) => a - b)).toEqual(order);
 		expect(commands.at(-1)).toMatch(/^npm publish --provenance\b/);
 		expect(commands.filter((command) => command.includes('npm publish'))).toHaveLength(1);
+	});
+
+	test('publishes with npm 11.5 or later (Node 24), which trusted publishing needs', () => {
+		expect(Number(nodeVersionOf(publish, commands.at(-1) ?? ''))).toBeGreaterThanOrEqual(24);
 	});
 
 	test('refuses a tag that is not the package.json version', () => {
