@@ -1,4 +1,5 @@
 // The kill-and-restart scenario of the trigger-persistence e2e, run in real n8n with its default settings or with durable poll cursors.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -12,6 +13,7 @@ import {
 	nodeOutput,
 	quiet,
 	REPO_ROOT,
+	type Owner,
 	type SvcCredentialExport,
 	type Workflow,
 } from '../../scripts/n8n';
@@ -32,6 +34,19 @@ const TRIGGER_NODE_IDS = {
 	all: 'a1b2c3d4-0016-4000-8000-0000000a11c1',
 };
 export const WORKFLOW_IDS = { now: 'svcPersistNow016', all: 'svcPersistAll016' };
+/** Default settings only: a trigger imported with a state saved before the digest, host and e-mail in clear. */
+const MIGRATED = {
+	workflowId: 'svcPersistOld027',
+	nodeId: 'a1b2c3d4-0027-4000-8000-0000000c1ea2',
+	trigger: 'Chats in clear',
+	cursor: '1',
+};
+const OWNER: Owner = {
+	email: 'owner@svc-persist.test',
+	password: 'Persist-owner-pw-1',
+	firstName: 'Persist',
+	lastName: 'Owner',
+};
 const log = process.env.E2E_VERBOSE
 	? (line: string) => process.stderr.write(`[persist] ${line}\n`)
 	: quiet;
@@ -63,13 +78,32 @@ export interface PersistenceFigures {
 	changeAfterRestartDelivered: boolean;
 	/** Seconds from n8n's second start until the change was delivered: the setting's poll timing. */
 	secondsToDeliverAfterRestart: number;
+	/** Default settings only: what n8n's REST API returns with the workflows after the first polls. */
+	readBack?: StaticDataReadBack;
 }
 
-function credential(id: string, name: string, sandbox: Sandbox): SvcCredentialExport {
+/** The triggers' static data as n8n's REST API returns it with each workflow, and what the check found in it. */
+export interface StaticDataReadBack {
+	/** Each trigger's state, by workflow: "now" and "all" started fresh, "migrated" was imported in clear. */
+	states: Record<'now' | 'all' | 'migrated', Record<string, unknown> | undefined>;
+	/** The digest each state should hold: SHA-256 of its server's origin and admin e-mail, in hex. */
+	expectedDigests: Record<'now' | 'all' | 'migrated', string>;
+	/** Credential fields (host name, e-mail, in any case) found anywhere in the workflows' static data. */
+	credentialFieldsFound: string[];
+	/** The `since` of every /chats request the migrated trigger made, in order. */
+	migratedSince: string[];
+}
+
+function credential(
+	id: string,
+	name: string,
+	sandbox: Sandbox,
+	host = sandbox.host,
+): SvcCredentialExport {
 	return {
 		id,
 		name,
-		host: sandbox.host,
+		host,
 		email: sandbox.admin.email,
 		password: sandbox.admin.password,
 	};
@@ -127,6 +161,104 @@ function triggerWorkflow(
 		},
 		settings: { executionOrder: 'v1' },
 		active: false,
+	};
+}
+
+/** A workflow whose only node is a Beginning of History trigger holding a state saved before the digest. */
+function migratedWorkflow(credentialRef: { id: string; name: string }, server: Sandbox): Workflow {
+	return {
+		id: MIGRATED.workflowId,
+		name: 'Persistence e2e: state in clear',
+		nodes: [
+			{
+				id: MIGRATED.nodeId,
+				name: MIGRATED.trigger,
+				type: 'n8n-nodes-svc.svcChatTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					startFrom: 'beginning',
+					emit: 'everyChange',
+					output: 'simplified',
+					options: {},
+				},
+				credentials: { svcApi: credentialRef },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+		staticData: {
+			[`node:${MIGRATED.trigger}`]: {
+				host: `http://127.0.0.1:${server.port}`,
+				account: server.admin.email,
+				startedFrom: 'beginning',
+				cursor: MIGRATED.cursor,
+				catchingUp: false,
+			},
+		},
+		active: false,
+	};
+}
+
+const digestOf = (server: Sandbox) =>
+	createHash('sha256')
+		.update(`http://127.0.0.1:${server.port}\n${server.admin.email.toLowerCase()}`)
+		.digest('hex');
+
+/**
+ * Reads the three workflows back through n8n's REST API, as anyone allowed to read them could, once the migrated
+ * trigger has saved its state; and looks in their static data for the servers' host names and the admin e-mails.
+ */
+async function readBackStaticData(
+	n8n: N8n,
+	servers: Record<'now' | 'all' | 'migrated', Sandbox>,
+): Promise<StaticDataReadBack> {
+	const rest = await n8n.restSession(OWNER);
+	const ids = { ...WORKFLOW_IDS, migrated: MIGRATED.workflowId };
+	const triggers = { now: 'Chats from now', all: 'All chats', migrated: MIGRATED.trigger };
+	const readAll = async () => {
+		const staticData: Record<string, unknown> = {};
+		for (const key of ['now', 'all', 'migrated'] as const)
+			staticData[key] = (await rest('GET', `workflows/${ids[key]}`)).staticData;
+		return staticData;
+	};
+	const stateOf = (staticData: Record<string, unknown>, key: 'now' | 'all' | 'migrated') =>
+		(staticData[key] as Record<string, Record<string, unknown>> | undefined)?.[
+			`node:${triggers[key]}`
+		];
+	const staticData = await waitFor(
+		'the migrated trigger to save its state',
+		n8n,
+		30_000,
+		async () => {
+			const read = await readAll();
+			return stateOf(read, 'migrated')?.boundTo !== undefined ? read : undefined;
+		},
+	);
+	const text = JSON.stringify(staticData).toLowerCase();
+	// The host name is in every spelling of the host (scheme, case, slash); the e-mail and its domain likewise.
+	const fields = Object.values(servers).flatMap((server) => [
+		'127.0.0.1',
+		server.admin.email.toLowerCase(),
+		server.admin.email.toLowerCase().split('@')[1],
+	]);
+	return {
+		states: {
+			now: stateOf(staticData, 'now'),
+			all: stateOf(staticData, 'all'),
+			migrated: stateOf(staticData, 'migrated'),
+		},
+		expectedDigests: {
+			now: digestOf(servers.now),
+			all: digestOf(servers.all),
+			migrated: digestOf(servers.migrated),
+		},
+		credentialFieldsFound: [...new Set(fields.filter((field) => text.includes(field)))],
+		migratedSince: servers.migrated.control
+			.requestLog()
+			.filter((entry) => entry.path === '/api/v2/chats')
+			.map((entry) => String(entry.query.since)),
 	};
 }
 
@@ -194,6 +326,9 @@ export async function runPersistenceScenario(
 	const runtime = ensureRuntime(log);
 	const nowServer = await startSandbox({ seed: 16, chats: SEEDED_CHATS });
 	const allServer = await startSandbox({ seed: 61, chats: SEEDED_CHATS });
+	// Durable cursors keep the state outside static data, so the read-back runs with the default settings only.
+	const migratedServer =
+		setting === 'default' ? await startSandbox({ seed: 27, chats: 3 }) : undefined;
 	const n8n = await N8n.create({
 		runtime,
 		log,
@@ -201,15 +336,41 @@ export async function runPersistenceScenario(
 	});
 	try {
 		n8n.installPackage(REPO_ROOT);
+		n8n.setOwner(OWNER);
 		const nowCredential = credential('svcPersistCredNow', 'Svc now server', nowServer);
 		const allCredential = credential('svcPersistCredAll', 'Svc all server', allServer);
-		await n8n.importCredentials([nowCredential, allCredential]);
+		// The migrated trigger's server typed another way than its state in clear has it: still the same server.
+		const migratedCredential =
+			migratedServer &&
+			credential(
+				'svcPersistCredOld',
+				'Svc server in clear',
+				migratedServer,
+				`HTTP://127.0.0.1:${migratedServer.port}/`,
+			);
+		await n8n.importCredentials([
+			nowCredential,
+			allCredential,
+			...(migratedCredential ? [migratedCredential] : []),
+		]);
 		const triggers = { now: 'Chats from now', all: 'All chats' } as const;
 		await n8n.importWorkflows([
 			triggerWorkflow('now', { id: nowCredential.id, name: nowCredential.name }),
 			triggerWorkflow('all', { id: allCredential.id, name: allCredential.name }),
+			...(migratedServer && migratedCredential
+				? [
+						migratedWorkflow(
+							{ id: migratedCredential.id, name: migratedCredential.name },
+							migratedServer,
+						),
+					]
+				: []),
 		]);
-		await n8n.publishWorkflows([WORKFLOW_IDS.now, WORKFLOW_IDS.all]);
+		await n8n.publishWorkflows([
+			WORKFLOW_IDS.now,
+			WORKFLOW_IDS.all,
+			...(migratedServer ? [MIGRATED.workflowId] : []),
+		]);
 
 		// 1. First start: both triggers poll at activation.
 		await n8n.start();
@@ -232,6 +393,13 @@ export async function runPersistenceScenario(
 			8_000,
 			async () => storedPosition(await readStored(n8n, WORKFLOW_IDS.now), 'now', triggers.now),
 		).catch(() => undefined);
+		const readBack =
+			migratedServer &&
+			(await readBackStaticData(n8n, {
+				now: nowServer,
+				all: allServer,
+				migrated: migratedServer,
+			}));
 		await n8n.kill('SIGKILL');
 		log(`killed with execution ${killed.id} (${killed.status}) running`);
 
@@ -296,6 +464,7 @@ export async function runPersistenceScenario(
 			duplicates: emittedAfterRestart.length - new Set(emittedAfterRestart).size,
 			changeAfterRestartDelivered: delivery !== undefined,
 			secondsToDeliverAfterRestart: delivery?.seconds ?? Number.NaN,
+			...(readBack ? { readBack } : {}),
 			executions: allExecutions.map((run) => ({
 				id: run.id,
 				status: run.status,
@@ -307,6 +476,7 @@ export async function runPersistenceScenario(
 		await n8n.dispose();
 		await nowServer.stop();
 		await allServer.stop();
+		await migratedServer?.stop();
 	}
 }
 

@@ -541,7 +541,8 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 					fc.array(fc.oneof(fc.string(), anyHostileValue), { maxLength: 4 }),
 					anyHostileValue,
 				),
-				// The server binding: another server, or anything a hand edit left there.
+				// The server binding: another server, or anything a hand edit left there; in clear as states saved before the digest.
+				boundTo: fc.oneof(fc.constant('0'.repeat(64)), anyHostileValue),
 				host: fc.oneof(fc.constant('https://elsewhere.example'), anyHostileValue),
 				account: fc.oneof(fc.constant('someone@elsewhere.example'), anyHostileValue),
 			},

@@ -5,7 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { isCursor } from '../transport';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { bindingChange, type ServerBinding } from './binding';
+import { bindingChange, bindingDigest, type ServerBinding } from './binding';
 import type { TriggerSettings } from './settings';
 
 /**
@@ -29,10 +29,8 @@ export interface TriggerState {
 	newChatsFrom?: string;
 	/** New Chats Only: ids seen, least recently delivered first, at most SEEN_IDS_CAP. */
 	seenIds?: string[];
-	/** The server origin this cursor belongs to (absent in states saved before it was recorded). */
-	host?: string;
-	/** The account e-mail, lower case, this cursor was read with. */
-	account?: string;
+	/** bindingDigest of the server and account this cursor belongs to (absent in states saved before it was recorded). */
+	boundTo?: string;
 }
 
 function freshState(settings: TriggerSettings): TriggerState {
@@ -55,6 +53,8 @@ function isStoredState(value: IDataObject): boolean {
 		(value.newChatsFrom === undefined || toEpochMs(value.newChatsFrom) !== undefined) &&
 		(value.seenIds === undefined ||
 			(Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string'))) &&
+		(value.boundTo === undefined || typeof value.boundTo === 'string') &&
+		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
 		(value.host === undefined || typeof value.host === 'string') &&
 		(value.account === undefined || typeof value.account === 'string')
 	);
@@ -62,7 +62,8 @@ function isStoredState(value: IDataObject): boolean {
 
 /**
  * A working copy of the stored state, or a fresh one when nothing valid is stored or Start From changed (rule 7).
- * The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
+ * The copy is written back only when the poll succeeds, so an error never moves the stored cursor. The copy carries
+ * the binding as its digest only, so saving it drops a stored host and e-mail.
  */
 export function loadState(
 	staticData: IDataObject,
@@ -74,17 +75,21 @@ export function loadState(
 		!isStoredState(staticData) ||
 		bindingChange(staticData, binding)
 	) {
-		return { ...freshState(settings), ...binding };
+		return { ...freshState(settings), ...boundTo(binding) };
 	}
 	const stored = staticData as unknown as TriggerState;
 	return {
-		...binding,
+		...boundTo(binding),
 		startedFrom: stored.startedFrom,
 		catchingUp: stored.catchingUp,
 		...(stored.cursor !== undefined ? { cursor: stored.cursor } : {}),
 		...(stored.newChatsFrom !== undefined ? { newChatsFrom: stored.newChatsFrom } : {}),
 		...(stored.seenIds !== undefined ? { seenIds: [...stored.seenIds] } : {}),
 	};
+}
+
+function boundTo(binding: ServerBinding | undefined): Pick<TriggerState, 'boundTo'> {
+	return binding ? { boundTo: bindingDigest(binding) } : {};
 }
 
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */

@@ -1,4 +1,5 @@
 // Shared fixtures for the trigger's unit tests: a poll context with real static data, chats, and nock'd /chats pages.
+import { createHash } from 'node:crypto';
 import nock from 'nock';
 import type { IDataObject, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
@@ -10,8 +11,16 @@ import { BASE_URL, HOST, INSTANT_PAUSES } from '../../harness/fixtures';
 export { BASE_URL, HOST };
 /** The trigger's parameters for reading the whole history and emitting every change as raw chats. */
 export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
+/**
+ * What the trigger records about a server (its origin) and account (lower case): the SHA-256 of both, in hex. Built
+ * here from the stored format itself, not with the node's code, so a change of that format fails the tests.
+ */
+export const digestOf = (origin: string, account: string) =>
+	createHash('sha256').update(`${origin}\n${account}`).digest('hex');
 /** What the trigger records in its state about the server and account of testCredentials(HOST). */
-export const BOUND = { host: BASE_URL, account: 'admin@svc.test' };
+export const BOUND = { boundTo: digestOf(BASE_URL, 'admin@svc.test') };
+/** The same binding as states saved before the digest kept it: host and e-mail in clear. */
+export const PLAIN_BOUND = { host: BASE_URL, account: 'admin@svc.test' };
 
 type TriggerUnderTest = ReturnType<typeof triggerUnderTest>;
 

@@ -1,22 +1,31 @@
-// The trigger's state under n8n's persistence: bound to its server and account, kept across edits, harmless to lose in a null poll, within the poll budget.
+// The trigger's state under n8n's persistence: bound to its server and account by a digest, kept across edits, harmless to lose in a null poll, within the poll budget.
 import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import {
 	BOUND,
 	chatRange,
+	digestOf,
 	fromBeginning,
 	makeChat,
 	microsAt,
+	PLAIN_BOUND,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
 import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
-import { BASE_URL, dropUnrequestedMocks, ids, INSTANT_PAUSES } from '../../harness/fixtures';
-import { bindingChange, serverBinding } from '../../../nodes/SvcChat/trigger/binding';
+import { BASE_URL, dropUnrequestedMocks, HOST, ids, INSTANT_PAUSES } from '../../harness/fixtures';
+import { TEST_PASSWORD } from '../../harness/core';
+import {
+	bindingChange,
+	bindingDigest,
+	serverBinding,
+} from '../../../nodes/SvcChat/trigger/binding';
 
 const PRODUCTION = 'chat.production.example';
+/** The log line of a trigger whose credential now points at PRODUCTION, started from Beginning of History. */
+const MOVED_TO_PRODUCTION = `Svc Chat Trigger: the credential now points at another server or account than the saved position was read from (the server is now https://${PRODUCTION}); starting again from the Beginning of History`;
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -35,7 +44,7 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 	};
 }
 
-describe('the state is bound to the server and account it was read from (issue 14, point 3)', () => {
+describe('the state is bound to the server and account it was read from', () => {
 	test('a credential moved from a test server to production starts again from Beginning of History and logs why', async () => {
 		const staticData: IDataObject = {
 			...BOUND,
@@ -52,18 +61,15 @@ describe('the state is bound to the server and account it was read from (issue 1
 		expect(ids(await moved.poll())).toEqual([1, 2]);
 		expect(production.isDone()).toBe(true);
 		expect(staticData).toEqual({
-			host: `https://${PRODUCTION}`,
-			account: 'admin@svc.test',
+			boundTo: digestOf(`https://${PRODUCTION}`, 'admin@svc.test'),
 			startedFrom: 'beginning',
 			cursor: '20',
 			catchingUp: false,
 		});
-		expect(moved.logger.warn).toHaveBeenCalledWith(
-			`Svc Chat Trigger: the credential now points at https://${PRODUCTION}, but the saved position belongs to ${BASE_URL}; starting again from the Beginning of History`,
-		);
+		expect(moved.logger.warn).toHaveBeenCalledWith(MOVED_TO_PRODUCTION);
 	});
 
-	test('another account on the same host starts again too; the log names both e-mails and never the password', async () => {
+	test('another account on the same host starts again too; the log names neither e-mail nor the password', async () => {
 		const staticData: IDataObject = {
 			...BOUND,
 			startedFrom: 'beginning',
@@ -73,12 +79,19 @@ describe('the state is bound to the server and account it was read from (issue 1
 		replyPage(0, [makeChat(3)], 30);
 		const other = pollAs(BASE_URL, 'Ops@Svc.Test', fromBeginning, staticData);
 		expect(ids(await other.poll())).toEqual([3]);
-		expect(staticData).toMatchObject({ account: 'ops@svc.test', cursor: '30' });
-		const logged = JSON.stringify(other.logger.warn.mock.calls);
-		expect(logged).toContain(
-			'signs in as ops@svc.test, but the saved position was read as admin@svc.test',
+		expect(staticData).toEqual({
+			boundTo: digestOf(BASE_URL, 'ops@svc.test'),
+			startedFrom: 'beginning',
+			cursor: '30',
+			catchingUp: false,
+		});
+		expect(other.logger.warn).toHaveBeenCalledWith(
+			`Svc Chat Trigger: the credential now points at another server or account than the saved position was read from (the server is now ${BASE_URL}); starting again from the Beginning of History`,
 		);
-		expect(logged).not.toContain('Pw-');
+		const logged = JSON.stringify(other.logger.warn.mock.calls).toLowerCase();
+		expect(logged).not.toContain('ops@svc.test');
+		expect(logged).not.toContain('admin@svc.test');
+		expect(logged).not.toContain('pw-');
 	});
 
 	test('the same server typed another way (scheme, case, trailing slash, e-mail case) keeps the cursor, silently', async () => {
@@ -141,10 +154,12 @@ describe('the state is bound to the server and account it was read from (issue 1
 		);
 		expect(await poll()).toBeNull();
 		expect(recent.isDone()).toBe(true);
-		expect(staticData).toMatchObject({
-			host: `https://${PRODUCTION}`,
+		expect(staticData).toEqual({
+			boundTo: digestOf(`https://${PRODUCTION}`, 'admin@svc.test'),
+			startedFrom: 'now',
 			cursor: '1748779000000001',
 			catchingUp: false,
+			newChatsFrom: makeChat(8).created_at,
 		});
 	});
 
@@ -162,6 +177,174 @@ describe('the state is bound to the server and account it was read from (issue 1
 		expect(
 			bindingChange({ startedFrom: 'now' }, { host: 'https://x', account: 'a' }),
 		).toBeUndefined();
+	});
+});
+
+describe('only a digest of the server and account is stored', () => {
+	const digestFor = (host: string, email: string) => bindingDigest(serverBinding({ host, email }));
+
+	test('the same server and account typed another way give the same digest: SHA-256 of origin and e-mail, in hex', () => {
+		const digest = digestFor(HOST, 'admin@svc.test');
+		expect(digest).toBe(BOUND.boundTo);
+		expect(digest).toMatch(/^[0-9a-f]{64}$/);
+		for (const [host, email] of [
+			[`https://${HOST}`, 'admin@svc.test'],
+			['HTTPS://ACME.SVC.EXAMPLE/', 'Admin@SVC.test'],
+			[` ${HOST}/ `, ' admin@svc.test '],
+			[`${HOST}:443`, 'ADMIN@SVC.TEST'],
+			[`https://${HOST}/api/v2/`, 'admin@svc.test'],
+		])
+			expect(digestFor(host, email)).toBe(digest);
+	});
+
+	test('another host, port, scheme or account gives another digest', () => {
+		const digests = [
+			digestFor(HOST, 'admin@svc.test'),
+			digestFor(PRODUCTION, 'admin@svc.test'),
+			digestFor(`${HOST}:8443`, 'admin@svc.test'),
+			digestFor(HOST, 'ops@svc.test'),
+			digestFor('http://localhost:8080', 'admin@svc.test'),
+			digestFor('https://localhost:8080', 'admin@svc.test'),
+			// The separator keeps host and account apart: moving characters between them is another binding.
+			bindingDigest({ host: 'https://a.example', account: 'b@c' }),
+			bindingDigest({ host: 'https://a.example\nb', account: '@c' }),
+		];
+		expect(new Set(digests).size).toBe(digests.length);
+	});
+
+	test('a fresh state holds no credential field: neither the host (in any spelling) nor the e-mail', async () => {
+		const staticData: IDataObject = {};
+		replyPage(0, [makeChat(1)], 10);
+		const { poll } = pollAs(
+			`HTTPS://ACME.svc.example/`,
+			'Admin@Svc.Test',
+			fromBeginning,
+			staticData,
+		);
+		expect(ids(await poll())).toEqual([1]);
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '10',
+			catchingUp: false,
+		});
+		const stored = JSON.stringify(staticData).toLowerCase();
+		for (const field of [HOST, 'admin@svc.test', 'svc.test', TEST_PASSWORD.toLowerCase()])
+			expect(stored).not.toContain(field);
+	});
+
+	test('a state saved with host and e-mail in clear, of the same server typed another way, keeps its cursor and is rewritten as the digest', async () => {
+		const staticData: IDataObject = {
+			...PLAIN_BOUND,
+			startedFrom: 'beginning',
+			cursor: '900',
+			catchingUp: false,
+		};
+		const kept = replyPage(900, [makeChat(4)], 950);
+		const first = pollAs('ACME.svc.example/', ' Admin@SVC.test ', fromBeginning, staticData);
+		expect(ids(await first.poll())).toEqual([4]);
+		expect(kept.isDone()).toBe(true);
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '950',
+			catchingUp: false,
+		});
+		expect(first.logger.warn).not.toHaveBeenCalled();
+
+		// Read once: from then on the digest binds it, and still to the same server.
+		const next = replyPage(950, [makeChat(5)], 960);
+		const second = pollAs(HOST, 'admin@svc.test', fromBeginning, staticData);
+		expect(ids(await second.poll())).toEqual([5]);
+		expect(next.isDone()).toBe(true);
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '960',
+			catchingUp: false,
+		});
+	});
+
+	test('a "Now" state in clear that is still catching up is rewritten too, with nothing emitted', async () => {
+		const staticData: IDataObject = {
+			...PLAIN_BOUND,
+			startedFrom: 'now',
+			cursor: '400',
+			catchingUp: true,
+		};
+		const kept = replyPage(400, [makeChat(6)], 450);
+		const { poll } = pollAs(
+			HOST,
+			'admin@svc.test',
+			{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+			staticData,
+		);
+		expect(await poll()).toBeNull();
+		expect(kept.isDone()).toBe(true);
+		expect(staticData).toEqual({
+			...BOUND,
+			startedFrom: 'now',
+			cursor: '450',
+			catchingUp: false,
+			newChatsFrom: makeChat(6).created_at,
+		});
+	});
+
+	test.each([
+		['another host', PRODUCTION, 'admin@svc.test', `https://${PRODUCTION}`],
+		['another account', HOST, 'ops@svc.test', BASE_URL],
+	])(
+		'a state in clear read from %s starts again from Start From, is rewritten as the digest, and the log names no e-mail',
+		async (_, host, email, origin) => {
+			const staticData: IDataObject = {
+				...PLAIN_BOUND,
+				startedFrom: 'beginning',
+				cursor: '900',
+				catchingUp: false,
+			};
+			const restarted = nock(origin)
+				.get('/api/v2/chats')
+				.query({ since: '0' })
+				.reply(200, { chats: [makeChat(7)], more_chats_available: false, last_ts: 70 });
+			const moved = pollAs(host, email, fromBeginning, staticData);
+			expect(ids(await moved.poll())).toEqual([7]);
+			expect(restarted.isDone()).toBe(true);
+			expect(staticData).toEqual({
+				boundTo: digestOf(origin, email),
+				startedFrom: 'beginning',
+				cursor: '70',
+				catchingUp: false,
+			});
+			expect(moved.logger.warn).toHaveBeenCalledWith(
+				`Svc Chat Trigger: the credential now points at another server or account than the saved position was read from (the server is now ${origin}); starting again from the Beginning of History`,
+			);
+			const logged = JSON.stringify(moved.logger.warn.mock.calls).toLowerCase();
+			expect(logged).not.toContain('admin@svc.test');
+			expect(logged).not.toContain('ops@svc.test');
+		},
+	);
+
+	test('a state saved before any binding is adopted and gets the digest, not the host and e-mail', async () => {
+		const staticData: IDataObject = { startedFrom: 'now', cursor: '300', catchingUp: false };
+		const kept = replyPage(300, [makeChat(9)], 310);
+		const { logger, poll } = pollAs(
+			HOST,
+			'admin@svc.test',
+			{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+			staticData,
+		);
+		expect(ids(await poll())).toEqual([9]);
+		expect(kept.isDone()).toBe(true);
+		expect(staticData).toEqual({ ...BOUND, startedFrom: 'now', cursor: '310', catchingUp: false });
+		expect(logger.warn).not.toHaveBeenCalled();
+	});
+
+	test('the reason shows no host the transport refuses: what was typed there may be a password', () => {
+		const refused = serverBinding({ host: 'admin:Pw-secret@acme.svc.example', email: 'a@b.c' });
+		const reason = bindingChange({ ...BOUND }, refused);
+		expect(reason).toBe(
+			'the credential now points at another server or account than the saved position was read from',
+		);
 	});
 });
 
