@@ -182,7 +182,27 @@ export function isCertificateErrorCode(code: string): boolean {
 	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 }
 
-/** Explains a failure to reach the server at all, by its system error code. */
+// Failures before the first byte of the request is written: no address, no connection, no TLS session, no URL.
+const NOTHING_SENT_CODES = new Set([
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'ECONNREFUSED',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'EPROTO',
+	'ERR_INVALID_URL',
+]);
+
+/**
+ * True when the code proves that nothing reached the server. Every other failure (a reset, a closed connection, a
+ * timeout, or a code not known here) may have come after the server had the request, so it may have been carried out.
+ */
+export function isNothingSentCode(code: string | undefined): boolean {
+	return code !== undefined && (NOTHING_SENT_CODES.has(code) || isCertificateErrorCode(code));
+}
+
+/** Explains a network failure by its system error code; only a code that proves nothing was sent says so. */
 export function describeNetworkError(code: string | undefined, host: string): SvcErrorText {
 	switch (code) {
 		case 'ENOTFOUND':
@@ -213,8 +233,15 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 			fix: "Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.",
 		};
 	}
+	if (isNothingSentCode(code)) {
+		return {
+			message: `Host "${host}" could not be reached (${code})`,
+			fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
+		};
+	}
+	// The request may have reached the server before the connection broke, so the message must not say it did not.
 	return {
-		message: `Host "${host}" could not be reached${code ? ` (${code})` : ''}`,
-		fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
+		message: `The request to "${host}" did not complete${code ? ` (${code})` : ''}`,
+		fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server, then try again later.',
 	};
 }

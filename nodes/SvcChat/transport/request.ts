@@ -21,10 +21,9 @@ import {
 import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
 import { redact, secretForms } from './redaction';
 import {
-	RETRIED_NETWORK_CODES,
 	RETRIED_STATUSES,
 	backoffDelay,
-	findNetworkCode,
+	classifyNetworkFailure,
 	outcomeUnknown,
 	parseRetryAfter,
 	resolveRetryPolicy,
@@ -107,19 +106,21 @@ export async function sendToEndpoint<Reply>(
 		try {
 			response = await send({ ...request });
 		} catch (error) {
-			const networkCode = findNetworkCode(error);
-			const transient = networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
-			if (canRetry && transient) {
+			const network = classifyNetworkFailure(error);
+			if (canRetry && network.transient) {
 				await policy.sleep(backoffDelay(policy, attempt));
 				continue;
 			}
 			const failure: SvcFailure = {
-				text: describeNetworkError(networkCode, new URL(baseUrl).host),
-				networkCode,
+				text: describeNetworkError(network.code, new URL(baseUrl).host),
+				networkCode: network.code,
 			};
+			// Only a failure that may have come after the server had the request can have carried it out.
 			return {
 				ok: false,
-				failure: transient ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure,
+				failure: network.maybeSent
+					? withNote(failure, retryNote(notRetried, attempt + 1))
+					: failure,
 			};
 		}
 		if (!RETRIED_STATUSES.has(response.statusCode)) {

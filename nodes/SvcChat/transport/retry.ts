@@ -1,6 +1,7 @@
 // Retry policy: which failures are retried, how long to wait between attempts, and what the user is told about it.
 import { sleep } from 'n8n-workflow';
 
+import { isNothingSentCode } from './errors';
 import type { SvcFailure } from './types';
 
 export interface RetryPolicy {
@@ -36,12 +37,38 @@ export const RETRIED_NETWORK_CODES = new Set([
 	'EAI_AGAIN',
 ]);
 
-/** Finds a system error code (ECONNRESET, ETIMEDOUT…) on an error or the errors it wraps. */
-export function findNetworkCode(error: unknown): string | undefined {
+/** What a failed attempt that got no reply means for the request. */
+export interface NetworkFailure {
+	/** The system error code (ECONNRESET, ENOTFOUND…), when the error carries one. */
+	code?: string;
+	/** False only when the code proves nothing reached the server; then nothing can have been carried out. */
+	maybeSent: boolean;
+	/** Worth another attempt, for a request that may be retried. */
+	transient: boolean;
+}
+
+/**
+ * Classifies an error thrown by n8n's request helper, whichever n8n line threw it. n8n wraps the request library's
+ * error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps the original error as `cause`,
+ * n8n 1.x drops it (its error class redeclares `cause`). So the code is looked for in both, on every level.
+ */
+export function classifyNetworkFailure(error: unknown): NetworkFailure {
+	const code = findNetworkCode(error);
+	return {
+		code,
+		maybeSent: !isNothingSentCode(code),
+		transient: code !== undefined && RETRIED_NETWORK_CODES.has(code),
+	};
+}
+
+const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
+
+function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && isObjectLike(current); depth++) {
-		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(code)) return code;
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode])
+			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
