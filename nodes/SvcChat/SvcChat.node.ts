@@ -56,6 +56,6 @@ export class SvcChat implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return await router.call(this, resources);
 	}
 }

@@ -1,17 +1,6 @@
 // The Svc Integration API v2 data shapes, transcribed from spec section 2; unknown kinds and fields pass through.
 import type { IDataObject } from 'n8n-workflow';
 
-/** Operator statuses seen in the spec (section 3); the full set is not shown, so any string is accepted. */
-export const SEEN_OPERATOR_STATUSES = [
-	'online',
-	'offline',
-	'invisible',
-	'dinner',
-	'pre-dinner',
-] as const;
-
-export const OPERATOR_ROLES = ['operator', 'admin', 'supervisor'] as const;
-
 /** 2.2 */
 export interface Operator extends IDataObject {
 	id: number;

@@ -16,6 +16,7 @@ import {
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
+import { resources } from '../../nodes/SvcChat/actions/resources';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
@@ -203,7 +204,7 @@ export async function runAction(
 	context.logger = recordingLogger(logLines);
 	try {
 		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
-		const [items] = await router.call(context, INSTANT_PAUSES);
+		const [items] = await router.call(context, resources, INSTANT_PAUSES);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };

@@ -1,5 +1,5 @@
 // Every resource of the Svc Chat node, by value: the node's description and the router both read this one list.
-import type { SvcResource } from './operationTypes';
+import type { SvcResource } from './router';
 import { broadcast } from './broadcast/Broadcast.resource';
 import { chat } from './chat/Chat.resource';
 import { department } from './department/Department.resource';
@@ -17,8 +17,3 @@ export const resources: Record<string, SvcResource> = {
 	tariff,
 	visitor,
 };
-
-/** Each resource's operations by value, as the router looks them up. */
-export const operations = Object.fromEntries(
-	Object.entries(resources).map(([name, resource]) => [name, resource.operations]),
-);

@@ -1,18 +1,75 @@
-// The one router: runs the chosen operation for the input items, with continue-on-fail, pairedItem and itemIndex.
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+// The one execute contract: the operation kinds, the router (item loop, continue-on-fail, pairedItem) and item errors.
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import type { RetryPolicy } from '../transport';
-import type { SvcOperation } from './operationTypes';
-import { operations } from './resources';
-import { asNodeError, errorItem } from './itemErrors';
 import { showValue } from '../helpers/values';
 
 /**
- * Runs the node's operation. `retry` is for tests (say, pauses that take no time); the node itself passes nothing.
- * Batched operations send broadcasts, which are never retried, so they need none.
+ * Runs for one input item and returns its output records; the router pairs them with the item. `retry` goes to the
+ * transport (tests pass pauses that take no time; the node passes nothing).
+ */
+export type ExecuteItem<OutputRecord extends object = IDataObject> = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	retry?: Partial<RetryPolicy>,
+) => Promise<OutputRecord[]>;
+
+/** Most operations: one run per input item; the router adds continue-on-fail, pairedItem and "[item N]". */
+export interface PerItemOperation {
+	/** The operation's parameters, already limited (displayOptions) to its resource and operation. */
+	description: INodeProperties[];
+	execute: ExecuteItem;
+}
+
+/** Operations that batch items into shared requests (broadcasts): one run over all input items. */
+export interface BatchOperation {
+	description: INodeProperties[];
+	/** Runs once over all input items; answers for each of them through a BatchOutput. */
+	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+}
+
+/** An operation module as imported (`import * as get from './get.operation'`): its kind is which function it exports. */
+export type SvcOperation = PerItemOperation | BatchOperation;
+
+/** A resource: its operation selector and its operations by value. */
+export interface SvcResource {
+	description: INodeProperties[];
+	operations: Record<string, SvcOperation>;
+}
+
+/** The output item of a failed input item when continue-on-fail is on: the message and the fix. */
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	const description = (error as { description?: unknown }).description;
+	if (typeof description === 'string' && description) json.description = description;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/** Wraps anything that is not already an n8n error; every failure names its item, in its message too ("[item N]"). */
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+	const nodeError =
+		error instanceof Error && 'node' in error
+			? error
+			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+	// n8n's convention (node UX guidelines): a message about one item ends with "[item N]".
+	const suffix = ` [item ${itemIndex}]`;
+	if (!nodeError.message.endsWith(suffix)) nodeError.message = `${nodeError.message}${suffix}`;
+	return nodeError;
+}
+
+/**
+ * Runs the chosen operation of `resources`. `retry` is for tests (say, pauses that take no time); the node itself
+ * passes nothing. Batched operations send broadcasts, which are never retried, so they need none.
  */
 export async function router(
 	this: IExecuteFunctions,
+	resources: Record<string, SvcResource>,
 	retry?: Partial<RetryPolicy>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -20,8 +77,8 @@ export async function router(
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
 	// Own keys only: a hand-edited "constructor" or "__proto__" must not find something on Object's prototype.
 	const ofResource =
-		typeof resource === 'string' && Object.hasOwn(operations, resource)
-			? operations[resource]
+		typeof resource === 'string' && Object.hasOwn(resources, resource)
+			? resources[resource].operations
 			: undefined;
 	const operation: SvcOperation | undefined =
 		ofResource && typeof operationName === 'string' && Object.hasOwn(ofResource, operationName)
@@ -35,7 +92,7 @@ export async function router(
 	}
 
 	// Batched operations (broadcasts) see every item at once and answer for each of them.
-	if (operation.kind === 'batch') {
+	if ('executeBatch' in operation) {
 		return [await operation.executeBatch.call(this, items)];
 	}
 
@@ -53,4 +110,60 @@ export async function router(
 		}
 	}
 	return [returnData];
+}
+
+export interface FailedItem {
+	itemIndex: number;
+	/** Added to the error item, e.g. which request the item was in. */
+	fields?: IDataObject;
+}
+
+/** A copy of the error with a sentence added to its description; the error that was thrown stays as it was. */
+function withNote(error: Error, note: string | undefined): Error {
+	if (note === undefined) return error;
+	const copy = Object.create(
+		Object.getPrototypeOf(error) as object,
+		Object.getOwnPropertyDescriptors(error),
+	) as Error & { description?: string | null };
+	const { description } = error as { description?: unknown };
+	copy.description =
+		typeof description === 'string' && description ? `${description} ${note}` : note;
+	return copy;
+}
+
+/** The output of a batched operation: one item per input item, and the one place its continue-on-fail is decided. */
+export class BatchOutput {
+	private readonly continueOnFail: boolean;
+	private readonly items: INodeExecutionData[];
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		itemCount: number,
+	) {
+		this.continueOnFail = context.continueOnFail();
+		this.items = new Array<INodeExecutionData>(itemCount);
+	}
+
+	succeed(itemIndex: number, json: IDataObject): void {
+		this.items[itemIndex] = { json, pairedItem: { item: itemIndex } };
+	}
+
+	/**
+	 * Without continue-on-fail, the failure stops the run, as the router would throw the error of its first item (with
+	 * the note, if any); with it, each failed item gets its error item and the batch goes on.
+	 */
+	fail(error: unknown, failed: FailedItem[], note?: string): void {
+		if (!this.continueOnFail) {
+			throw withNote(asNodeError(this.context, error, failed[0].itemIndex), note);
+		}
+		for (const { itemIndex, fields } of failed) {
+			const item = errorItem(error as Error, itemIndex);
+			this.items[itemIndex] = { ...item, json: { ...item.json, ...fields } };
+		}
+	}
+
+	/** The items, in input order, each paired with its input item. */
+	result(): INodeExecutionData[] {
+		return this.items;
+	}
 }

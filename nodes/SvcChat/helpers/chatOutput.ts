@@ -1,7 +1,14 @@
-// Chat output shapes shared by the action node and the trigger: raw, simplified, one item per message, or chosen fields.
-import type { IDataObject } from 'n8n-workflow';
+// Chat output, shared by the action node and the trigger: the 'Output' parameters, how they are read, and the shapes.
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../types';
+import { describeValueType, showValue } from './values';
+import { itemParameters } from '../parameters';
 
 export type ChatOutputMode = 'raw' | 'simplified' | 'messages';
 
@@ -11,6 +18,93 @@ export interface SelectedChatFields {
 }
 
 export type ChatOutput = ChatOutputMode | SelectedChatFields;
+
+/** Raw, Simplified and One Item per Message, in the order both nodes show them. */
+export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutputMode }> = [
+	{ name: 'Raw', value: 'raw', description: 'The chat exactly as the API returns it' },
+	{
+		name: 'Simplified',
+		value: 'simplified',
+		description:
+			'One flat record per chat: visitor, start page, category, final state, message count, average rate',
+	},
+	{
+		name: 'One Item per Message',
+		value: 'messages',
+		description: 'One flat record per message, ready for a spreadsheet export',
+	},
+];
+
+/** The top-level fields of a chat (spec 2.4) that Selected Fields offers; the id always comes along. */
+const SELECTABLE_CHAT_FIELDS = [
+	{ name: 'Category', value: 'category' },
+	{ name: 'Created At', value: 'created_at' },
+	{ name: 'Messages', value: 'messages' },
+	{ name: 'Operator Comment', value: 'operator_comment' },
+	{ name: 'Operator ID', value: 'operator_id' },
+	{ name: 'Rates', value: 'rates' },
+	{ name: 'Start Page', value: 'start_page' },
+	{ name: 'State History', value: 'state_history' },
+	{ name: 'Subcategory', value: 'subcategory' },
+	{ name: 'Visit Session', value: 'visit_session' },
+	{ name: 'Visitor', value: 'visitor' },
+];
+
+const SELECTED_FIELDS = 'selectedFields';
+
+/** The trigger's three shapes, plus Selected Fields: small items for AI agents (n8n's guidelines for tool nodes). */
+const ACTION_OUTPUT_OPTIONS = [
+	...CHAT_OUTPUT_OPTIONS.slice(0, 2),
+	{
+		name: 'Selected Fields',
+		value: SELECTED_FIELDS,
+		description: 'Only the fields you pick, as the API gives them, plus the chat ID',
+	},
+	...CHAT_OUTPUT_OPTIONS.slice(2),
+];
+
+/** The action node's 'Output' parameters: the trigger's shapes plus Selected Fields and its field list. */
+export const chatOutputProperties: INodeProperties[] = [
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		options: ACTION_OUTPUT_OPTIONS,
+		default: 'simplified',
+		description: 'The shape of the output items',
+	},
+	{
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'multiOptions',
+		options: SELECTABLE_CHAT_FIELDS,
+		default: ['created_at', 'operator_id', 'visitor'],
+		displayOptions: { show: { output: [SELECTED_FIELDS] } },
+		description: 'The chat fields to return; the chat ID is always included',
+	},
+];
+
+/** The output the action node's item asks for; a field list from an expression is checked against the offered fields. */
+export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number): ChatOutput {
+	const read = itemParameters(context, itemIndex, chatOutputProperties);
+	const mode = read.choice<ChatOutputMode | typeof SELECTED_FIELDS>('output', {
+		fallback: 'simplified',
+		fix: 'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+	});
+	if (mode !== SELECTED_FIELDS) return mode;
+	const fields = read.raw('fields', []);
+	const known = SELECTABLE_CHAT_FIELDS.map((field) => field.value);
+	if (
+		!Array.isArray(fields) ||
+		fields.some((field) => typeof field !== 'string' || !known.includes(field))
+	) {
+		throw read.fail(
+			`'${read.label('fields')}' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
+			`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
+		);
+	}
+	return { fields: fields as string[] };
+}
 
 /** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
 export function finalState(chat: Chat): string | null {

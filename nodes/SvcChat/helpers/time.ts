@@ -27,14 +27,6 @@ export function dateToCursor(value: unknown): string | undefined {
 	return ms === undefined ? undefined : String(ms * 1000);
 }
 
-/** The ISO 8601 UTC time of a microsecond cursor. */
-export function cursorToIso(cursor: number | string): string | undefined {
-	const micros = Number(cursor);
-	return Number.isFinite(micros) && micros >= 0
-		? new Date(Math.floor(micros / 1000)).toISOString()
-		: undefined;
-}
-
 /** yyyy-mm-dd of a date, in UTC. */
 export function toUtcDay(value: unknown): string | undefined {
 	const ms = toEpochMs(value);

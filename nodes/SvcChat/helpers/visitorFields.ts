@@ -1,17 +1,6 @@
 // Provided visitor fields (spec 2.1, 4.1): string values only, plus the page snippet that exposes the auth token.
 import { describeValueType, showValue } from './values';
 
-/** Keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-export const KNOWN_VISITOR_FIELDS = [
-	'name',
-	'email',
-	'phone',
-	'login',
-	'profile_url',
-	'site',
-	'icq',
-] as const;
-
 export type VisitorFieldsResult =
 	| { fields: Record<string, string>; problem?: undefined }
 	| { fields?: undefined; problem: string };

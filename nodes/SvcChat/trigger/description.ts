@@ -1,7 +1,7 @@
 // The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and the notice about test events.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CHAT_OUTPUT_OPTIONS } from '../descriptions/chatOutput';
+import { CHAT_OUTPUT_OPTIONS } from '../helpers/chatOutput';
 import { includeCursorOption, optionsCollection } from '../descriptions/parameterBlocks';
 
 export const DEFAULT_MAX_CHATS_PER_POLL = 1000;

@@ -1,7 +1,7 @@
 // Broadcast resource: template broadcasts through a messaging-app channel, and broadcasts over chat history (spec 4.3).
 import type { INodeProperties } from 'n8n-workflow';
 
-import { batch, perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as sendOverChatHistory from './sendOverChatHistory.operation';
 import * as sendTemplate from './sendTemplate.operation';
 
@@ -32,7 +32,7 @@ const operationSelector: INodeProperties = {
 export const broadcast: SvcResource = {
 	description: [operationSelector, ...sendOverChatHistory.description, ...sendTemplate.description],
 	operations: {
-		sendOverChatHistory: perItem(sendOverChatHistory),
-		sendTemplate: batch(sendTemplate),
+		sendOverChatHistory,
+		sendTemplate,
 	},
 };

@@ -4,7 +4,7 @@ import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 import { svcApiRequest } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { readSender, senderProperties } from './common';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [
 	...senderProperties,

@@ -1,7 +1,7 @@
 // Chat resource: one chat by ID, or the chats changed since a date or cursor (spec 4.6, 4.7).
 import type { INodeProperties } from 'n8n-workflow';
 
-import { perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 
@@ -31,5 +31,5 @@ const operationSelector: INodeProperties = {
 
 export const chat: SvcResource = {
 	description: [operationSelector, ...get.description, ...getMany.description],
-	operations: { get: perItem(get), getMany: perItem(getMany) },
+	operations: { get, getMany },
 };

@@ -2,10 +2,9 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import { formatChats } from '../../helpers/chatOutput';
+import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
-import { chatOutputProperties, readChatOutputMode } from './output';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 

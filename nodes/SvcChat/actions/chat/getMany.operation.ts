@@ -2,7 +2,7 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcGetChats } from '../../transport';
-import { formatChats } from '../../helpers/chatOutput';
+import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {
@@ -11,8 +11,7 @@ import {
 	returnAllOrLimitWithHint,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
-import { chatOutputProperties, readChatOutputMode } from './output';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [
 	{

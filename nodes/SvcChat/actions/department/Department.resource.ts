@@ -1,7 +1,7 @@
 // Department resource: the operation selector and its operations.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as getMany from './getMany.operation';
 
 const operationSelector: INodeProperties = {
@@ -23,5 +23,5 @@ const operationSelector: INodeProperties = {
 
 export const department: SvcResource = {
 	description: [operationSelector, ...getMany.description],
-	operations: { getMany: perItem(getMany) },
+	operations: { getMany },
 };

@@ -5,7 +5,7 @@ import { svcApiRequest } from '../../transport';
 import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 

@@ -1,7 +1,7 @@
 // Operator resource: the operation selector and its operations.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as getMany from './getMany.operation';
 import * as setStatus from './setStatus.operation';
 
@@ -30,5 +30,5 @@ const operationSelector: INodeProperties = {
 
 export const operator: SvcResource = {
 	description: [operationSelector, ...getMany.description, ...setStatus.description],
-	operations: { getMany: perItem(getMany), setStatus: perItem(setStatus) },
+	operations: { getMany, setStatus },
 };

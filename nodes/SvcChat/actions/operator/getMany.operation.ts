@@ -7,7 +7,7 @@ import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,

@@ -5,7 +5,7 @@ import { svcApiRequest } from '../../transport';
 import { itemParameters } from '../../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [
 	{

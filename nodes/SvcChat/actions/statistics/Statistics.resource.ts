@@ -1,7 +1,7 @@
 // Statistics resource: daily usage figures and per-operator figures (spec 4.9).
 import type { INodeProperties } from 'n8n-workflow';
 
-import { perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as getOperatorStats from './getOperatorStats.operation';
 import * as getUsage from './getUsage.operation';
 
@@ -32,5 +32,5 @@ const operationSelector: INodeProperties = {
 
 export const statistics: SvcResource = {
 	description: [operationSelector, ...getOperatorStats.description, ...getUsage.description],
-	operations: { getOperatorStats: perItem(getOperatorStats), getUsage: perItem(getUsage) },
+	operations: { getOperatorStats, getUsage },
 };

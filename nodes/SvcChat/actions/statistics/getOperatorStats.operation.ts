@@ -2,7 +2,7 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [...dayProperties];
 

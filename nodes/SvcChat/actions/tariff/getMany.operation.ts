@@ -5,7 +5,7 @@ import { svcApiRequest } from '../../transport';
 import type { Tariff } from '../../types';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
 const properties: INodeProperties[] = [...returnAllOrLimit];
 

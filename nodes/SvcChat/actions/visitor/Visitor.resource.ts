@@ -1,7 +1,7 @@
 // Visitor resource: pair a logged-in visitor's auth token with their fields, or remove the pairing (spec 4.1).
 import type { INodeProperties } from 'n8n-workflow';
 
-import { perItem, type SvcResource } from '../operationTypes';
+import type { SvcResource } from '../router';
 import * as pairToken from './pairToken.operation';
 import * as removeToken from './removeToken.operation';
 
@@ -31,5 +31,5 @@ const operationSelector: INodeProperties = {
 
 export const visitor: SvcResource = {
 	description: [operationSelector, ...pairToken.description, ...removeToken.description],
-	operations: { pairToken: perItem(pairToken), removeToken: perItem(removeToken) },
+	operations: { pairToken, removeToken },
 };

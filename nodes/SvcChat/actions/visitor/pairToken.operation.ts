@@ -3,18 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest } from '../../transport';
-import {
-	authTokenSnippet,
-	buildVisitorFields,
-	KNOWN_VISITOR_FIELDS,
-} from '../../helpers/visitorFields';
+import { authTokenSnippet, buildVisitorFields } from '../../helpers/visitorFields';
 import { describeValueType } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { readAuthToken } from './authToken';
-import type { ExecuteItem } from '../operationTypes';
+import type { ExecuteItem } from '../router';
 
+/** The visitor keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
 const KNOWN_FIELD_LABELS: Record<
-	(typeof KNOWN_VISITOR_FIELDS)[number],
+	string,
 	{ displayName: string; placeholder: string; description: string }
 > = {
 	email: {

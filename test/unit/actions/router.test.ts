@@ -1,8 +1,8 @@
-// BatchOutput: the one place a batched operation decides continue-on-fail; a note goes on a copy, never on the thrown error.
+// The execute contract's BatchOutput: where a batched operation decides continue-on-fail; a note goes on a copy of the error.
 import { mock } from 'jest-mock-extended';
 import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
-import { BatchOutput } from '../../../nodes/SvcChat/actions/broadcast/batchOutput';
+import { BatchOutput } from '../../../nodes/SvcChat/actions/router';
 
 const node = { name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 2 } as INode;
 
