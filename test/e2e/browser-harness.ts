@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { NodeHelpers, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, errors, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 import { ensureSystemPackages } from '../../scripts/system-packages';
 import { REPO_ROOT, type Owner } from '../../scripts/n8n';
@@ -122,16 +122,20 @@ export async function waitForTexts(
 	texts: Array<string | RegExp>,
 	timeoutMs = 60_000,
 ): Promise<string[]> {
-	const missing: string[] = [];
-	await Promise.all(
+	const shown = await Promise.all(
 		texts.map(async (text) => {
 			try {
 				await scope.filter({ hasText: text }).first().waitFor({ timeout: timeoutMs });
-			} catch {
-				missing.push(typeof text === 'string' ? JSON.stringify(text) : String(text));
+				return true;
+			} catch (error) {
+				if (!(error instanceof errors.TimeoutError)) throw error;
+				return false;
 			}
 		}),
 	);
+	const missing = texts
+		.filter((_, index) => !shown[index])
+		.map((text) => (typeof text === 'string' ? JSON.stringify(text) : String(text)));
 	const lines = (await scope.allInnerTexts())
 		.flatMap((text) => text.split('\n'))
 		.map(normalizeSpace)

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import type { INodeTypeDescription } from 'n8n-workflow';
-import type { Locator } from 'playwright-core';
+import { errors, type Locator } from 'playwright-core';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import type { Chat, Department } from '../../nodes/SvcChat/types';
@@ -273,7 +273,9 @@ test('2. every operation opens a panel with its fields and the credential select
 				{ input: await credentialInput.elementHandle(), name: SANDBOX_CREDENTIAL.name },
 				{ timeout: FIELDS_TIMEOUT_MS },
 			)
-			.catch(() => undefined);
+			.catch((error: Error) => {
+				if (!(error instanceof errors.TimeoutError)) throw error;
+			});
 		const selectedCredential = await credentialInput.inputValue();
 		if (selectedCredential !== SANDBOX_CREDENTIAL.name)
 			problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
