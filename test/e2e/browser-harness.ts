@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { NodeHelpers, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
-import { chromium, errors, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 import { ensureSystemPackages } from '../../scripts/system-packages';
 import { REPO_ROOT, type Owner } from '../../scripts/n8n';
@@ -128,7 +128,8 @@ export async function waitForTexts(
 				await scope.filter({ hasText: text }).first().waitFor({ timeout: timeoutMs });
 				return true;
 			} catch (error) {
-				if (!(error instanceof errors.TimeoutError)) throw error;
+				// Playwright's errors.TimeoutError; anything else is a mistake in the call, not a missing text.
+				if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
 				return false;
 			}
 		}),

@@ -311,12 +311,13 @@ test('2. every operation opens a panel with its fields and the credential select
 		const marker = byTestId(node, 'node-issues');
 		if (await marker.count()) {
 			await marker.hover();
-			// The tooltip is complete once it names a field, in quotes.
+			// The tooltip is complete once it names a field, in quotes (written as escapes: Playwright's selector
+			// quoting breaks on a pattern holding both quote characters).
 			const tooltip = normalizeSpace(
 				(
 					await waitForTexts(
 						page.getByText('Issues', { exact: true }).locator('xpath=..').last(),
-						[/["'][^"']+["']/],
+						[/[\u0022\u0027][^\u0022\u0027]+[\u0022\u0027]/],
 						FIELDS_TIMEOUT_MS,
 					).catch((error: Error) => [error.message])
 				).join(' '),
