@@ -109,6 +109,44 @@ export async function editorApi<T>(page: Page, pathAndQuery: string): Promise<T>
 
 export const normalizeSpace = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
+/**
+ * Waits until `scope` shows every one of `texts`, then returns the text of all it matches as normalised, non-empty
+ * lines. The editor renders in steps (an output panel says "3 items" before its table is filled), so a single read can
+ * come too early. A string matches case-insensitively anywhere in the text, so exact checks stay with the caller, on the
+ * lines returned. Fails after `timeoutMs` naming what is still missing and what is shown.
+ */
+export async function waitForTexts(
+	scope: Locator,
+	texts: Array<string | RegExp>,
+	timeoutMs = 60_000,
+): Promise<string[]> {
+	const shown = await Promise.all(
+		texts.map(async (text) => {
+			try {
+				await scope.filter({ hasText: text }).first().waitFor({ timeout: timeoutMs });
+				return true;
+			} catch (error) {
+				// Playwright's errors.TimeoutError; anything else is a mistake in the call, not a missing text.
+				if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
+				return false;
+			}
+		}),
+	);
+	const missing = texts
+		.filter((_, index) => !shown[index])
+		.map((text) => (typeof text === 'string' ? JSON.stringify(text) : String(text)));
+	const lines = (await scope.allInnerTexts())
+		.flatMap((text) => text.split('\n'))
+		.map(normalizeSpace)
+		.filter(Boolean);
+	if (missing.length) {
+		throw new Error(
+			`After ${timeoutMs / 1000} s, ${scope} still does not show ${missing.join(', ')}; it shows:\n${lines.join('\n') || '(nothing)'}`,
+		);
+	}
+	return lines;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // What the editor must show, derived from the built node description (so relabelled fields need no test change)
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import type { INodeTypeDescription } from 'n8n-workflow';
-import type { Locator } from 'playwright-core';
+import { errors, type Locator } from 'playwright-core';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import type { Chat, Department } from '../../nodes/SvcChat/types';
@@ -20,6 +20,7 @@ import {
 	openWorkflow,
 	operationPanels,
 	SCREENSHOTS_DIR,
+	waitForTexts,
 	type Browser,
 	type OperationPanel,
 } from './browser-harness';
@@ -172,7 +173,11 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 	await browser.screenshot('1-search-svc');
 	// n8n merges the trigger into the app's entry and shows the trigger's description there (see nodeDescriptions.ts).
 	const shownDescription = normalizeSpace(
-		await byTestId(entry.first(), 'node-creator-item-description').innerText(),
+		(
+			await waitForTexts(byTestId(entry.first(), 'node-creator-item-description'), [
+				svcChat.description,
+			])
+		).join(' '),
 	);
 	expect(shownDescription.startsWith(svcChat.description)).toBe(true);
 
@@ -181,10 +186,15 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 		.first()
 		.click();
 	const creator = byTestId(page, 'node-creator');
-	await creator.getByText('Actions (', { exact: false }).first().waitFor();
+	// The list is read (and pictured) once it is complete: the count, every heading and every action.
+	const lines = await waitForTexts(creator, [
+		`Actions (${panels.length})`,
+		...new Set(panels.map((panel) => `${panel.resourceName} actions`)),
+		...panels.map((panel) => panel.action),
+		/Triggers \(\d+\)/,
+	]);
 	await browser.screenshot('1-actions');
 	await creator.screenshot({ path: readmePicture('editor-actions.png') });
-	const lines = (await creator.innerText()).split('\n').map(normalizeSpace).filter(Boolean);
 	// The details header describes the node, not the trigger.
 	const header = lines.slice(
 		0,
@@ -218,6 +228,22 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 	await page.keyboard.press('Escape');
 });
 
+/** A panel's fields and a dropdown's options render with it; this only bounds how long a missing one is waited for. */
+const FIELDS_TIMEOUT_MS = 15_000;
+
+const resourceNames = (): string[] => [...new Set(panels.map((panel) => panel.resourceName))];
+
+/** The Operation dropdown's choices for a resource, as the description names them. */
+function operationNames(resource: string): string[] {
+	const operation = svcChat.properties.find(
+		(property) =>
+			property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+	);
+	return ((operation?.options ?? []) as Array<{ name: string }>).map((option) => option.name);
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** What step 2 found that issue 19 (Custom API Call, defaults that the editor flags) is about; asserted in 2b. */
 const defaultsProblems: string[] = [];
 let panelsChecked = 0;
@@ -237,13 +263,29 @@ test('2. every operation opens a panel with its fields and the credential select
 		if (panel.resource === 'chat' && panel.operation === 'getMany') {
 			await ndv.screenshot({ path: readmePicture('editor-node-panel.png') });
 		}
-		const selectedCredential = await byTestId(parameters, 'node-credentials-select')
+		const credentialInput = byTestId(parameters, 'node-credentials-select')
 			.locator('input')
-			.first()
-			.inputValue();
+			.first();
+		// n8n selects the credential just after the panel opens; a wrong one is reported below, by name.
+		await page
+			.waitForFunction(
+				({ input, name }) => (input as unknown as { value: string } | null)?.value === name,
+				{ input: await credentialInput.elementHandle(), name: SANDBOX_CREDENTIAL.name },
+				{ timeout: FIELDS_TIMEOUT_MS },
+			)
+			.catch((error: Error) => {
+				if (!(error instanceof errors.TimeoutError)) throw error;
+			});
+		const selectedCredential = await credentialInput.inputValue();
 		if (selectedCredential !== SANDBOX_CREDENTIAL.name)
 			problems.push(`${panel.action}: credential "${selectedCredential}" selected`);
-		const text = normalizeSpace(await parameters.innerText());
+		const shownFields = await waitForTexts(parameters, panel.fields, FIELDS_TIMEOUT_MS).catch(
+			(error: Error) => {
+				problems.push(`${panel.action}: ${error.message}`);
+				return [];
+			},
+		);
+		const text = normalizeSpace(shownFields.join(' '));
 		for (const field of panel.fields) {
 			if (!text.includes(field)) problems.push(`${panel.action}: field "${field}" not shown`);
 		}
@@ -251,8 +293,11 @@ test('2. every operation opens a panel with its fields and the credential select
 		for (const dropdown of ['resource', 'operation']) {
 			await byTestId(parameters, `parameter-input-${dropdown}`).click();
 			const options = page.locator('[role="option"]:visible');
-			await options.first().waitFor();
-			const texts = await options.allInnerTexts();
+			const texts = await waitForTexts(
+				options,
+				dropdown === 'resource' ? resourceNames() : operationNames(panel.resource),
+				FIELDS_TIMEOUT_MS,
+			);
 			if (texts.some((option) => /custom api call/i.test(option)))
 				defaultsProblems.push(`${panel.action}: ${dropdown} offers "Custom API Call"`);
 			await page.keyboard.press('Escape');
@@ -266,8 +311,16 @@ test('2. every operation opens a panel with its fields and the credential select
 		const marker = byTestId(node, 'node-issues');
 		if (await marker.count()) {
 			await marker.hover();
+			// The tooltip is complete once it names a field, in quotes (written as escapes: Playwright's selector
+			// quoting breaks on a pattern holding both quote characters).
 			const tooltip = normalizeSpace(
-				await page.getByText('Issues', { exact: true }).locator('xpath=..').last().innerText(),
+				(
+					await waitForTexts(
+						page.getByText('Issues', { exact: true }).locator('xpath=..').last(),
+						[/[\u0022\u0027][^\u0022\u0027]+[\u0022\u0027]/],
+						FIELDS_TIMEOUT_MS,
+					).catch((error: Error) => [error.message])
+				).join(' '),
 			);
 			const flagged = panel.fields.filter(
 				(field) => tooltip.includes(`"${field}"`) || tooltip.includes(`'${field}'`),
@@ -302,12 +355,14 @@ test('3. Execute step on Department > Get Many shows the departments of the sand
 	const ndv = byTestId(page, 'ndv');
 	await byTestId(ndv, 'node-execute-button').click();
 	const output = byTestId(ndv, 'output-panel');
-	await output
-		.getByText(`${expected.length} item`, { exact: false })
-		.first()
-		.waitFor({ timeout: 60_000 });
+	// "3 items" shows before the table's cells: wait for the departments themselves.
+	const text = (
+		await waitForTexts(output, [
+			`${expected.length} item`,
+			...expected.map((department) => department.name),
+		])
+	).join('\n');
 	await browser.screenshot('3-execute-step-departments');
-	const text = await output.innerText();
 	for (const department of expected) expect(text).toContain(department.name);
 	await byTestId(ndv, 'ndv-close-button').click();
 });
@@ -324,13 +379,13 @@ test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone'
 	const ndv = byTestId(page, 'ndv');
 	await byTestId(ndv, 'node-execute-button').click();
 	const output = byTestId(ndv, 'output-panel');
-	await output
-		.getByText(/\d+ items?/)
-		.first()
-		.waitFor({ timeout: 60_000 });
+	const recentIds = await recentChatIds();
+	// The item count shows before the items: wait for a chat id too.
+	const text = (
+		await waitForTexts(output, [/\d+ items?/, new RegExp(recentIds.map(escapeRegExp).join('|'))])
+	).join('\n');
 	await browser.screenshot('5-fetch-test-event');
-	const text = await output.innerText();
-	const shownIds = (await recentChatIds()).filter((id) => text.includes(id));
+	const shownIds = recentIds.filter((id) => text.includes(id));
 	expect(shownIds.length).toBeGreaterThan(0);
 	await byTestId(ndv, 'ndv-close-button').click();
 	const after = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);

@@ -1,14 +1,13 @@
 // Prints what the trigger-persistence e2e inspects in n8n's sqlite database, as JSON. Run with the runtime's Node 24 (node:sqlite).
 // Usage: node trigger-persistence-db.cjs <database.sqlite> <workflowId>
 'use strict';
-const { DatabaseSync } = require('node:sqlite');
+const { readSqlite } = require('../../scripts/sqlite-read.cjs');
 
 const [, , databaseFile, workflowId] = process.argv;
-const database = new DatabaseSync(databaseFile, { readOnly: true });
-const hasTable = (name) =>
-	database.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name) !==
-	undefined;
-try {
+const state = readSqlite(databaseFile, (database) => {
+	const hasTable = (name) =>
+		database.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name) !==
+		undefined;
 	const workflow = database
 		.prepare('select staticData from workflow_entity where id = ?')
 		.get(workflowId);
@@ -21,16 +20,10 @@ try {
 				.prepare('select nodeId, cursor from poller_state where workflowId = ?')
 				.all(workflowId)
 		: [];
-	process.stdout.write(
-		JSON.stringify({
-			staticData: workflow && workflow.staticData ? JSON.parse(workflow.staticData) : null,
-			executions,
-			pollerState: pollerState.map((row) => ({
-				nodeId: row.nodeId,
-				cursor: JSON.parse(row.cursor),
-			})),
-		}),
-	);
-} finally {
-	database.close();
-}
+	return {
+		staticData: workflow && workflow.staticData ? JSON.parse(workflow.staticData) : null,
+		executions,
+		pollerState: pollerState.map((row) => ({ nodeId: row.nodeId, cursor: JSON.parse(row.cursor) })),
+	};
+});
+process.stdout.write(JSON.stringify(state));
