@@ -110,11 +110,16 @@ export interface OperatorStatsRow extends IDataObject {
 	chats: number;
 }
 
-/** 4.3 entry of `data.data.entries` */
+/** 4.3 entry of `data.data.entries`: `body` is one template part or a list of them */
 export interface BroadcastEntry extends IDataObject {
 	phone_number: string;
 	language_code: string;
-	body?: { type?: 'header' | 'body' | 'footer'; parameters?: IDataObject[] } | IDataObject;
+	body?: TemplatePart | TemplatePart[];
+}
+
+export interface TemplatePart extends IDataObject {
+	type: 'header' | 'body' | 'footer';
+	parameters: IDataObject[];
 }
 
 /** 4.1 to 4.3: the reply of every real-time command that succeeded. */

@@ -20,27 +20,35 @@ export type ExecuteItem<OutputRecord extends object = IDataObject> = (
 	retry?: Partial<RetryPolicy>,
 ) => Promise<OutputRecord[]>;
 
-/** Most operations: one run per input item; the router adds continue-on-fail, pairedItem and "[item N]". */
-export interface PerItemOperation {
-	/** The operation's parameters, already limited (displayOptions) to its resource and operation. */
-	description: INodeProperties[];
-	execute: ExecuteItem;
-}
-
-/** Operations that batch items into shared requests (broadcasts): one run over all input items. */
-export interface BatchOperation {
-	description: INodeProperties[];
-	/** Runs once over all input items; answers for each of them through a BatchOutput. */
-	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
-}
-
-/** An operation module as imported (`import * as get from './get.operation'`): its kind is which function it exports. */
-export type SvcOperation = PerItemOperation | BatchOperation;
+/**
+ * An operation module as imported (`import * as get from './get.operation'`): its parameters, already limited
+ * (displayOptions) to its resource and operation, and either `execute`, run per input item (the router adds
+ * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
+ * (broadcasts), answering for each of them through a BatchOutput.
+ */
+export type SvcOperation = { description: INodeProperties[] } & (
+	| { execute: ExecuteItem }
+	| {
+			executeBatch(
+				this: IExecuteFunctions,
+				items: INodeExecutionData[],
+			): Promise<INodeExecutionData[]>;
+	  }
+);
 
 /** A resource: its operation selector and its operations by value. */
 export interface SvcResource {
 	description: INodeProperties[];
 	operations: Record<string, SvcOperation>;
+}
+
+/** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
+export function resource(
+	operations: Record<string, SvcOperation>,
+	operationSelector: INodeProperties,
+): SvcResource {
+	const parameters = Object.values(operations).flatMap((operation) => operation.description);
+	return { description: [operationSelector, ...parameters], operations };
 }
 
 /** The output item of a failed input item when continue-on-fail is on: the message and the fix. */

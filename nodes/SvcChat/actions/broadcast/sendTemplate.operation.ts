@@ -14,7 +14,7 @@ import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
 import { BatchOutput } from '../router';
-import { readSender, senderProperties, type Sender } from './common';
+import { readSender, senderProperties } from './common';
 
 /** Bounded by default: the API names no size limit but a real server has one, and a failed request is never retried. */
 const DEFAULT_RECIPIENTS_PER_REQUEST = 1000;
@@ -137,158 +137,53 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Read recipients → plan requests → send → output items; continue-on-fail is decided in BatchOutput.fail only. */
+/** One input item as a recipient: who sends which template, and the entry sent for this item. */
+interface Recipient {
+	itemIndex: number;
+	operatorId: number;
+	channelId: string;
+	templateId: string;
+	entry: BroadcastEntry;
+}
+
+/**
+ * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
+ * at a time, never retried, and each recipient's output says how its request went. Continue-on-fail is decided in
+ * BatchOutput.fail only.
+ */
 export async function executeBatch(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	if (!items.length) return [];
 	const output = new BatchOutput(this, items.length);
-	const input = readRecipients(this, items.length, output);
-	if (input) {
-		const requests = planRequests(input.recipients, input.recipientsPerRequest);
-		await sendRequests.call(this, requests, output);
-	}
-	return output.result();
-}
-
-interface Recipient {
-	itemIndex: number;
-	sender: Sender & { templateId: string };
-	entry: BroadcastEntry;
-}
-
-/** Step 1: every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way. */
-function readRecipients(
-	context: IExecuteFunctions,
-	itemCount: number,
-	output: BatchOutput,
-): { recipients: Recipient[]; recipientsPerRequest: number } | undefined {
 	let recipientsPerRequest: number;
 	try {
 		// Read from the first item, since it shapes the whole batch.
-		recipientsPerRequest = itemParameters(context, 0, properties).wholeNumber(
+		recipientsPerRequest = itemParameters(this, 0, properties).wholeNumber(
 			'options.recipientsPerRequest',
 			{ fallback: DEFAULT_RECIPIENTS_PER_REQUEST, fix: 'Use 0 to send all items in one request.' },
 		);
 	} catch (error) {
 		output.fail(
 			error,
-			Array.from({ length: itemCount }, (_, itemIndex) => ({ itemIndex })),
+			items.map((_, itemIndex) => ({ itemIndex })),
 		);
-		return undefined;
+		return output.result();
 	}
 	const recipients: Recipient[] = [];
-	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			recipients.push(readRecipient(context, itemIndex));
+			recipients.push(readRecipient(this, itemIndex));
 		} catch (error) {
 			output.fail(error, [{ itemIndex }]);
 		}
 	}
-	return { recipients, recipientsPerRequest };
-}
-
-/** One input item as a recipient: the sender and template, and the entry sent for it. */
-function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {
-	const read = itemParameters(context, itemIndex, properties);
-	const sender = readSender(context, itemIndex);
-	const templateId = read.requiredText('templateId', {
-		fix: 'Enter the ID of an active template, e.g. welcome_v2.',
-	});
-	const phoneNumber = read.requiredText('phoneNumber', {
-		fix: "Map the recipient's phone number from the input, e.g. {{ $json.phone }}.",
-	});
-	const languageCode = read.requiredText('languageCode', {
-		fix: 'Enter the template language, e.g. en.',
-	});
-	const entry: BroadcastEntry = { phone_number: phoneNumber, language_code: languageCode };
-	const body = templateEntryBody(read);
-	if (body !== undefined) entry.body = body as BroadcastEntry['body'];
-	return { itemIndex, sender: { ...sender, templateId }, entry };
-}
-
-/**
- * The entry's `body` (spec 4.3): one `{type, parameters}` object when exactly one part has parameters, a list of them
- * when several do, nothing when none do (the template's stored content is sent, rule 4). Order is kept (rule 3).
- */
-function templateEntryBody(read: ParameterReader): IDataObject | IDataObject[] | undefined {
-	const header = readPart(read, 'header');
-	const body = readPart(read, 'body');
-	const footer = readPart(read, 'footer');
-	const parts: IDataObject[] = [];
-	if (header.length) parts.push({ type: 'header', parameters: header });
-	if (body.length) parts.push({ type: 'body', parameters: body });
-	if (footer.length)
-		parts.push({ type: 'footer', parameters: footer.map(({ text }) => ({ text })) });
-	if (parts.length === 0) return undefined;
-	return parts.length === 1 ? parts[0] : parts;
-}
-
-/** The parameters of one template part, each as text, in the order given. */
-function readPart(
-	read: ParameterReader,
-	part: 'header' | 'body' | 'footer',
-): Array<{ type: string; text: string }> {
-	const name = `${part}Parameters.parameter`;
-	const label = read.label(name);
-	return read.rows(name).map((row, position) => {
-		const where = `${label}, parameter ${position + 1}`;
-		const text =
-			typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
-		if (typeof text !== 'string') {
-			throw read.fail(
-				`'${where}' must be text, but it is ${describeValueType(row.text)}`,
-				'Give the parameter a text value.',
-			);
-		}
-		if (!text.trim()) {
-			throw read.fail(
-				`'${where}' is empty`,
-				'Fill in every template parameter, or remove the empty one.',
-			);
-		}
-		const type = part === 'header' ? row.type : 'text';
-		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-			throw read.fail(
-				`'${where}' has the type ${showValue(type)}`,
-				`Use one of: ${HEADER_TYPES.join(', ')}.`,
-			);
-		}
-		return { type, text };
-	});
-}
-
-/** Step 2: recipients grouped by sender and template (usually one group), in input order, then cut into requests. */
-function planRequests(recipients: Recipient[], recipientsPerRequest: number): Recipient[][] {
-	const groups = new Map<string, Recipient[]>();
-	for (const recipient of recipients) {
-		const { operatorId, channelId, templateId } = recipient.sender;
-		const key = JSON.stringify([operatorId, channelId, templateId]);
-		const group = groups.get(key) ?? [];
-		group.push(recipient);
-		groups.set(key, group);
-	}
-	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
-	return [...groups.values()].flatMap((group) => {
-		if (recipientsPerRequest <= 0) return [group];
-		const requests: Recipient[][] = [];
-		for (let start = 0; start < group.length; start += recipientsPerRequest)
-			requests.push(group.slice(start, start + recipientsPerRequest));
-		return requests;
-	});
-}
-
-/** Steps 3 and 4: one request at a time, never retried; each recipient's output says how its request went. */
-async function sendRequests(
-	this: IExecuteFunctions,
-	requests: Recipient[][],
-	output: BatchOutput,
-): Promise<void> {
+	const requests = planRequests(recipients, recipientsPerRequest);
 	const sentItems: number[] = [];
 	for (const [index, batch] of requests.entries()) {
 		const place = { request: index + 1, requests: requests.length };
-		const { operatorId, channelId, templateId } = batch[0].sender;
+		const { operatorId, channelId, templateId } = batch[0];
 		const body: IDataObject = {
 			operator_id: operatorId,
 			data: {
@@ -324,17 +219,84 @@ async function sendRequests(
 			});
 		}
 	}
+	return output.result();
 }
 
-/** Tells the user which recipients were already sent before a request failed, so a rerun does not message them twice. */
+function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {
+	const read = itemParameters(context, itemIndex, properties);
+	const sender = readSender(context, itemIndex);
+	const templateId = read.requiredText('templateId', {
+		fix: 'Enter the ID of an active template, e.g. welcome_v2.',
+	});
+	const phoneNumber = read.requiredText('phoneNumber', {
+		fix: "Map the recipient's phone number from the input, e.g. {{ $json.phone }}.",
+	});
+	const languageCode = read.requiredText('languageCode', {
+		fix: 'Enter the template language, e.g. en.',
+	});
+	const entry: BroadcastEntry = { phone_number: phoneNumber, language_code: languageCode };
+	// The entry's `body` (spec 4.3): one `{type, parameters}` object when exactly one part has parameters, a list of
+	// them when several do, nothing when none do (the template's stored content is sent, rule 4). Order is kept (rule 3).
+	const parts = (['header', 'body', 'footer'] as const).flatMap((type) => {
+		const parameters = readPart(read, type);
+		return parameters.length ? [{ type, parameters }] : [];
+	});
+	if (parts.length) entry.body = parts.length === 1 ? parts[0] : parts;
+	return { itemIndex, ...sender, templateId, entry };
+}
+
+/** The parameters of one template part, each as text, in the order given; footer parameters carry no type. */
+function readPart(read: ParameterReader, part: 'header' | 'body' | 'footer'): IDataObject[] {
+	const name = `${part}Parameters.parameter`;
+	const label = read.label(name);
+	return read.rows(name).map((row, position) => {
+		const where = `${label}, parameter ${position + 1}`;
+		const text =
+			typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
+		if (typeof text !== 'string') {
+			throw read.fail(
+				`'${where}' must be text, but it is ${describeValueType(row.text)}`,
+				'Give the parameter a text value.',
+			);
+		}
+		if (!text.trim()) {
+			throw read.fail(
+				`'${where}' is empty`,
+				'Fill in every template parameter, or remove the empty one.',
+			);
+		}
+		const type = part === 'header' ? row.type : 'text';
+		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
+			throw read.fail(
+				`'${where}' has the type ${showValue(type)}`,
+				`Use one of: ${HEADER_TYPES.join(', ')}.`,
+			);
+		}
+		return part === 'footer' ? { text } : { type, text };
+	});
+}
+
+/** Recipients grouped by sender and template (usually one group), in input order, then cut into requests. */
+function planRequests(recipients: Recipient[], recipientsPerRequest: number): Recipient[][] {
+	const groups = new Map<string, Recipient[]>();
+	for (const recipient of recipients) {
+		const key = JSON.stringify([recipient.operatorId, recipient.channelId, recipient.templateId]);
+		const group = groups.get(key) ?? [];
+		group.push(recipient);
+		groups.set(key, group);
+	}
+	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
+	return [...groups.values()].flatMap((group) => {
+		const size = recipientsPerRequest > 0 ? recipientsPerRequest : group.length;
+		const count = Math.ceil(group.length / size);
+		return Array.from({ length: count }, (_, i) => group.slice(i * size, (i + 1) * size));
+	});
+}
+
+/** Names the recipients already sent before a request failed ("items 0–99, 150–160"), so a rerun skips them. */
 function alreadySentNote(sentItems: number[]): string | undefined {
 	if (!sentItems.length) return undefined;
-	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${itemRanges(sentItems)}); run only the other items again, or these are messaged twice.`;
-}
-
-/** "0–99, 150–160": sorted item indexes as ranges. */
-function itemRanges(itemIndexes: number[]): string {
-	const sorted = [...itemIndexes].sort((a, b) => a - b);
+	const sorted = [...sentItems].sort((a, b) => a - b);
 	const ranges: string[] = [];
 	for (let start = 0; start < sorted.length; ) {
 		let end = start;
@@ -342,5 +304,5 @@ function itemRanges(itemIndexes: number[]): string {
 		ranges.push(start === end ? `${sorted[start]}` : `${sorted[start]}–${sorted[end]}`);
 		start = end + 1;
 	}
-	return ranges.join(', ');
+	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${ranges.join(', ')}); run only the other items again, or these are messaged twice.`;
 }
