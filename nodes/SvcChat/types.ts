@@ -117,7 +117,7 @@ export interface BroadcastEntry extends IDataObject {
 	body?: TemplatePart | TemplatePart[];
 }
 
-export interface TemplatePart extends IDataObject {
+interface TemplatePart extends IDataObject {
 	type: 'header' | 'body' | 'footer';
 	parameters: IDataObject[];
 }

@@ -26,7 +26,7 @@ export type ExecuteItem<OutputRecord extends object = IDataObject> = (
  * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
  * (broadcasts), answering for each of them through a BatchOutput.
  */
-export type SvcOperation = { description: INodeProperties[] } & (
+type SvcOperation = { description: INodeProperties[] } & (
 	| { execute: ExecuteItem }
 	| {
 			executeBatch(
@@ -120,7 +120,7 @@ export async function router(
 	return [returnData];
 }
 
-export interface FailedItem {
+interface FailedItem {
 	itemIndex: number;
 	/** Added to the error item, e.g. which request the item was in. */
 	fields?: IDataObject;

@@ -6,13 +6,52 @@ import {
 	type IExecuteFunctions,
 	type INode,
 	type INodeProperties,
+	type INodePropertyCollection,
+	type INodePropertyOptions,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
 import { describeValueType, isPlainObject, showValue } from '../helpers/values';
-import { parameterChoices, parameterLabel } from './labels';
 
-export { parameterLabel } from './labels';
+type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
+
+const isProperty = (option: PropertyOption): option is INodeProperties => 'type' in option;
+const isValueGroup = (option: PropertyOption): option is INodePropertyCollection =>
+	'values' in option;
+
+/**
+ * A parameter's label in errors: its displayName in the description, looked up by name, so no call site types it
+ * again. A dotted name goes into collections ("options.recipientsPerRequest" is "Recipients per Request"). A
+ * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, since the editor lists
+ * its rows under that name. A name the description lacks is a programming error.
+ */
+export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
+	const [head, ...path] = name.split('.');
+	const top = properties.find((property) => property.name === head);
+	if (!top) throw new Error(`The parameter "${name}" is not in the description it is read with`);
+	let label = top.displayName;
+	let options: readonly PropertyOption[] | undefined = top.options;
+	for (const key of path) {
+		const child = options?.find((option) => option.name === key);
+		if (child && isValueGroup(child)) {
+			options = child.values;
+		} else if (child && isProperty(child)) {
+			label = child.displayName;
+			options = child.options;
+		} else {
+			throw new Error(`The parameter "${name}" is not in the description it is read with`);
+		}
+	}
+	return label;
+}
+
+/** The values an options parameter offers, from its description. */
+function parameterChoices(properties: readonly INodeProperties[], name: string): string[] {
+	const property = properties.find((candidate) => candidate.name === name);
+	return ((property?.options ?? []) as PropertyOption[]).flatMap((option) =>
+		'value' in option && typeof option.value === 'string' ? [option.value] : [],
+	);
+}
 
 /** Where values come from: one input item of the action node, or the trigger's (item-less) parameters. */
 interface ParameterSource {
@@ -21,7 +60,7 @@ interface ParameterSource {
 	get(name: string, fallback: unknown): unknown;
 }
 
-export interface Fix {
+interface Fix {
 	/** What the user should do, shown under the error message. */
 	fix: string;
 }
@@ -32,12 +71,12 @@ const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
  * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
  * expressions give, is returned as it is.
  */
-export function locatorValue(value: unknown): unknown {
+function locatorValue(value: unknown): unknown {
 	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
 }
 
 /** A whole number of 0 or more, or digits typed as text; undefined for anything else (2.5, -1, "1e3", 2 ** 64). */
-export function wholeNumberOf(value: unknown): number | undefined {
+function wholeNumberOf(value: unknown): number | undefined {
 	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
 		? number

@@ -9,7 +9,6 @@ import {
 
 import { svcApiRequest } from '../../transport';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { parameterChoices } from '../../parameters/labels';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
@@ -43,7 +42,9 @@ const headerTypeParameter: INodeProperties = {
 		'Kind of header parameter; media files themselves cannot be sent through this request',
 };
 
-const HEADER_TYPES = parameterChoices([headerTypeParameter], 'type');
+const HEADER_TYPES = headerTypeParameter.options!.map(
+	(option) => (option as { value: string }).value,
+);
 
 const properties: INodeProperties[] = [
 	{

@@ -66,7 +66,7 @@ function readDay(read: ParameterReader, name: string): string {
 }
 
 /** The yyyy-mm-dd UTC days to request, in order. */
-export function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
+function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
 	const read = itemParameters(context, itemIndex, dayProperties);
 	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
 	const from = readDay(read, 'dateFrom');
