@@ -142,7 +142,8 @@ function withNote(error: Error, note: string | undefined): Error {
 /** The output of a batched operation: one item per input item, and the one place its continue-on-fail is decided. */
 export class BatchOutput {
 	private readonly continueOnFail: boolean;
-	private readonly items: INodeExecutionData[];
+	/** The items, in input order, each paired with its input item. */
+	readonly items: INodeExecutionData[];
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -168,10 +169,5 @@ export class BatchOutput {
 			const item = errorItem(error as Error, itemIndex);
 			this.items[itemIndex] = { ...item, json: { ...item.json, ...fields } };
 		}
-	}
-
-	/** The items, in input order, each paired with its input item. */
-	result(): INodeExecutionData[] {
-		return this.items;
 	}
 }

@@ -170,7 +170,7 @@ export async function executeBatch(
 			error,
 			items.map((_, itemIndex) => ({ itemIndex })),
 		);
-		return output.result();
+		return output.items;
 	}
 	const recipients: Recipient[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -220,7 +220,7 @@ export async function executeBatch(
 			});
 		}
 	}
-	return output.result();
+	return output.items;
 }
 
 function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {

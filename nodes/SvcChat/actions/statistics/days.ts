@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcApiRequest, type RetryPolicy, type StatsReplies } from '../../transport';
-import { calendarDay, utcDaysBetween } from '../../helpers/time';
+import { calendarDay } from '../../helpers/time';
 import { showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 
@@ -71,8 +71,12 @@ function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
 	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
 	const from = readDay(read, 'dateFrom');
 	const to = readDay(read, 'dateTo');
-	const days = utcDaysBetween(from, to, MAX_DAYS);
-	if (!days) {
+	const days = [from];
+	while (from < to && days.at(-1) !== to && days.length < MAX_DAYS) {
+		const next = Date.parse(`${days.at(-1)}T00:00:00Z`) + 86_400_000;
+		days.push(new Date(next).toISOString().slice(0, 10));
+	}
+	if (days.at(-1) !== to) {
 		const [fromLabel, toLabel] = [read.label('dateFrom'), read.label('dateTo')];
 		const problem =
 			from > to

@@ -9,10 +9,7 @@ import { readAuthToken } from './authToken';
 import type { ExecuteItem } from '../router';
 
 /** The visitor keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-const KNOWN_FIELD_LABELS: Record<
-	string,
-	{ displayName: string; placeholder: string; description: string }
-> = {
+const KNOWN_FIELD_LABELS = {
 	email: {
 		displayName: 'Email',
 		placeholder: 'name@email.com',
