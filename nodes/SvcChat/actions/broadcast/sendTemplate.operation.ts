@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { parameterChoices } from '../../parameters/labels';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
@@ -298,7 +298,7 @@ async function sendRequests(
 			},
 		};
 		try {
-			await svcApiRequest.call(this, 'rt/send_broadcast', {
+			await svcRequest(this, 'rt/send_broadcast', {
 				body,
 				itemIndex: batch[0].itemIndex,
 			});

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { authTokenSnippet, buildVisitorFields } from '../../helpers/visitorFields';
 import { describeValueType } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
@@ -179,7 +179,7 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	];
 }
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
@@ -192,10 +192,9 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 		);
 	}
 	const authToken = readAuthToken(read) ?? randomUUID();
-	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
+	await svcRequest(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: built.fields },
 		itemIndex,
-		retry,
 	});
 	return [
 		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },
