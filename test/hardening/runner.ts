@@ -20,7 +20,7 @@ import { resources } from '../../nodes/SvcChat/actions/resources';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
-import { INSTANT_PAUSES } from '../harness/fixtures';
+import { instantPauses } from '../harness/fixtures';
 import type { FuzzField, FuzzOperation } from './catalogue';
 import { anyHostileValue } from './hostileValues';
 
@@ -204,7 +204,8 @@ export async function runAction(
 	context.logger = recordingLogger(logLines);
 	try {
 		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
-		const [items] = await router.call(context, resources, INSTANT_PAUSES);
+		instantPauses();
+		const [items] = await router.call(context, resources);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };
@@ -243,7 +244,8 @@ export async function runTrigger(
 	let outcome: Outcome;
 	try {
 		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time.
-		const result = await pollChats.call(context, INSTANT_PAUSES);
+		instantPauses();
+		const result = await pollChats.call(context);
 		outcome = { ok: true, items: result?.[0] ?? [] };
 	} catch (error) {
 		outcome = { ok: false, error };

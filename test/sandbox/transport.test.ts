@@ -6,6 +6,7 @@ import {
 	type SvcHttpResponse,
 } from '../../nodes/SvcChat/transport';
 import { n8nHttpRequestWithAuthentication } from '../harness/n8nRequest';
+import { instantPauses } from '../harness/fixtures';
 import type { INode } from 'n8n-workflow';
 
 const node: INode = {
@@ -28,11 +29,11 @@ function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {
 }
 
 async function departments(credentials: SvcCredentials) {
+	instantPauses({ maxRetries: 0 });
 	return await sendSvcRequest(
 		async (request) => (await n8nHttpRequestWithAuthentication(node, request)) as SvcHttpResponse,
 		credentials,
 		'departments',
-		{ retry: { maxRetries: 0 } },
 	);
 }
 

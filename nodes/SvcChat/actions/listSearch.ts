@@ -5,7 +5,8 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { svcApiRequest, svcChatPages, type ChatPage } from '../transport';
+import { svcChatPages, type ChatPage } from '../transport';
+import { svcRequest } from '../transport/request';
 import { recentChatPages } from '../trigger/pages';
 import type { Chat, Operator } from '../types';
 
@@ -57,7 +58,7 @@ export function operatorPage(
 }
 
 async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]> {
-	return await svcApiRequest.call(context, 'operators');
+	return await svcRequest(context, 'operators');
 }
 
 const operatorLabel = (operator: Operator) =>

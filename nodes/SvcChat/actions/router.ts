@@ -7,17 +7,12 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import type { RetryPolicy } from '../transport';
 import { showValue } from '../helpers/values';
 
-/**
- * Runs for one input item and returns its output records; the router pairs them with the item. `retry` goes to the
- * transport (tests pass pauses that take no time; the node passes nothing).
- */
+/** Runs for one input item and returns its output records; the router pairs them with the item. */
 export type ExecuteItem<OutputRecord extends object = IDataObject> = (
 	this: IExecuteFunctions,
 	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
 ) => Promise<OutputRecord[]>;
 
 /**
@@ -71,14 +66,10 @@ function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 	return nodeError;
 }
 
-/**
- * Runs the chosen operation of `resources`. `retry` is for tests (say, pauses that take no time); the node itself
- * passes nothing. Batched operations send broadcasts, which are never retried, so they need none.
- */
+/** Runs the chosen operation of `resources`. */
 export async function router(
 	this: IExecuteFunctions,
 	resources: Record<string, SvcResource>,
-	retry?: Partial<RetryPolicy>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
@@ -107,7 +98,7 @@ export async function router(
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const results = await operation.execute.call(this, itemIndex, retry);
+			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			if (this.continueOnFail()) {

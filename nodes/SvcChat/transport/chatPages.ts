@@ -2,13 +2,8 @@
 import type { Chat, Cursor } from '../types';
 import { nextCursor } from './cursor';
 import { withFullChats } from './fullChats';
-import { requestWithCredentials, toNodeApiError } from './request';
-import {
-	CREDENTIALS_TYPE,
-	type SvcApiContext,
-	type SvcCredentials,
-	type SvcRequestOptions,
-} from './types';
+import { readCredentials, requestWithCredentials, toNodeApiError } from './request';
+import type { SvcApiContext, SvcRequestOptions } from './types';
 
 export interface ChatPage {
 	/** Cursor this page was requested with. */
@@ -40,11 +35,11 @@ export async function* svcChatPages(
 	since: Cursor,
 	{ fullChats = true, ...options }: ChatPageOptions = {},
 ): AsyncGenerator<ChatPage> {
-	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+	const credentials = await readCredentials(this);
 	let cursor = since;
 	let emptyPagesInARow = 0;
 	for (;;) {
-		const reply = await requestWithCredentials.call(this, credentials, 'chats', {
+		const reply = await requestWithCredentials(this, credentials, 'chats', {
 			...options,
 			qs: { since: cursor },
 		});

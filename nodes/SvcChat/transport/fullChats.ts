@@ -35,7 +35,7 @@ export async function withFullChats(
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
 			try {
-				const reply = await requestWithCredentials.call(this, credentials, 'chat', {
+				const reply = await requestWithCredentials(this, credentials, 'chat', {
 					...options,
 					qs: { id: chats[index].id },
 				});

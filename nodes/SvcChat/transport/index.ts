@@ -11,19 +11,8 @@ export {
 	type RetryRule,
 	type StatsReplies,
 } from './endpoints';
-export {
-	DEFAULT_RETRY_POLICY,
-	parseRetryAfter,
-	resolveRetryPolicy,
-	type RetryPolicy,
-} from './retry';
-export {
-	sendSvcRequest,
-	sendToEndpoint,
-	svcApiRequest,
-	toNodeApiError,
-	type SvcApiRequest,
-} from './request';
+export { parseRetryAfter, retryPolicy, type RetryPolicy } from './retry';
+export { sendSvcRequest, sendToEndpoint, svcRequest, toNodeApiError } from './request';
 export {
 	addLatestVersions,
 	svcChatPages,

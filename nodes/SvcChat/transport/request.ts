@@ -26,8 +26,8 @@ import {
 	classifyNetworkFailure,
 	outcomeUnknown,
 	parseRetryAfter,
-	resolveRetryPolicy,
 	retryNote,
+	retryPolicy,
 	withNote,
 } from './retry';
 import {
@@ -76,7 +76,7 @@ export async function sendToEndpoint<Reply>(
 		};
 		return { ok: false, failure: { text, code: 'invalid-host' } };
 	}
-	const policy = resolveRetryPolicy(options.retry);
+	const policy = retryPolicy;
 	const notRetried = whyNotRetried(endpoint, options.notRetried);
 	const retryable = notRetried === undefined;
 	const request: IHttpRequestOptions = {
@@ -178,60 +178,39 @@ export function toNodeApiError(
 
 /**
  * A request to an endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for): the
- * functions below are declared with this type, which holds because each endpoint's shape check lets only its reply by.
+ * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for), which
+ * holds because each endpoint's shape check lets only its reply by.
  */
-export interface SvcApiRequest {
-	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		this: SvcApiContext,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-	// TypeScript's own `call` would widen the path to every endpoint and the reply to the union of all replies.
-	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		context: SvcApiContext,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
+export async function svcRequest<
+	Path extends EndpointPath,
+	Query extends IDataObject = IDataObject,
+>(
+	context: SvcApiContext,
+	path: Path,
+	options: SvcRequestOptions<Query> = {},
+): Promise<ReplyTo<Path, Query>> {
+	return await requestWithCredentials(context, await readCredentials(context), path, options);
 }
 
-/** svcApiRequest with the credentials already read (see requestWithCredentials). */
-export interface SvcApiRequestWithCredentials {
-	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		this: SvcApiContext,
-		credentials: SvcCredentials,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		context: SvcApiContext,
-		credentials: SvcCredentials,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
+/** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk over many pages reads them once. */
+export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
+	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
 }
-
-export const svcApiRequest = async function (
-	this: SvcApiContext,
-	path: EndpointPath,
-	options: SvcRequestOptions = {},
-) {
-	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-	return await requestWithCredentials.call(this, credentials, path, options);
-} as SvcApiRequest;
 
 /**
- * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on each
- * getCredentials, and its request helper would do so again for every request unless it is handed them: a walk over
- * many pages reads them once.
+ * svcRequest with the credentials already read. n8n's request helper would read and decrypt them again for every
+ * request unless it is handed them.
  */
-export const requestWithCredentials = async function (
-	this: SvcApiContext,
+export async function requestWithCredentials<
+	Path extends EndpointPath,
+	Query extends IDataObject = IDataObject,
+>(
+	context: SvcApiContext,
 	credentials: SvcCredentials,
-	path: EndpointPath,
-	options: SvcRequestOptions = {},
-) {
-	const reference = this.getNode().credentials?.[CREDENTIALS_TYPE];
+	path: Path,
+	options: SvcRequestOptions<Query> = {},
+): Promise<ReplyTo<Path, Query>> {
+	const reference = context.getNode().credentials?.[CREDENTIALS_TYPE];
 	const credentialsDecrypted: ICredentialsDecrypted = {
 		id: reference?.id ?? '',
 		name: reference?.name ?? '',
@@ -239,10 +218,10 @@ export const requestWithCredentials = async function (
 		data: credentials as unknown as ICredentialDataDecryptedObject,
 	};
 	const send: SvcSend = async (request) =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, {
+		(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIALS_TYPE, request, {
 			credentialsDecrypted,
 		})) as SvcHttpResponse;
 	const outcome = await sendSvcRequest(send, credentials, path, options);
-	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
-	return outcome.reply;
-} as SvcApiRequestWithCredentials;
+	if (!outcome.ok) throw toNodeApiError(context, outcome.failure, options.itemIndex);
+	return outcome.reply as ReplyTo<Path, Query>;
+}

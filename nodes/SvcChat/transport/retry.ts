@@ -17,9 +17,8 @@ export interface RetryPolicy {
 	sleep: (ms: number) => Promise<void>;
 }
 
-type RetryLimit = Exclude<keyof RetryPolicy, 'sleep'>;
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+/** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
+export const retryPolicy: RetryPolicy = {
 	maxRetries: 3,
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
@@ -94,21 +93,6 @@ export function backoffDelay(policy: RetryPolicy, attempt: number): number {
 	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
 	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
-const LIMITS: RetryLimit[] = ['maxRetries', 'baseDelayMs', 'maxDelayMs', 'timeoutMs'];
-
-/** Merges retry limits over the defaults, ignoring values that would loop or never wait (they may come from node options). */
-export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
-	const policy = { ...DEFAULT_RETRY_POLICY };
-	for (const key of LIMITS) {
-		const value = overrides[key];
-		if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
-			policy[key] = Math.floor(value);
-	}
-	if (typeof overrides.sleep === 'function') policy.sleep = overrides.sleep;
-	if (policy.timeoutMs === 0) policy.timeoutMs = DEFAULT_RETRY_POLICY.timeoutMs;
-	return policy;
 }
 
 /** What the user should know about retries of a failure that retrying could have cured. */

@@ -8,7 +8,6 @@ import type {
 } from 'n8n-workflow';
 
 import type { SvcErrorText } from './errors';
-import type { RetryPolicy } from './retry';
 
 export const CREDENTIALS_TYPE = 'svcApi';
 
@@ -27,7 +26,6 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	body?: IDataObject;
 	/** Put on the thrown NodeApiError so n8n shows which item failed. */
 	itemIndex?: number;
-	retry?: Partial<RetryPolicy>;
 	/**
 	 * Makes the request one that is never retried once it may have reached the server (a reset, a timeout, a 5xx),
 	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.

@@ -12,7 +12,6 @@ import {
 	svcChatPages,
 	type ChatPage,
 	type ChatPageOptions,
-	type RetryPolicy,
 } from '../transport';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
@@ -35,15 +34,11 @@ const CATCH_UP_PAGES = { fullChats: false };
 
 /**
  * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
- * here only, after the pages were read: an error never moves the stored cursor. `retry` is for tests (say, pauses
- * that take no time); the trigger itself passes nothing.
+ * here only, after the pages were read: an error never moves the stored cursor.
  */
-export async function pollChats(
-	this: IPollFunctions,
-	retry?: Partial<RetryPolicy>,
-): Promise<PollResult> {
+export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
-	const pageOptions: ChatPageOptions = { retry };
+	const pageOptions: ChatPageOptions = {};
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
 
 	const staticData = this.getWorkflowStaticData('node');

@@ -22,10 +22,11 @@ import type {
 	UsageStats,
 } from '../../../nodes/SvcChat/types';
 import { testCredentials } from '../../harness/contexts';
-import { HOST, pauseRecorder } from './support';
+import { HOST } from './support';
+import { instantPauses } from '../../harness/fixtures';
 
 const NODES_DIR = path.join(__dirname, '../../../nodes');
-// Where svcApiRequest is defined: it hands its caller's path on to requestWithCredentials.
+// Where svcRequest is defined: it hands its caller's path on to requestWithCredentials.
 const REQUEST_DEFINITION = path.join(NODES_DIR, 'SvcChat/transport/request.ts');
 
 const tableRoutes = () =>
@@ -49,9 +50,9 @@ function sourceFiles(dir: string): string[] {
 }
 
 // Every request of the nodes goes through one of these, with the endpoint's path as a literal.
-const REQUEST_CALL = /\b(?:svcApiRequest|requestWithCredentials)\.call\(/g;
+const REQUEST_CALL = /\b(?:svcRequest|requestWithCredentials)\(/g;
 const REQUEST_WITH_PATH =
-	/\b(?:svcApiRequest|requestWithCredentials)\.call\(\s*[\w.]+\s*,\s*(?:credentials\s*,\s*)?'([^']+)'/g;
+	/\b(?:svcRequest|requestWithCredentials)\(\s*[\w.]+\s*,\s*(?:credentials\s*,\s*)?'([^']+)'/g;
 
 /** The paths the nodes' code requests, read from the source; fails when a request's path is not a literal. */
 function requestedPaths(): string[] {
@@ -135,10 +136,8 @@ describe('a request other than GET is never retried unless its entry says so', (
 		'a new POST entry without a retry rule, on %s: one request, and the user is told why',
 		async (_case, failure) => {
 			const server = fakeServer([failure, reply(200, '{"result":"ok"}')]);
-			const sleep = pauseRecorder();
-			const outcome = await sendToEndpoint(server.send, testCredentials(HOST), NEW_COMMAND, {
-				retry: { maxRetries: 5, sleep },
-			});
+			const sleep = instantPauses({ maxRetries: 5 });
+			const outcome = await sendToEndpoint(server.send, testCredentials(HOST), NEW_COMMAND);
 			expect(outcome.ok).toBe(false);
 			if (outcome.ok) return;
 			expect(outcome.failure.text.fix.endsWith(NOT_RETRIED_NOTE)).toBe(true);
@@ -149,13 +148,11 @@ describe('a request other than GET is never retried unless its entry says so', (
 
 	test('the same entry, once it says a retry is safe, is retried', async () => {
 		const server = fakeServer([reply(502), reply(200, '{"result":"ok"}')]);
-		const sleep = pauseRecorder();
-		const outcome = await sendToEndpoint(
-			server.send,
-			testCredentials(HOST),
-			{ ...NEW_COMMAND, retry: { retried: true, why: 'doing it twice is harmless' } },
-			{ retry: { sleep } },
-		);
+		const sleep = instantPauses();
+		const outcome = await sendToEndpoint(server.send, testCredentials(HOST), {
+			...NEW_COMMAND,
+			retry: { retried: true, why: 'doing it twice is harmless' },
+		});
 		expect(outcome).toEqual({ ok: true, reply: { result: 'ok' } });
 		expect(server.sent).toHaveLength(2);
 		expect(sleep).toHaveBeenCalledTimes(1);
@@ -163,15 +160,13 @@ describe('a request other than GET is never retried unless its entry says so', (
 
 	test('a GET entry without a retry rule is retried', async () => {
 		const server = fakeServer([reply(502), reply(200, '[]')]);
-		const sleep = pauseRecorder();
+		instantPauses();
 		const newList: Endpoint<Operator[]> = {
 			method: 'GET',
 			path: 'new_list',
 			shape: ENDPOINTS.operators.shape,
 		};
-		const outcome = await sendToEndpoint(server.send, testCredentials(HOST), newList, {
-			retry: { sleep },
-		});
+		const outcome = await sendToEndpoint(server.send, testCredentials(HOST), newList);
 		expect(outcome).toEqual({ ok: true, reply: [] });
 		expect(server.sent).toEqual([
 			`GET https://${HOST}/api/v2/new_list`,

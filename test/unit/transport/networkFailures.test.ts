@@ -3,7 +3,7 @@ import { ENDPOINTS, sendSvcRequest, type EndpointPath } from '../../../nodes/Svc
 import type { IDataObject } from 'n8n-workflow';
 
 import { testCredentials } from '../../harness/contexts';
-import { INSTANT_PAUSES } from '../../harness/fixtures';
+import { instantPauses } from '../../harness/fixtures';
 import {
 	CAPTURED_NETWORK_ERRORS,
 	rebuildCapturedError,
@@ -35,6 +35,7 @@ const REQUESTS: Record<string, RequestKind> = {
 /** Sends one request whose every attempt throws `error`; returns what the user is told and how many attempts ran. */
 async function failWith(error: Error, kind: RequestKind) {
 	let attempts = 0;
+	instantPauses();
 	const outcome = await sendSvcRequest(
 		async () => {
 			attempts++;
@@ -42,7 +43,7 @@ async function failWith(error: Error, kind: RequestKind) {
 		},
 		testCredentials(`http://${HOST}`),
 		kind.path,
-		{ body: kind.body, notRetried: kind.notRetried, retry: INSTANT_PAUSES },
+		{ body: kind.body, notRetried: kind.notRetried },
 	);
 	if (outcome.ok) throw new Error('Expected the request to fail');
 	const { message, fix } = outcome.failure.text;

@@ -9,7 +9,7 @@ import {
 } from '../../../nodes/SvcChat/transport';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { dropUnrequestedMocks, instantPauses } from '../../harness/fixtures';
 
 const full = (id: number): Chat => ({
 	id,
@@ -71,12 +71,10 @@ describe('minimal list entries (spec 2.4)', () => {
 		// 502 four times: the first try and the transport's three retries.
 		nock(ORIGIN).get('/api/v2/chat').query({ id: '3' }).times(4).reply(502, 'Bad Gateway');
 		const seen: ChatPage[] = [];
+		instantPauses();
 		const error = await rejectionOf(
 			(async () => {
-				for await (const one of svcChatPages.call(transportContext(), 0, {
-					retry: { baseDelayMs: 1 },
-				}))
-					seen.push(one);
+				for await (const one of svcChatPages.call(transportContext(), 0)) seen.push(one);
 			})(),
 		);
 		expect(error.message).toContain(

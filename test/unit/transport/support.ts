@@ -49,11 +49,6 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<n8nWorkflo
 	throw new Error('Expected the request to fail, but it succeeded');
 }
 
-/** A retry pause that takes no time and records each one asked for; the transport gets it as `retry: { sleep }`. */
-export function pauseRecorder() {
-	return jest.fn<Promise<void>, [ms: number]>(async () => undefined);
-}
-
 export interface LocalServer {
 	port: number;
 	/** host:port, as typed in the credentials. */

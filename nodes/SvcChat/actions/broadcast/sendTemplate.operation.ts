@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
@@ -194,7 +194,7 @@ export async function executeBatch(
 			},
 		};
 		try {
-			await svcApiRequest.call(this, 'rt/send_broadcast', {
+			await svcRequest(this, 'rt/send_broadcast', {
 				body,
 				itemIndex: batch[0].itemIndex,
 			});

@@ -94,7 +94,7 @@ function readSinceCursor(read: ParameterReader): string {
 	return cursor;
 }
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
@@ -106,7 +106,6 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 		limit,
 		wholePages: includeCursor,
 		itemIndex,
-		retry,
 	});
 	const records = formatChats(chats, output);
 	return includeCursor

@@ -1,7 +1,7 @@
 // Department > Get Many: GET /departments (spec 4.5).
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
@@ -14,7 +14,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem<Department> = async function (itemIndex, retry) {
-	const departments = await svcApiRequest.call(this, 'departments', { itemIndex, retry });
+export const execute: ExecuteItem<Department> = async function (itemIndex) {
+	const departments = await svcRequest(this, 'departments', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(departments);
 };

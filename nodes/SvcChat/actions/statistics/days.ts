@@ -1,7 +1,8 @@
 // The day or days a statistics operation covers: one date, or an inclusive range sent as one request per UTC day.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy, type StatsReplies } from '../../transport';
+import { svcRequest } from '../../transport/request';
+import type { StatsReplies } from '../../transport/endpoints';
 import { calendarDay } from '../../helpers/time';
 import { showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
@@ -92,15 +93,10 @@ export async function fetchDailyStats<Mode extends keyof StatsReplies>(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	mode: Mode,
-	retry?: Partial<RetryPolicy>,
 ): Promise<Array<{ date: string; reply: StatsReplies[Mode] }>> {
 	const results: Array<{ date: string; reply: StatsReplies[Mode] }> = [];
 	for (const date of readDays(context, itemIndex)) {
-		const reply = await svcApiRequest.call(context, 'stats', {
-			qs: { date, mode },
-			itemIndex,
-			retry,
-		});
+		const reply = await svcRequest(context, 'stats', { qs: { date, mode }, itemIndex });
 		results.push({ date, reply });
 	}
 	return results;

@@ -9,7 +9,7 @@ export const description = updateDisplayOptions(
 	dayProperties,
 );
 
-export const execute: ExecuteItem<DatedRecord> = async function (itemIndex, retry) {
-	const daily = await fetchDailyStats(this, itemIndex, 'operators', retry);
+export const execute: ExecuteItem<DatedRecord> = async function (itemIndex) {
+	const daily = await fetchDailyStats(this, itemIndex, 'operators');
 	return daily.flatMap(({ date, reply }) => reply.map((row) => ({ date, ...row })));
 };

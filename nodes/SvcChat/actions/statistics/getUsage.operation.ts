@@ -9,7 +9,7 @@ export const description = updateDisplayOptions(
 	dayProperties,
 );
 
-export const execute: ExecuteItem<DatedRecord> = async function (itemIndex, retry) {
-	const daily = await fetchDailyStats(this, itemIndex, 'usage', retry);
+export const execute: ExecuteItem<DatedRecord> = async function (itemIndex) {
+	const daily = await fetchDailyStats(this, itemIndex, 'usage');
 	return daily.map(({ date, reply }) => ({ date, ...reply }));
 };

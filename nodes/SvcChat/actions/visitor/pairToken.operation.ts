@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { readAuthToken } from './authToken';
@@ -231,17 +231,16 @@ function authTokenSnippet(token: string): string {
 	return `window.svc_auth_token = ${literal};`;
 }
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
 	});
 	const fields = visitorFields(read, visitorId, readExtraFields(read));
 	const authToken = readAuthToken(read) ?? randomUUID();
-	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
+	await svcRequest(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: fields },
 		itemIndex,
-		retry,
 	});
 	return [{ auth_token: authToken, visitor_fields: fields, snippet: authTokenSnippet(authToken) }];
 };
