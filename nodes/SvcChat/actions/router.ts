@@ -10,10 +10,7 @@ import {
 import { showValue } from '../helpers/values';
 
 /** Runs for one input item and returns its output records; the router pairs them with the item. */
-export type ExecuteItem<OutputRecord extends object = IDataObject> = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-) => Promise<OutputRecord[]>;
+export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
 
 /**
  * An operation module as imported (`import * as get from './get.operation'`): its parameters, already limited

@@ -2,7 +2,6 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import type { Department } from '../../types';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
 import type { ExecuteItem } from '../router';
@@ -14,7 +13,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem<Department> = async function (itemIndex) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const departments = await svcRequest(this, 'departments', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(departments);
 };

@@ -2,7 +2,6 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import type { Operator } from '../../types';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
@@ -67,7 +66,7 @@ function readChoices(read: ParameterReader, value: unknown, name: string): unkno
 	);
 }
 
-export const execute: ExecuteItem<Operator> = async function (itemIndex) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';

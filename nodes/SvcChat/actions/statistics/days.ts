@@ -1,5 +1,5 @@
 // The day or days a statistics operation covers: one date, or an inclusive range sent as one request per UTC day.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import type { StatsReplies } from '../../transport/endpoints';
@@ -101,5 +101,3 @@ export async function fetchDailyStats<Mode extends keyof StatsReplies>(
 	}
 	return results;
 }
-
-export type DatedRecord = IDataObject & { date: string };

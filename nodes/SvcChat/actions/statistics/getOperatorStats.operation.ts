@@ -1,7 +1,7 @@
 // Statistics > Get Operator Stats: GET /stats?mode=operators (spec 4.9), one item per operator row and day.
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+import { dayProperties, fetchDailyStats } from './days';
 import type { ExecuteItem } from '../router';
 
 export const description = updateDisplayOptions(
@@ -9,7 +9,7 @@ export const description = updateDisplayOptions(
 	dayProperties,
 );
 
-export const execute: ExecuteItem<DatedRecord> = async function (itemIndex) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const daily = await fetchDailyStats(this, itemIndex, 'operators');
 	return daily.flatMap(({ date, reply }) => reply.map((row) => ({ date, ...row })));
 };

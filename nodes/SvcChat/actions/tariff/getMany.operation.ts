@@ -2,7 +2,6 @@
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import type { Tariff } from '../../types';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
@@ -14,7 +13,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem<Tariff> = async function (itemIndex) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
 };
