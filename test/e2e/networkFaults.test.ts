@@ -255,7 +255,7 @@ function matrixWorkflow(cases: string[]): Workflow {
 
 /** Gives the installed copy of the package a short attempt timeout (see STALL_TIMEOUT_MS). */
 function shortenAttemptTimeout(env: E2eEnvironment): void {
-	const file = path.join(env.n8n.packageFolder, 'dist/nodes/SvcChat/transport/retry.js');
+	const file = path.join(env.n8n.packageFolder, 'dist/nodes/SvcChat/transport/request.js');
 	const source = fs.readFileSync(file, 'utf8');
 	const pattern = /timeoutMs: 60_?000,/g;
 	expect(source.match(pattern)).toHaveLength(1);

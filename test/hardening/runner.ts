@@ -18,7 +18,7 @@ import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
 import { resources } from '../../nodes/SvcChat/actions/resources';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
 import { instantPauses } from '../harness/fixtures';
 import type { FuzzField, FuzzOperation } from './catalogue';

@@ -2,7 +2,7 @@
 import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { retryPolicy, type RetryPolicy } from '../../nodes/SvcChat/transport/retry';
+import { retryPolicy, type RetryPolicy } from '../../nodes/SvcChat/transport/request';
 
 /** The Svc host of the unit tests' credentials; nock answers for it, nothing reaches the network. */
 export const HOST = 'acme.svc.example';

@@ -1,10 +1,11 @@
 // The sandbox through the project's own transport and n8n-core's real request stack: `host` is what works in the credentials.
 import { startSandbox, type Sandbox } from '../../sandbox';
 import {
-	sendSvcRequest,
+	sendToEndpoint,
 	type SvcCredentials,
 	type SvcHttpResponse,
-} from '../../nodes/SvcChat/transport';
+} from '../../nodes/SvcChat/transport/request';
+import { ENDPOINTS } from '../../nodes/SvcChat/transport/endpoints';
 import { n8nHttpRequestWithAuthentication } from '../harness/n8nRequest';
 import { instantPauses } from '../harness/fixtures';
 import type { INode } from 'n8n-workflow';
@@ -30,10 +31,10 @@ function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {
 
 async function departments(credentials: SvcCredentials) {
 	instantPauses({ maxRetries: 0 });
-	return await sendSvcRequest(
+	return await sendToEndpoint(
 		async (request) => (await n8nHttpRequestWithAuthentication(node, request)) as SvcHttpResponse,
 		credentials,
-		'departments',
+		ENDPOINTS.departments,
 	);
 }
 

@@ -5,9 +5,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { svcChatPages, type ChatPage } from '../transport';
+import { svcChatPages, type ChatPage } from '../transport/chats';
 import { svcRequest } from '../transport/request';
-import { recentChatPages } from '../trigger/pages';
+import { recentChatPages } from '../transport/chats';
 import type { Chat, Operator } from '../types';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */

@@ -3,6 +3,7 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type {
 	ChatReply,
+	Cursor,
 	ChatsReplyAsSent,
 	Department,
 	Operator,
@@ -11,11 +12,12 @@ import type {
 	TariffsReply,
 	UsageStats,
 } from '../types';
-import { isCursor } from './cursor';
-import type { SvcErrorText } from './errors';
+import { isObject, type SvcErrorText } from './errors';
 
-export const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
+/** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
+export const isCursor = (value: unknown): value is Cursor =>
+	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
 /** A reply's documented shape: a check of it, and the words that say what was expected when it fails. */
 export interface ReplyShape<Reply> {

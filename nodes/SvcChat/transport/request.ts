@@ -1,15 +1,18 @@
-// The request loop: sends one API request with bounded retries, decodes it, and turns failures into n8n errors.
+// THE request function: every request of every Svc node goes through svcRequest (base URL, auth, retries, reply decoding).
 import {
 	NodeApiError,
+	sleep,
 	type IDataObject,
 	type ICredentialDataDecryptedObject,
 	type ICredentialsDecrypted,
+	type IExecuteFunctions,
 	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
+	type IPollFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
 
 import { normalizeBaseUrl } from './baseUrl';
-import { decodeReply } from './decode';
 import {
 	ENDPOINTS,
 	whyNotRetried,
@@ -18,48 +21,289 @@ import {
 	type ReplyOf,
 	type ReplyTo,
 } from './endpoints';
-import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
-import { redact, secretForms } from './redaction';
 import {
-	RETRIED_STATUSES,
-	backoffDelay,
-	classifyNetworkFailure,
-	outcomeUnknown,
-	parseRetryAfter,
-	retryNote,
-	retryPolicy,
-	withNote,
-} from './retry';
-import {
-	CREDENTIALS_TYPE,
-	type SvcApiContext,
-	type SvcCredentials,
+	ERROR_DETAIL_MEMBERS,
+	describeErrorCode,
+	describeHttpStatus,
+	describeNetworkError,
+	excerpt,
+	isNothingSentCode,
+	isObject,
+	redact,
+	redactValue,
+	secretForms,
 	type SvcFailure,
-	type SvcHttpResponse,
 	type SvcOutcome,
-	type SvcRequestOptions,
-	type SvcSend,
-} from './types';
+} from './errors';
+
+export const CREDENTIALS_TYPE = 'svcApi';
+
+export type SvcApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+/** The fields of the `svcApi` credentials. */
+export interface SvcCredentials {
+	host: string;
+	email: string;
+	password: string;
+	ignoreSslIssues?: boolean;
+}
+
+export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
+	qs?: Query;
+	body?: IDataObject;
+	/** Put on the thrown NodeApiError so n8n shows which item failed. */
+	itemIndex?: number;
+	/**
+	 * Makes the request one that is never retried once it may have reached the server (a reset, a timeout, a 5xx),
+	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.
+	 */
+	notRetried?: string;
+}
+
+/** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
+export interface SvcHttpResponse {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}
+
+/** Sends one HTTP request as given (Basic auth is already in it); the nodes and the tests each bring their own. */
+export type SvcSend = (options: IHttpRequestOptions) => Promise<SvcHttpResponse>;
+
+// Retries: which failures are retried, how long to wait between attempts, and what the user is told about it.
+export interface RetryPolicy {
+	/** Extra attempts after the first one, for 429, 502, 503, 504, connection resets and timeouts. */
+	maxRetries: number;
+	/** First backoff pause; it doubles each attempt, with jitter. */
+	baseDelayMs: number;
+	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
+	maxDelayMs: number;
+	/** Time allowed for one attempt. */
+	timeoutMs: number;
+	/** Waits between attempts: n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
+	sleep: (ms: number) => Promise<void>;
+}
+
+/** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
+export const retryPolicy: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 500,
+	maxDelayMs: 30_000,
+	timeoutMs: 60_000,
+	sleep,
+};
+
+export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+export const RETRIED_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'EAI_AGAIN',
+]);
+
+/** What a failed attempt that got no reply means for the request. */
+export interface NetworkFailure {
+	/** The system error code (ECONNRESET, ENOTFOUND…), when the error carries one. */
+	code?: string;
+	/** False only when the code proves nothing reached the server; then nothing can have been carried out. */
+	maybeSent: boolean;
+	/** Worth another attempt, for a request that may be retried. */
+	transient: boolean;
+}
 
 /**
- * Sends one Svc API request through `send`, with bounded retries, and decodes the reply.
- * Used by every request of the nodes (through n8n's request helper).
+ * Classifies an error thrown by n8n's request helper, whichever n8n line threw it. n8n wraps the request library's
+ * error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps the original error as `cause`,
+ * n8n 1.x drops it (its error class redeclares `cause`). So the code is looked for in both, on every level.
  */
-export async function sendSvcRequest<Path extends EndpointPath>(
-	send: SvcSend,
-	credentials: SvcCredentials,
-	path: Path,
-	options: SvcRequestOptions = {},
-): Promise<SvcOutcome<ReplyOf<Path>>> {
-	return await sendToEndpoint(
-		send,
-		credentials,
-		ENDPOINTS[path] as Endpoint<ReplyOf<Path>>,
-		options,
+export function classifyNetworkFailure(error: unknown): NetworkFailure {
+	const code = findNetworkCode(error);
+	return {
+		code,
+		maybeSent: !isNothingSentCode(code),
+		transient: code !== undefined && RETRIED_NETWORK_CODES.has(code),
+	};
+}
+
+const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
+
+function findNetworkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && isObjectLike(current); depth++) {
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode])
+			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+function isObjectLike(value: unknown): value is object {
+	return typeof value === 'object' && value !== null;
+}
+
+/** Seconds or an HTTP date, as milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+	const text = String(raw).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// An HTTP date always names its day and month; without letters it is garbage such as "-1", not a date.
+	if (!/[a-z]/i.test(text)) return undefined;
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function backoffDelay(policy: RetryPolicy, attempt: number): number {
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** What the user should know about retries of a failure that retrying could have cured. */
+export function retryNote(notRetried: string | undefined, attempts: number): string {
+	if (notRetried !== undefined) return notRetried;
+	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
+}
+
+/** The request reached the server, but whether it was carried out cannot be told from the reply. */
+export function outcomeUnknown(failure: SvcFailure): boolean {
+	return (
+		(failure.httpCode ?? 0) >= 500 ||
+		failure.code === 'not-json' ||
+		failure.code === 'unexpected-shape'
 	);
 }
 
-/** sendSvcRequest for an endpoint given by its entry (the tests bring entries of their own). */
+export function withNote(failure: SvcFailure, note: string): SvcFailure {
+	return note
+		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
+		: failure;
+}
+
+// Reply decoding: HTTP status, JSON, the API's `error` member and each endpoint's documented reply shape.
+// Statuses whose meaning is fully known: an excerpt of their body would add nothing.
+const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
+
+export function bodyText(body: unknown): string {
+	if (typeof body === 'string') return body;
+	if (Buffer.isBuffer(body)) return body.toString('utf8');
+	if (body === undefined || body === null) return '';
+	return JSON.stringify(body);
+}
+
+/** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
+export function decodeReply<Reply>(
+	endpoint: Endpoint<Reply>,
+	qs: IDataObject,
+	response: SvcHttpResponse,
+	secrets: string[],
+): SvcOutcome<Reply> {
+	const fail = (failure: SvcFailure): SvcOutcome<Reply> => ({ ok: false, failure });
+	const body = response.body;
+	const text = bodyText(body);
+	let reply: unknown = body;
+	let isJson = true;
+	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
+	if (typeof body === 'string' || Buffer.isBuffer(body) || body === undefined || body === null) {
+		try {
+			reply = JSON.parse(text);
+		} catch {
+			isJson = false;
+		}
+	}
+	const status = response.statusCode;
+	const rawCode =
+		isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
+	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
+	const errorMembers =
+		rawCode === undefined
+			? undefined
+			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
+
+	const own = endpoint.readError?.({ status, isJson, reply, errorCode: rawCode, qs });
+	if (own !== undefined) {
+		return fail({
+			text: own.text,
+			httpCode: status,
+			code: errorCode ?? own.code,
+			reply: errorMembers,
+		});
+	}
+	if (
+		errorCode !== undefined &&
+		errorMembers !== undefined &&
+		(status === 200 || status === 401 || status === 403)
+	) {
+		const described =
+			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
+		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
+	}
+	if (status >= 300 && status < 400) {
+		const location =
+			typeof response.headers.location === 'string'
+				? excerpt(response.headers.location, secrets)
+				: 'another address';
+		return fail({
+			text: {
+				message: `The server redirects the request to ${location} (HTTP ${status})`,
+				fix: 'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.',
+			},
+			httpCode: status,
+			code: 'redirect',
+		});
+	}
+	if (status !== 200) {
+		const described = describeHttpStatus(status);
+		const shown =
+			text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status)
+				? ` Reply: ${excerpt(text, secrets)}`
+				: '';
+		return fail({
+			text: { message: described.message, fix: `${described.fix}${shown}` },
+			httpCode: status,
+			code: errorCode,
+			reply: errorMembers,
+		});
+	}
+	if (!isJson) {
+		return fail({
+			text: {
+				message: 'The server did not answer with JSON',
+				fix: `Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: ${excerpt(text, secrets) || '(empty)'}`,
+			},
+			httpCode: status,
+			code: 'not-json',
+		});
+	}
+	const { shape } = endpoint;
+	if (!shape.matches(reply, qs)) {
+		return fail({
+			text: {
+				message: `The server's reply has an unexpected shape: expected ${shape.expected}`,
+				fix: `Check that the host is a Svc chat server with API v2. Reply began: ${excerpt(text, secrets)}`,
+			},
+			httpCode: status,
+			code: 'unexpected-shape',
+		});
+	}
+	return { ok: true, reply };
+}
+
+function pickErrorMembers(reply: IDataObject): IDataObject {
+	const members: IDataObject = { error: reply.error };
+	for (const member of ERROR_DETAIL_MEMBERS)
+		if (reply[member] !== undefined) members[member] = reply[member];
+	return members;
+}
+
+/**
+ * Sends one request to an endpoint of the table through `send` (n8n's request helper for the nodes; the tests bring
+ * their own, and entries of their own), with bounded retries, and decodes the reply.
+ */
 export async function sendToEndpoint<Reply>(
 	send: SvcSend,
 	credentials: SvcCredentials,
@@ -221,7 +465,8 @@ export async function requestWithCredentials<
 		(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIALS_TYPE, request, {
 			credentialsDecrypted,
 		})) as SvcHttpResponse;
-	const outcome = await sendSvcRequest(send, credentials, path, options);
+	const endpoint = ENDPOINTS[path] as Endpoint<ReplyOf<Path>>;
+	const outcome = await sendToEndpoint(send, credentials, endpoint, options);
 	if (!outcome.ok) throw toNodeApiError(context, outcome.failure, options.itemIndex);
 	return outcome.reply as ReplyTo<Path, Query>;
 }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { normalizeBaseUrl } from '../transport';
+import { normalizeBaseUrl } from '../transport/baseUrl';
 
 /**
  * The server and account a cursor was read from. A cursor is a moment on one server's clock: carried to another

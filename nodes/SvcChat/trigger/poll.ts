@@ -8,18 +8,21 @@ import {
 
 import {
 	addLatestVersions,
-	CREDENTIALS_TYPE,
+	recentChatPages,
 	svcChatPages,
+	walkPages,
 	type ChatPage,
 	type ChatPageOptions,
-} from '../transport';
+	type PageWalk,
+	type WalkLimits,
+} from '../transport/chats';
+import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import { bindingChange, serverBinding } from './binding';
+import { bindingChange, serverBinding, type ServerBinding } from './binding';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
-import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
 export const TEST_EVENT_CHATS = 5;
@@ -38,11 +41,13 @@ const CATCH_UP_PAGES = { fullChats: false };
  */
 export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
-	const pageOptions: ChatPageOptions = {};
+	// Read once per poll: n8n decrypts the credentials on every read.
+	const credentials = await readCredentials(this);
+	const pageOptions: ChatPageOptions = { credentials };
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
 
 	const staticData = this.getWorkflowStaticData('node');
-	const state = await loadBoundState(this, staticData, settings);
+	const state = loadBoundState(this, staticData, settings, serverBinding(credentials));
 	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
 
 	if (state.catchingUp) {
@@ -65,19 +70,19 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
  * The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
  * and the log says why, so a user who points a credential from a test server at production sees what happened.
  */
-async function loadBoundState(
+function loadBoundState(
 	context: IPollFunctions,
 	staticData: IDataObject,
 	settings: TriggerSettings,
-): Promise<TriggerState> {
-	const binding = serverBinding(await context.getCredentials(CREDENTIALS_TYPE));
+	binding: ServerBinding,
+): TriggerState {
 	const restart =
 		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
 	if (restart)
 		context.logger.warn(
 			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
 		);
-	return loadState(staticData, settings, binding);
+	return loadState(staticData, settings, binding, restart ?? '');
 }
 
 function describeStart(settings: TriggerSettings): string {

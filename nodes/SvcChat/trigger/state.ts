@@ -2,7 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
-import { isCursor } from '../transport';
+import { isCursor } from '../transport/endpoints';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { bindingChange, bindingDigest, type ServerBinding } from './binding';
@@ -69,11 +69,12 @@ export function loadState(
 	staticData: IDataObject,
 	settings: TriggerSettings,
 	binding?: ServerBinding,
+	changedBinding = bindingChange(staticData, binding),
 ): TriggerState {
 	if (
 		staticData.startedFrom !== settings.startKey ||
 		!isStoredState(staticData) ||
-		bindingChange(staticData, binding)
+		changedBinding
 	) {
 		return { ...freshState(settings), ...boundTo(binding) };
 	}

@@ -2,7 +2,8 @@
 import http from 'node:http';
 import nock from 'nock';
 
-import { isLoopbackHostname, normalizeBaseUrl, svcRequest } from '../../../nodes/SvcChat/transport';
+import { isLoopbackHostname, normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
 import { dropUnrequestedMocks } from '../../harness/fixtures';

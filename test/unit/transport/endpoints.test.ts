@@ -7,13 +7,15 @@ import { STORED_PATHS } from '../../../sandbox/stored';
 import {
 	ENDPOINTS,
 	NOT_RETRIED_NOTE,
-	sendToEndpoint,
 	type Endpoint,
 	type ReplyOf,
 	type ReplyTo,
+} from '../../../nodes/SvcChat/transport/endpoints';
+import {
+	sendToEndpoint,
 	type SvcHttpResponse,
 	type SvcSend,
-} from '../../../nodes/SvcChat/transport';
+} from '../../../nodes/SvcChat/transport/request';
 import type {
 	ChatReply,
 	Operator,

@@ -9,12 +9,8 @@ import {
 	describeErrorCode,
 	describeNetworkError,
 } from '../../../nodes/SvcChat/transport/errors';
-import {
-	ENDPOINTS,
-	svcRequest,
-	toNodeApiError,
-	type EndpointPath,
-} from '../../../nodes/SvcChat/transport';
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
+import { svcRequest, toNodeApiError } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { closedPort, HOST, rejectionOf, transportContext } from './support';
 import { instantPauses } from '../../harness/fixtures';

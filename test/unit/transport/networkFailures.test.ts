@@ -1,5 +1,10 @@
 // Network failures as each n8n line really throws them: what reached the server, what is retried, what the user reads.
-import { ENDPOINTS, sendSvcRequest, type EndpointPath } from '../../../nodes/SvcChat/transport';
+import {
+	ENDPOINTS,
+	type Endpoint,
+	type EndpointPath,
+} from '../../../nodes/SvcChat/transport/endpoints';
+import { sendToEndpoint } from '../../../nodes/SvcChat/transport/request';
 import type { IDataObject } from 'n8n-workflow';
 
 import { testCredentials } from '../../harness/contexts';
@@ -36,13 +41,13 @@ const REQUESTS: Record<string, RequestKind> = {
 async function failWith(error: Error, kind: RequestKind) {
 	let attempts = 0;
 	instantPauses();
-	const outcome = await sendSvcRequest(
+	const outcome = await sendToEndpoint(
 		async () => {
 			attempts++;
 			throw error;
 		},
 		testCredentials(`http://${HOST}`),
-		kind.path,
+		ENDPOINTS[kind.path] as Endpoint<unknown>,
 		{ body: kind.body, notRetried: kind.notRetried },
 	);
 	if (outcome.ok) throw new Error('Expected the request to fail');

@@ -2,7 +2,7 @@
 import nock from 'nock';
 import { NodeApiError } from 'n8n-workflow';
 
-import { svcChatPages, svcGetChats, type ChatPage } from '../../../nodes/SvcChat/transport';
+import { svcChatPages, svcGetChats, type ChatPage } from '../../../nodes/SvcChat/transport/chats';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
 import { dropUnrequestedMocks } from '../../harness/fixtures';

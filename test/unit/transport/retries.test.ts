@@ -3,14 +3,13 @@ import http from 'node:http';
 import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
 import {
-	ENDPOINTS,
 	parseRetryAfter,
 	retryPolicy,
 	svcRequest,
-	type EndpointPath,
 	type RetryPolicy,
-} from '../../../nodes/SvcChat/transport';
+} from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { instantPauses } from '../../harness/fixtures';
 import { listenLocally, ORIGIN, rejectionOf, transportContext, type LocalServer } from './support';

@@ -3,7 +3,9 @@ import http from 'node:http';
 import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { svcRequest, svcGetChats, type EndpointPath } from '../../../nodes/SvcChat/transport';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
+import { svcGetChats } from '../../../nodes/SvcChat/transport/chats';
+import { type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
 import { TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import {
 	BASIC_VALUE,

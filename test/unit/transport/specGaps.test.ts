@@ -6,7 +6,7 @@ import {
 	svcChatPages,
 	svcGetChats,
 	type ChatPage,
-} from '../../../nodes/SvcChat/transport';
+} from '../../../nodes/SvcChat/transport/chats';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
 import { dropUnrequestedMocks, instantPauses } from '../../harness/fixtures';

@@ -7,7 +7,7 @@ import * as n8nWorkflow from 'n8n-workflow';
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../../nodes/SvcChat/transport/request';
 
 import { BASE_URL, HOST } from '../../harness/fixtures';
 

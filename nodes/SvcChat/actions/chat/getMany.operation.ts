@@ -1,7 +1,7 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcGetChats } from '../../transport';
+import { svcGetChats } from '../../transport/chats';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
