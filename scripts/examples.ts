@@ -2,19 +2,17 @@
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox';
+import { nodeItems, type RunData } from './executions';
 import {
-	delay,
-	nodeItems,
 	postJsonOnNewConnection,
 	readWorkflowsIn,
-	REPO_ROOT,
-	type Log,
 	type N8n,
-	type RunData,
 	type SvcCredentialExport,
 	type Workflow,
 	type WorkflowNode,
 } from './n8n';
+import { delay, type Log } from './processes';
+import { REPO_ROOT } from './runtime';
 
 export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 

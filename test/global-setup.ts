@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { FLAVOURS, prefetchRuntime } from '../scripts/n8n';
+import { FLAVOURS, prefetchRuntime } from '../scripts/runtime';
 
 export default function buildOnce(
 	_globalConfig: unknown,
