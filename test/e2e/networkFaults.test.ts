@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { nodeOutput, type Workflow, type WorkflowNode } from '../../scripts/n8n';
+import { nodeOutput } from '../../scripts/executions';
+import type { Workflow, WorkflowNode } from '../../scripts/n8n';
 import { closedPort } from '../unit/transport/support';
 import {
 	SETUP_TIMEOUT_MS,

@@ -3,20 +3,12 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { runTracked } from '../../scripts/processes';
+import { nodeOutput } from '../../scripts/executions';
+import { delay, quiet, run, waitUntil } from '../../scripts/processes';
+import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
-import {
-	delay,
-	ensureRuntime,
-	N8n,
-	nodeOutput,
-	quiet,
-	REPO_ROOT,
-	type Owner,
-	type SvcCredentialExport,
-	type Workflow,
-} from '../../scripts/n8n';
+import { N8n, type Owner, type SvcCredentialExport, type Workflow } from '../../scripts/n8n';
 
 /** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
 export const DURABLE_CURSOR_ENV = {
@@ -263,7 +255,7 @@ async function readBackStaticData(
 }
 
 async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerState> {
-	const result = await runTracked(
+	const result = await run(
 		n8n.runtime.nodeBin,
 		[
 			'--disable-warning=ExperimentalWarning',
@@ -297,16 +289,12 @@ async function waitFor<T>(
 	timeoutMs: number,
 	probe: () => Promise<T | undefined>,
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline)
-			throw new Error(
-				`Timed out after ${timeoutMs} ms waiting for ${what}:\n${n8n.serverOutput.slice(-4_000)}`,
-			);
-		await delay(500);
-	}
+	return await waitUntil(probe, {
+		what,
+		timeoutMs,
+		output: () => n8n.serverOutput.slice(-4_000),
+		everyMs: 500,
+	});
 }
 
 /** The id of a seeded chat (a version's fingerprint starts with its chat id). */
