@@ -60,7 +60,7 @@ function workflow(id: string, name: string, reader: WorkflowNode): Workflow {
 	};
 }
 
-export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
+function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
 	const svc = workflow('svcBenchP2Svc001', 'Bench P2: Svc Chat Get Many', {
 		id: 'b0000000-0000-4000-8000-000000000002',
 		name: 'Svc Chat',

@@ -14,7 +14,7 @@ export interface P4Options {
 	log: (line: string) => void;
 }
 
-export interface BacklogMemory {
+interface BacklogMemory {
 	chats: number;
 	polls: number;
 	emitted: number;

@@ -14,7 +14,7 @@ import {
 import { waitUntil, type Log } from './processes';
 import { REPO_ROOT } from './runtime';
 
-export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 
 /** The credential every example refers to; the demo and the tests import it pointing at their sandbox. */
 export const SANDBOX_CREDENTIAL = { id: 'svcSandboxCred01', name: 'Svc sandbox' } as const;
@@ -53,7 +53,7 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-export function findNode(workflow: Workflow, name: string): WorkflowNode {
+function findNode(workflow: Workflow, name: string): WorkflowNode {
 	const node = workflow.nodes.find((candidate) => candidate.name === name);
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
 	return node;
@@ -82,7 +82,7 @@ function reachableFrom(workflow: Workflow, start: string): Set<string> {
  * Manual Trigger of the same name, and everything not downstream of it is left out. Timed Wait nodes wait
  * `waitSeconds` instead of hours. The Svc nodes are untouched.
  */
-export function manualVariant(
+function manualVariant(
 	workflow: Workflow,
 	triggerName: string,
 	id: string,
@@ -141,7 +141,7 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 	return body;
 }
 
-export function webhookPath(workflow: Workflow, webhookName: string): string {
+function webhookPath(workflow: Workflow, webhookName: string): string {
 	return String(findNode(workflow, webhookName).parameters.path);
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { run } from './processes';
 import { ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
 
-export interface BinaryMeta {
+interface BinaryMeta {
 	fileName?: string;
 	mimeType?: string;
 	fileSize?: string;
@@ -17,7 +17,7 @@ export interface OutputItem {
 	binary?: Record<string, BinaryMeta>;
 }
 
-export interface NodeRun {
+interface NodeRun {
 	data?: { main: Array<OutputItem[] | null> };
 	error?: Record<string, unknown> & { message?: string; description?: string };
 	executionStatus?: string;
@@ -42,7 +42,7 @@ export interface RunData {
 	};
 }
 
-export interface ExecutionState {
+interface ExecutionState {
 	id: number;
 	mode: string;
 	status: string;

@@ -26,9 +26,9 @@ import {
 } from './processes';
 import type { N8nRuntime } from './runtime';
 
-export const PACKAGE_NAME = 'n8n-nodes-svc';
+const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
-export const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
+const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
 export interface WorkflowNode {
 	id?: string;
@@ -95,7 +95,7 @@ const svcCredential = ({
 });
 
 /** What a credential looks like in logs: everything but the password. */
-export function describeCredential(credential: SvcCredentialExport | ExportedCredential): string {
+function describeCredential(credential: SvcCredentialExport | ExportedCredential): string {
 	return 'type' in credential
 		? `"${credential.name}" (${credential.type})`
 		: `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;

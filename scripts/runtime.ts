@@ -59,7 +59,7 @@ const installEnv = (runtime: N8nRuntime) => ({
 });
 
 /** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
-export function runtimePaths(
+function runtimePaths(
 	dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime'),
 	flavour: N8nFlavour = FLAVOURS['n8n-2'],
 ): N8nRuntime {

@@ -27,7 +27,7 @@ import { anyHostileValue } from './hostileValues';
 /** What a stored parameter holds when an expression gives its value: n8n shows dependent fields by the stored text. */
 const EXPRESSION = '={{ $json.fuzzed }}';
 /** A clear error is a sentence or two, whatever the input held. */
-export const MAX_MESSAGE_LENGTH = 1_000;
+const MAX_MESSAGE_LENGTH = 1_000;
 /** Codes the transport makes up itself; against a healthy sandbox they mean the node sent something broken. */
 const TRANSPORT_CODES = new Set([
 	'not-json',
@@ -41,7 +41,7 @@ const CRASH_MESSAGE =
 	/Cannot read propert|Cannot set propert|is not a function|is not iterable|is not a constructor|Cannot convert|Invalid time value|Invalid array length|Maximum call stack|Cannot destructure|Do not know how to serialize|Could not get parameter|does not declare/;
 
 /** One input item: the stored parameters and, by path, the values expressions give at run time. */
-export interface FuzzItem {
+interface FuzzItem {
 	stored: INodeParameters;
 	values: Record<string, unknown>;
 	hostile: FuzzField[];
@@ -160,7 +160,7 @@ const declaredNames = (description: INodeTypeDescription) =>
 	new Set(description.properties.map((property) => property.name));
 
 /** Log lines the node writes, kept so the secrets test can search them. */
-export function recordingLogger(lines: string[]): Logger {
+function recordingLogger(lines: string[]): Logger {
 	const record = (level: string) => (message: string, meta?: object) =>
 		lines.push(`${level} ${message}${meta ? ` ${inspect(meta, { depth: 6 })}` : ''}`);
 	return {
@@ -342,7 +342,7 @@ export function problemsOf(outcome: Outcome, hostile: FuzzField[]): string[] {
 	return problems;
 }
 
-export function short(value: unknown): string {
+function short(value: unknown): string {
 	const text =
 		typeof value === 'string'
 			? value

@@ -11,7 +11,7 @@ import { recentChatPages } from '../transport/chats';
 import type { Chat, Operator } from '../types';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */
-export const OPERATORS_PER_PAGE = 100;
+const OPERATORS_PER_PAGE = 100;
 /** With a search term, pages of changes are read until this many chats match, or MAX_CHAT_PAGES_PER_SEARCH pages. */
 const CHAT_MATCHES_PER_SEARCH = 50;
 const MAX_CHAT_PAGES_PER_SEARCH = 5;

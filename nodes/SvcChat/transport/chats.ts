@@ -15,21 +15,21 @@ import {
 
 // Cursor rules where the spec is silent: never backwards, a missing last_ts only on an empty page.
 /** Compares two digit-only microsecond cursors without losing precision (they may exceed 2^53). */
-export function compareCursors(a: Cursor, b: Cursor): number {
+function compareCursors(a: Cursor, b: Cursor): number {
 	const left = String(a).replace(/^0+(?=\d)/, '');
 	const right = String(b).replace(/^0+(?=\d)/, '');
 	if (left.length !== right.length) return left.length < right.length ? -1 : 1;
 	return left < right ? -1 : left > right ? 1 : 0;
 }
 
-export type NextCursor = { ok: true; cursor: Cursor } | { ok: false; text: SvcErrorText };
+type NextCursor = { ok: true; cursor: Cursor } | { ok: false; text: SvcErrorText };
 
 /**
  * The cursor to continue from after a /chats reply. `last_ts` is passed on exactly as received, except:
  * below `since` it is ignored (a cursor that went back would replay history); missing or null on a reply with no
  * chats keeps `since`; missing or null on a reply WITH chats is an error, since no cursor is safe to store then.
  */
-export function nextCursor(
+function nextCursor(
 	since: Cursor,
 	lastTs: Cursor | null | undefined,
 	chatCount: number,
@@ -54,7 +54,7 @@ export const FULL_CHAT_CONCURRENCY = 4;
 const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 
 /** A list entry with no field beyond id and created_at: nothing to output or filter on yet. */
-export function isMinimalChat(chat: Chat): boolean {
+function isMinimalChat(chat: Chat): boolean {
 	return Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key));
 }
 
@@ -63,7 +63,7 @@ export function isMinimalChat(chat: Chat): boolean {
  * so they are retried like any other; if one still fails, its error is thrown (after naming the chat) and no
  * further request starts, so a caller never goes past a chat it could not read.
  */
-export async function withFullChats(
+async function withFullChats(
 	this: SvcApiContext,
 	credentials: SvcCredentials,
 	chats: Chat[],

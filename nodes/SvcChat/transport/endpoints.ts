@@ -20,13 +20,13 @@ export const isCursor = (value: unknown): value is Cursor =>
 	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
 /** A reply's documented shape: a check of it, and the words that say what was expected when it fails. */
-export interface ReplyShape<Reply> {
+interface ReplyShape<Reply> {
 	expected: string;
 	matches(reply: unknown, qs: IDataObject): reply is Reply;
 }
 
 /** A reply as the transport has read it, for an endpoint's own error rule. */
-export interface ReadReply {
+interface ReadReply {
 	status: number;
 	isJson: boolean;
 	reply: unknown;
@@ -36,7 +36,7 @@ export interface ReadReply {
 }
 
 /** An error an endpoint words itself; `code` is used when the reply carries no `error` code of its own. */
-export interface EndpointError {
+interface EndpointError {
 	text: SvcErrorText;
 	code: string;
 }
@@ -45,7 +45,7 @@ export interface EndpointError {
  * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx).
  * Retried: why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
  */
-export type RetryRule = { retried: true; why: string } | { retried: false; note: string };
+type RetryRule = { retried: true; why: string } | { retried: false; note: string };
 
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
@@ -203,7 +203,7 @@ export const ENDPOINTS = {
 	}),
 };
 
-export type Endpoints = typeof ENDPOINTS;
+type Endpoints = typeof ENDPOINTS;
 export type EndpointPath = keyof Endpoints;
 
 /** The reply of an endpoint, as its shape check lets it through. */

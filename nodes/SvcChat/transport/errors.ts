@@ -148,7 +148,7 @@ function shorten(text: string): string {
 }
 
 /** How a description names the API's code, so it can be looked up or reported to Svc support. */
-export function svcCodeNote(code: string): string {
+function svcCodeNote(code: string): string {
 	return `(Svc code: ${shorten(code)})`;
 }
 
@@ -181,7 +181,7 @@ export function describeHttpStatus(status: number): SvcErrorText {
 }
 
 /** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
-export function isCertificateErrorCode(code: string): boolean {
+function isCertificateErrorCode(code: string): boolean {
 	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 }
 

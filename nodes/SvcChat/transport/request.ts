@@ -36,7 +36,7 @@ import {
 	type SvcOutcome,
 } from './errors';
 
-export const CREDENTIALS_TYPE = 'svcApi';
+const CREDENTIALS_TYPE = 'svcApi';
 
 export type SvcApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
@@ -93,8 +93,8 @@ export const retryPolicy: RetryPolicy = {
 	sleep,
 };
 
-export const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
-export const RETRIED_NETWORK_CODES = new Set([
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+const RETRIED_NETWORK_CODES = new Set([
 	'ECONNRESET',
 	'EPIPE',
 	'ETIMEDOUT',
@@ -104,7 +104,7 @@ export const RETRIED_NETWORK_CODES = new Set([
 ]);
 
 /** What a failed attempt that got no reply means for the request. */
-export interface NetworkFailure {
+interface NetworkFailure {
 	/** The system error code (ECONNRESET, ENOTFOUND…), when the error carries one. */
 	code?: string;
 	/** False only when the code proves nothing reached the server; then nothing can have been carried out. */
@@ -118,7 +118,7 @@ export interface NetworkFailure {
  * error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps the original error as `cause`,
  * n8n 1.x drops it (its error class redeclares `cause`). So the code is looked for in both, on every level.
  */
-export function classifyNetworkFailure(error: unknown): NetworkFailure {
+function classifyNetworkFailure(error: unknown): NetworkFailure {
 	const code = findNetworkCode(error);
 	return {
 		code,
@@ -156,20 +156,20 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function backoffDelay(policy: RetryPolicy, attempt: number): number {
+function backoffDelay(policy: RetryPolicy, attempt: number): number {
 	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
 	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
 /** What the user should know about retries of a failure that retrying could have cured. */
-export function retryNote(notRetried: string | undefined, attempts: number): string {
+function retryNote(notRetried: string | undefined, attempts: number): string {
 	if (notRetried !== undefined) return notRetried;
 	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
 }
 
 /** The request reached the server, but whether it was carried out cannot be told from the reply. */
-export function outcomeUnknown(failure: SvcFailure): boolean {
+function outcomeUnknown(failure: SvcFailure): boolean {
 	return (
 		(failure.httpCode ?? 0) >= 500 ||
 		failure.code === 'not-json' ||
@@ -177,7 +177,7 @@ export function outcomeUnknown(failure: SvcFailure): boolean {
 	);
 }
 
-export function withNote(failure: SvcFailure, note: string): SvcFailure {
+function withNote(failure: SvcFailure, note: string): SvcFailure {
 	return note
 		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
 		: failure;
@@ -187,7 +187,7 @@ export function withNote(failure: SvcFailure, note: string): SvcFailure {
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
 
-export function bodyText(body: unknown): string {
+function bodyText(body: unknown): string {
 	if (typeof body === 'string') return body;
 	if (Buffer.isBuffer(body)) return body.toString('utf8');
 	if (body === undefined || body === null) return '';
@@ -195,7 +195,7 @@ export function bodyText(body: unknown): string {
 }
 
 /** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
-export function decodeReply<Reply>(
+function decodeReply<Reply>(
 	endpoint: Endpoint<Reply>,
 	qs: IDataObject,
 	response: SvcHttpResponse,

@@ -25,7 +25,7 @@ import { bindingChange, serverBinding, type ServerBinding } from './binding';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
-export const TEST_EVENT_CHATS = 5;
+const TEST_EVENT_CHATS = 5;
 const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 const POLL_BUDGET_SHARE = 0.5;

@@ -7,8 +7,8 @@ import { showValue } from '../helpers/values';
 import { pollParameters } from '../parameters';
 import { DEFAULT_MAX_CHATS_PER_POLL, triggerProperties } from './description';
 
-export type StartFrom = 'now' | 'beginning' | 'date';
-export type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
+type StartFrom = 'now' | 'beginning' | 'date';
+type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
 
 export interface TriggerSettings {
 	startFrom: StartFrom;

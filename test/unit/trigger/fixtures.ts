@@ -8,7 +8,7 @@ import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST, instantPauses } from '../../harness/fixtures';
 
-export { BASE_URL, HOST };
+export { HOST };
 /** The trigger's parameters for reading the whole history and emitting every change as raw chats. */
 export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
 /**
