@@ -64,7 +64,7 @@ function isMinimalChat(chat: Chat): boolean {
  * further request starts, so a caller never goes past a chat it could not read.
  */
 async function withFullChats(
-	this: SvcApiContext,
+	context: SvcApiContext,
 	credentials: SvcCredentials,
 	chats: Chat[],
 	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
@@ -78,7 +78,7 @@ async function withFullChats(
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
 			try {
-				const reply = await requestWithCredentials(this, credentials, 'chat', {
+				const reply = await requestWithCredentials(context, credentials, 'chat', {
 					...options,
 					qs: { id: chats[index].id },
 				});
@@ -114,196 +114,156 @@ export interface ChatPage {
 // A server that keeps saying "more" while handing back nothing is stopped after this many empty pages in a row.
 const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 
-export interface ChatPageOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
-	/** Credentials the caller has read already (a poll reads them once for all its walks). */
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** How far back "recent" looks, widening step by step; the last step is the whole history. */
+const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_MS];
+
+export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
+	/** Credentials the caller has read already (a poll needs them for its binding too). */
 	credentials?: SvcCredentials;
 	/**
 	 * Replace list entries that hold only id and created_at with the full chat from GET /chat (default true).
 	 * Only a reader that needs nothing but ids and creation times (the trigger catching up to now) turns it off.
 	 */
 	fullChats?: boolean;
-}
-
-/**
- * Walks `GET /chats` from `since`, one page at a time, following `last_ts` while `more_chats_available` is true
- * (spec 4.6). The caller decides when to stop; a failed page throws after the earlier pages were yielded. A page is
- * yielded only once each of its chats could be read in full, so a cursor taken from it never passes a skeleton.
- */
-export async function* svcChatPages(
-	this: SvcApiContext,
-	since: Cursor,
-	{ fullChats = true, credentials: given, ...options }: ChatPageOptions = {},
-): AsyncGenerator<ChatPage> {
-	const credentials = given ?? (await readCredentials(this));
-	let cursor = since;
-	let emptyPagesInARow = 0;
-	for (;;) {
-		const reply = await requestWithCredentials(this, credentials, 'chats', {
-			...options,
-			qs: { since: cursor },
-		});
-		const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
-		if (!next.ok)
-			throw toNodeApiError(this, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);
-		const chats = fullChats
-			? await withFullChats.call(this, credentials, reply.chats, options)
-			: reply.chats;
-		const page: ChatPage = {
-			since: cursor,
-			chats,
-			lastTs: next.cursor,
-			moreChatsAvailable: reply.more_chats_available,
-		};
-		yield page;
-		if (!page.moreChatsAvailable) return;
-		emptyPagesInARow = page.chats.length === 0 ? emptyPagesInARow + 1 : 0;
-		const stalled = String(page.lastTs) === String(cursor);
-		if (stalled || emptyPagesInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
-			const text = {
-				message: stalled
-					? `The server keeps reporting more chats, but its cursor stopped moving (last_ts ${String(page.lastTs)})`
-					: `The server keeps reporting more chats, but sent none in ${MAX_EMPTY_PAGES_IN_A_ROW} pages in a row (last_ts ${String(page.lastTs)})`,
-				fix: 'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
-			};
-			throw toNodeApiError(this, { text, code: 'cursor-stalled' }, options.itemIndex);
-		}
-		cursor = page.lastTs;
-	}
-}
-
-/** Keeps one version of each chat, the latest delivered, in the order of latest delivery (spec rule 4.6.4). */
-export function addLatestVersions(byId: Map<string, Chat>, chats: Chat[]): void {
-	for (const chat of chats) {
-		const key = String(chat.id);
-		byId.delete(key);
-		byId.set(key, chat);
-	}
-}
-
-export interface CollectedChats {
-	chats: Chat[];
-	/**
-	 * A cursor that loses nothing: the last page's `last_ts` when every page was taken whole,
-	 * else the cursor of the page the limit cut, so its remaining chats come again next time.
-	 */
-	lastTs: Cursor;
-}
-
-export interface GetChatsOptions extends ChatPageOptions {
+	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
 	limit?: number;
 	/**
-	 * Stop at the end of the page on which `limit` is reached instead of inside it, so the cursor returned has passed
-	 * every chat returned and always moves forward (up to a page, 100 chats, beyond the limit).
+	 * Meet `limit` at the end of its page instead of inside it, so the cursor returned has passed every chat returned
+	 * and always moves forward (up to a page, 100 chats, beyond the limit).
 	 */
 	wholePages?: boolean;
-}
-
-/** Reads changed chats since a cursor, up to `limit` distinct chats, fetching no page beyond it. */
-export async function svcGetChats(
-	this: SvcApiContext,
-	since: Cursor,
-	{ limit, wholePages = false, ...options }: GetChatsOptions = {},
-): Promise<CollectedChats> {
-	const byId = new Map<string, Chat>();
-	let lastTs = since;
-	if (limit !== undefined && limit <= 0) return { chats: [], lastTs };
-	for await (const page of svcChatPages.call(this, since, options)) {
-		addLatestVersions(byId, page.chats);
-		if (limit !== undefined && byId.size >= limit) {
-			if (wholePages) return { chats: [...byId.values()], lastTs: page.lastTs };
-			const cutInsidePage = byId.size > limit;
-			lastTs = cutInsidePage ? page.since : page.lastTs;
-			return { chats: [...byId.values()].slice(0, limit), lastTs };
-		}
-		lastTs = page.lastTs;
-	}
-	return { chats: [...byId.values()], lastTs };
-}
-
-// The trigger's and the From List search's walks: bounded, keeping what was read when a later page fails, and "recent".
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** How far back "recent" looks, widening step by step; the last step is the whole history. */
-const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_MS];
-
-/**
- * Pages of changes starting at a recent point: the first look-back step (1 hour, 1 day, 7 days, 30 days, a year,
- * then the beginning) whose first page holds chats. The look-back is measured on n8n's clock, but a step counts only
- * when the server answers it with chats, so the server's own cursor decides where the walk continues: if n8n's clock
- * is ahead of the server's, the empty steps are passed over instead of trusted. One request per empty step.
- */
-export async function* recentChatPages(
-	this: SvcApiContext,
-	nowMs: number,
-	options: ChatPageOptions = {},
-): AsyncGenerator<ChatPage> {
-	const starts = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter(
-		(since) => since !== undefined,
-	);
-	starts.push('0');
-	for (const [index, since] of starts.entries()) {
-		const pages = svcChatPages.call(this, since, options);
-		const first = await pages.next();
-		if (first.done) continue;
-		if (first.value.chats.length > 0 || index === starts.length - 1) {
-			yield first.value;
-			yield* pages;
-			return;
-		}
-		await pages.return(undefined);
-	}
-}
-
-export interface WalkLimits {
-	/** Stop at the end of the page on which this many chats have been read. */
-	maxChats: number;
+	/** Stop at the end of the page on which this many chats (counting repeats) have been read. */
+	maxChatsRead?: number;
 	maxPages?: number;
 	/** Date.now() after which no further page is requested. */
 	deadlineMs?: number;
+	/**
+	 * When a later page fails after some chats were read, end at the last good page and report the failure in the
+	 * walk instead of throwing, so a poll keeps its progress.
+	 */
+	keepOnFailure?: boolean;
+	/** Sees each page once all its chats are read in full; returning true ends the walk after it. */
+	onPage?: (page: ChatPage) => boolean | void;
 }
 
-export interface PageWalk {
-	/** `last_ts` of the last page read, as a string, exactly as the server sent it. */
-	cursor: string;
+export interface ChatWalk {
+	/** One version of each chat, the latest delivered, in the order of latest delivery (spec rule 4.6.4). */
+	chats: Chat[];
+	/**
+	 * A cursor that loses nothing: the last page's `last_ts` when every page was taken whole, else the cursor of the
+	 * page the limit cut, so its remaining chats come again next time.
+	 */
+	lastTs: Cursor;
 	pagesRead: number;
-	chatsRead: number;
 	/** The last page read said no more chats are available. */
 	caughtUp: boolean;
-	/** Why a later page could not be read; the pages before it count. */
+	/** Why a later page could not be read (with `keepOnFailure`); the pages before it count. */
 	failure?: unknown;
 }
 
+/** Where "recent" starts: 1 hour, 1 day, 7 days, 30 days, a year back on n8n's clock, then the beginning. */
+function lookBackStarts(nowMs: number): Cursor[] {
+	const starts: Cursor[] = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter(
+		(since) => since !== undefined,
+	);
+	return [...starts, '0'];
+}
+
 /**
- * Reads pages until the server has no more, or a limit is reached at a page boundary. At least one page is always
- * read, so every poll makes progress. If the first page fails, or a later one before any chat was read, that error is
- * thrown; if a later page fails, the walk ends at the last good page and reports the failure.
+ * THE walk over `GET /chats` (spec 4.6): from `since` (or from a recent point), one page at a time, following
+ * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
+ * poll makes progress. A page counts only once each of its chats could be read in full, so a cursor taken from it
+ * never passes a skeleton.
+ *
+ * "recent" starts at the first look-back step whose first page holds chats. The look-back is measured on n8n's
+ * clock, but a step counts only when the server answers it with chats, so the server's own cursor decides where the
+ * walk continues: if n8n's clock is ahead of the server's, the empty steps are passed over instead of trusted. One
+ * request per empty step.
  */
-export async function walkPages(
-	pages: AsyncIterable<ChatPage>,
-	limits: WalkLimits,
-	onPage: (page: ChatPage) => void,
-): Promise<PageWalk | undefined> {
-	let walk: PageWalk | undefined;
-	let failure: { error: unknown } | undefined;
+export async function walkChats(
+	context: SvcApiContext,
+	since: Cursor | 'recent',
+	options: WalkOptions = {},
+): Promise<ChatWalk> {
+	const { limit, maxChatsRead, maxPages, deadlineMs, onPage } = options;
+	const byId = new Map<string, Chat>();
+	const starts = since === 'recent' ? lookBackStarts(Date.now()) : [since];
+	let cursor = starts.shift() as Cursor;
+	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
+	if (limit !== undefined && limit <= 0) return walk;
+	const credentials = options.credentials ?? (await readCredentials(context));
+	let chatsRead = 0;
+	let emptyPagesInARow = 0;
 	try {
-		for await (const page of pages) {
-			onPage(page);
-			walk = {
-				cursor: String(page.lastTs),
-				pagesRead: (walk?.pagesRead ?? 0) + 1,
-				chatsRead: (walk?.chatsRead ?? 0) + page.chats.length,
-				caughtUp: !page.moreChatsAvailable,
-			};
-			if (walk.caughtUp || walk.chatsRead >= limits.maxChats) break;
-			if (limits.maxPages !== undefined && walk.pagesRead >= limits.maxPages) break;
-			if (limits.deadlineMs !== undefined && Date.now() >= limits.deadlineMs) break;
+		for (;;) {
+			const page = await readPage(context, credentials, cursor, options);
+			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
+				cursor = starts.shift() as Cursor;
+				continue;
+			}
+			starts.length = 0;
+			const stop = onPage?.(page) === true;
+			for (const chat of page.chats) {
+				const key = String(chat.id);
+				byId.delete(key);
+				byId.set(key, chat);
+			}
+			walk.pagesRead++;
+			chatsRead += page.chats.length;
+			walk.lastTs = page.lastTs;
+			walk.caughtUp = !page.moreChatsAvailable;
+			if (limit !== undefined && byId.size >= limit) {
+				if (options.wholePages) return { ...walk, chats: [...byId.values()] };
+				const cutInsidePage = byId.size > limit;
+				if (cutInsidePage) walk.lastTs = page.since;
+				return { ...walk, chats: [...byId.values()].slice(0, limit) };
+			}
+			if (stop || walk.caughtUp) break;
+			if (maxChatsRead !== undefined && chatsRead >= maxChatsRead) break;
+			if (maxPages !== undefined && walk.pagesRead >= maxPages) break;
+			if (deadlineMs !== undefined && Date.now() >= deadlineMs) break;
+			emptyPagesInARow = page.chats.length === 0 ? emptyPagesInARow + 1 : 0;
+			const stalled = String(page.lastTs) === String(cursor);
+			if (stalled || emptyPagesInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+				const text = {
+					message: stalled
+						? `The server keeps reporting more chats, but its cursor stopped moving (last_ts ${String(page.lastTs)})`
+						: `The server keeps reporting more chats, but sent none in ${MAX_EMPTY_PAGES_IN_A_ROW} pages in a row (last_ts ${String(page.lastTs)})`,
+					fix: 'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
+				};
+				throw toNodeApiError(context, { text, code: 'cursor-stalled' }, options.itemIndex);
+			}
+			cursor = page.lastTs;
 		}
 	} catch (error) {
-		failure = { error };
+		walk.failure = error;
 	}
 	// The transport's errors are already NodeApiErrors with the message and fix n8n shows. With no chat read before
-	// the failure (say the server's cursor stalled on the first page), there is nothing to keep: the poll shows the error.
-	if (failure && (walk === undefined || walk.chatsRead === 0)) throw failure.error;
-	if (walk && failure) walk.failure = failure.error;
-	return walk;
+	// the failure (say the server's cursor stalled on the first page), there is nothing to keep.
+	if (walk.failure !== undefined && (!options.keepOnFailure || chatsRead === 0)) throw walk.failure;
+	return { ...walk, chats: [...byId.values()] };
+}
+
+/** One page of `GET /chats` from `since`, its cursor checked and its minimal entries read in full. */
+async function readPage(
+	context: SvcApiContext,
+	credentials: SvcCredentials,
+	since: Cursor,
+	options: WalkOptions,
+): Promise<ChatPage> {
+	const request = { itemIndex: options.itemIndex, notRetried: options.notRetried };
+	const reply = await requestWithCredentials(context, credentials, 'chats', {
+		...request,
+		qs: { since },
+	});
+	const next = nextCursor(since, reply.last_ts, reply.chats.length);
+	if (!next.ok)
+		throw toNodeApiError(context, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);
+	const chats =
+		options.fullChats === false
+			? reply.chats
+			: await withFullChats(context, credentials, reply.chats, request);
+	return { since, chats, lastTs: next.cursor, moreChatsAvailable: reply.more_chats_available };
 }

@@ -6,16 +6,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import {
-	addLatestVersions,
-	recentChatPages,
-	svcChatPages,
-	walkPages,
-	type ChatPage,
-	type ChatPageOptions,
-	type PageWalk,
-	type WalkLimits,
-} from '../transport/chats';
+import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
 import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
@@ -32,9 +23,6 @@ const POLL_BUDGET_SHARE = 0.5;
 
 type PollResult = INodeExecutionData[][] | null;
 
-// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
-const CATCH_UP_PAGES = { fullChats: false };
-
 /**
  * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
  * here only, after the pages were read: an error never moves the stored cursor.
@@ -43,27 +31,29 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
 	// Read once per poll: n8n decrypts the credentials on every read.
 	const credentials = await readCredentials(this);
-	const pageOptions: ChatPageOptions = { credentials };
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
 
 	const staticData = this.getWorkflowStaticData('node');
 	const state = loadBoundState(this, staticData, settings, serverBinding(credentials));
-	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
+	const walkOptions: WalkOptions = {
+		credentials,
+		maxChatsRead: settings.maxChatsPerPoll,
+		deadlineMs: pollDeadline(this),
+		keepOnFailure: true,
+	};
 
 	if (state.catchingUp) {
-		const caughtUp = await catchUpToNow(this, state, settings, limits, pageOptions);
+		const caughtUp = await catchUpToNow(this, state, settings, walkOptions);
 		saveState(staticData, { ...state, ...caughtUp });
 		return null;
 	}
 
-	const byId = new Map<string, Chat>();
-	const pages = svcChatPages.call(this, state.cursor ?? '0', pageOptions);
-	const walk = await walkPages(pages, limits, (page) => addLatestVersions(byId, page.chats));
-	if (!walk) return null;
+	const walk = await walkChats(this, state.cursor ?? '0', walkOptions);
 	reportFailure(this, walk, state.cursor);
-	const selected = selectChats([...byId.values()], settings, state);
-	saveState(staticData, { ...state, ...selected.stateChanges, cursor: walk.cursor });
-	return toOutput(this, selected.chats, settings, walk.cursor);
+	const cursor = String(walk.lastTs);
+	const selected = selectChats(walk.chats, settings, state);
+	saveState(staticData, { ...state, ...selected.stateChanges, cursor });
+	return toOutput(this, selected.chats, settings, cursor);
 }
 
 /**
@@ -100,34 +90,35 @@ async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
 	settings: TriggerSettings,
-	limits: WalkLimits,
-	pageOptions: ChatPageOptions,
+	walkOptions: WalkOptions,
 ): Promise<Partial<TriggerState>> {
-	const options = { ...pageOptions, ...CATCH_UP_PAGES };
-	const pages =
-		state.cursor === undefined
-			? recentChatPages.call(context, Date.now(), options)
-			: svcChatPages.call(context, state.cursor, options);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
 	let seenIds = state.seenIds;
-	const walk = await walkPages(pages, limits, (page: ChatPage) => {
-		for (const chat of page.chats) {
-			const createdMs = toEpochMs(chat.created_at);
-			if (createdMs !== undefined && (newestCreatedMs === undefined || createdMs > newestCreatedMs))
-				newestCreatedMs = createdMs;
-		}
-		// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-		if (settings.emit === 'newChats')
-			seenIds = rememberSeen(
-				seenIds,
-				page.chats.map((chat) => String(chat.id)),
-			);
+	const walk = await walkChats(context, state.cursor ?? 'recent', {
+		...walkOptions,
+		// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
+		fullChats: false,
+		onPage: (page) => {
+			for (const chat of page.chats) {
+				const createdMs = toEpochMs(chat.created_at);
+				if (
+					createdMs !== undefined &&
+					(newestCreatedMs === undefined || createdMs > newestCreatedMs)
+				)
+					newestCreatedMs = createdMs;
+			}
+			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
+			if (settings.emit === 'newChats')
+				seenIds = rememberSeen(
+					seenIds,
+					page.chats.map((chat) => String(chat.id)),
+				);
+		},
 	});
-	if (!walk) return {};
 	reportFailure(context, walk, state.cursor);
 	return {
 		...(settings.emit === 'newChats' ? { seenIds } : {}),
-		cursor: walk.cursor,
+		cursor: String(walk.lastTs),
 		catchingUp: !walk.caughtUp,
 		...(newestCreatedMs !== undefined
 			? { newChatsFrom: new Date(newestCreatedMs).toISOString() }
@@ -144,24 +135,23 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
-	pageOptions: ChatPageOptions,
+	walkOptions: WalkOptions,
 ): Promise<PollResult> {
-	const byId = new Map<string, Chat>();
-	const walk = await walkPages(
-		recentChatPages.call(context, Date.now(), pageOptions),
-		{ maxChats: Number.POSITIVE_INFINITY, maxPages: TEST_EVENT_PAGES },
-		(page) => addLatestVersions(byId, page.chats),
-	);
-	const recent = [...byId.values()];
+	const walk = await walkChats(context, 'recent', {
+		...walkOptions,
+		maxPages: TEST_EVENT_PAGES,
+		keepOnFailure: true,
+	});
+	const recent = walk.chats;
 	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
 	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
-	if (!walk || sample.length === 0) {
+	if (sample.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
 			description:
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, sample, settings, walk.cursor);
+	return toOutput(context, sample, settings, String(walk.lastTs));
 }
 
 function isFinished(chat: Chat): boolean {
@@ -205,10 +195,10 @@ function pollDeadline(context: IPollFunctions): number | undefined {
 }
 
 /** A later page failed: what came before is kept, and the next poll starts again at the failed page. */
-function reportFailure(context: IPollFunctions, walk: PageWalk, since: string | undefined): void {
+function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | undefined): void {
 	if (walk.failure === undefined) return;
 	const reason = walk.failure instanceof Error ? walk.failure.message : String(walk.failure);
 	context.logger.warn(
-		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${walk.cursor}`,
+		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${String(walk.lastTs)}`,
 	);
 }

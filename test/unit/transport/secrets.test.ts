@@ -4,7 +4,7 @@ import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import { svcRequest } from '../../../nodes/SvcChat/transport/request';
-import { svcGetChats } from '../../../nodes/SvcChat/transport/chats';
+import { walkChats } from '../../../nodes/SvcChat/transport/chats';
 import { type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
 import { TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import {
@@ -160,7 +160,7 @@ test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 
 test('a stalled cursor', async () => {
 	hostile('GET', 'chats', () => [200, json({ chats: [], more_chats_available: true, last_ts: 0 })]);
-	const error = await rejectionOf(svcGetChats.call(transportContext(), 0));
+	const error = await rejectionOf(walkChats(transportContext(), 0));
 	expect(error.message).toMatch(/cursor stopped moving/);
 	expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 });
