@@ -68,7 +68,7 @@ export interface ChatsReply {
 	last_ts: Cursor;
 }
 
-/** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/cursor.ts). */
+/** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/chats.ts). */
 export type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
 
 /** 4.7 */

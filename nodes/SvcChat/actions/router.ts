@@ -28,20 +28,21 @@ type SvcOperation = { description: INodeProperties[] } & (
 	  }
 );
 
-/** A resource: its operation selector and its operations by value. */
-export interface SvcResource {
-	description: INodeProperties[];
-	operations: Record<string, SvcOperation>;
-}
-
 /** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
 export function resource(
 	operations: Record<string, SvcOperation>,
 	operationSelector: INodeProperties,
-): SvcResource {
+) {
 	const parameters = Object.values(operations).flatMap((operation) => operation.description);
 	return { description: [operationSelector, ...parameters], operations };
 }
+
+/** A resource: its operation selector and its operations by value. */
+export type SvcResource = ReturnType<typeof resource>;
+
+/** `record[key]` for own keys only: a hand-edited "constructor" or "__proto__" must not find Object's prototype. */
+const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
+	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
 /** The output item of a failed input item when continue-on-fail is on: the message and the fix. */
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
@@ -71,15 +72,7 @@ export async function router(
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
-	// Own keys only: a hand-edited "constructor" or "__proto__" must not find something on Object's prototype.
-	const ofResource =
-		typeof resource === 'string' && Object.hasOwn(resources, resource)
-			? resources[resource].operations
-			: undefined;
-	const operation: SvcOperation | undefined =
-		ofResource && typeof operationName === 'string' && Object.hasOwn(ofResource, operationName)
-			? ofResource[operationName]
-			: undefined;
+	const operation = own(own(resources, resource)?.operations, operationName);
 	if (!operation) {
 		throw new NodeOperationError(
 			this.getNode(),

@@ -45,25 +45,8 @@ export function parameterLabel(properties: readonly INodeProperties[], name: str
 	return label;
 }
 
-/** The values an options parameter offers, from its description. */
-function parameterChoices(properties: readonly INodeProperties[], name: string): string[] {
-	const property = properties.find((candidate) => candidate.name === name);
-	return ((property?.options ?? []) as PropertyOption[]).flatMap((option) =>
-		'value' in option && typeof option.value === 'string' ? [option.value] : [],
-	);
-}
-
-/** Where values come from: one input item of the action node, or the trigger's (item-less) parameters. */
-interface ParameterSource {
-	node(): INode;
-	itemIndex?: number;
-	get(name: string, fallback: unknown): unknown;
-}
-
-interface Fix {
-	/** What the user should do, shown under the error message. */
-	fix: string;
-}
+/** `fix`: what the user should do, shown under the error message. */
+type Fix = { fix: string };
 
 const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 
@@ -88,9 +71,12 @@ function wholeNumberOf(value: unknown): number | undefined {
  * description the reader was made with) and says how to fix it.
  */
 export class ParameterReader {
+	/** Values come from one input item of the action node, or from the trigger's (item-less) parameters. */
 	constructor(
-		private readonly source: ParameterSource,
+		private readonly context: { getNode(): INode },
 		private readonly properties: readonly INodeProperties[],
+		private readonly get: (name: string, fallback: unknown) => unknown,
+		private readonly itemIndex?: number,
 	) {}
 
 	/** The field's label, as the editor shows it. */
@@ -100,8 +86,8 @@ export class ParameterReader {
 
 	/** An error about this item's parameters, with the fix as its description. */
 	fail(message: string, fix: string): NodeOperationError {
-		const { itemIndex } = this.source;
-		return new NodeOperationError(this.source.node(), message, {
+		const { itemIndex } = this;
+		return new NodeOperationError(this.context.getNode(), message, {
 			description: fix,
 			...(itemIndex === undefined ? {} : { itemIndex }),
 		});
@@ -109,7 +95,7 @@ export class ParameterReader {
 
 	/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
 	raw(name: string, fallback?: unknown): unknown {
-		return this.source.get(name, fallback);
+		return this.get(name, fallback);
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
@@ -192,10 +178,12 @@ export class ParameterReader {
 	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
 		const value = this.raw(name, options.fallback);
 		const label = this.label(name);
-		const valueOptions = parameterChoices(this.properties, name).map((choice) => ({
-			name: choice,
-			value: choice,
-		}));
+		const offered = this.properties.find((property) => property.name === name)?.options ?? [];
+		const valueOptions = (offered as PropertyOption[]).flatMap((option) =>
+			'value' in option && typeof option.value === 'string'
+				? [{ name: option.value, value: option.value }]
+				: [],
+		);
 		// n8n's own check for an options value; it lets null and undefined through, so those are refused first.
 		if (value !== undefined && value !== null) {
 			if (validateFieldType(label, value, 'options', { valueOptions }).valid) return value as T;
@@ -262,31 +250,20 @@ export class ParameterReader {
 }
 
 /** The readers for one input item of the action node, labelled from the operation's own properties. */
-export function itemParameters(
+export const itemParameters = (
 	context: IExecuteFunctions,
 	itemIndex: number,
 	properties: readonly INodeProperties[],
-): ParameterReader {
-	return new ParameterReader(
-		{
-			node: () => context.getNode(),
-			itemIndex,
-			get: (name, fallback) => context.getNodeParameter(name, itemIndex, fallback),
-		},
+) =>
+	new ParameterReader(
+		context,
 		properties,
+		(name, fallback) => context.getNodeParameter(name, itemIndex, fallback),
+		itemIndex,
 	);
-}
 
 /** The readers for the trigger, whose parameters have no item. */
-export function pollParameters(
-	context: IPollFunctions,
-	properties: readonly INodeProperties[],
-): ParameterReader {
-	return new ParameterReader(
-		{
-			node: () => context.getNode(),
-			get: (name, fallback) => context.getNodeParameter(name, fallback),
-		},
-		properties,
+export const pollParameters = (context: IPollFunctions, properties: readonly INodeProperties[]) =>
+	new ParameterReader(context, properties, (name, fallback) =>
+		context.getNodeParameter(name, fallback),
 	);
-}

@@ -46,6 +46,24 @@ const HEADER_TYPES = headerTypeParameter.options!.map(
 	(option) => (option as { value: string }).value,
 );
 
+/** The list of one template part's parameters ("Header Parameters"), each row one parameter. */
+function templatePart(
+	part: string,
+	description: string,
+	values: INodeProperties[] = [textParameter],
+): INodeProperties {
+	return {
+		displayName: `${part} Parameters`,
+		name: `${part.toLowerCase()}Parameters`,
+		type: 'fixedCollection',
+		placeholder: `Add ${part} Parameter`,
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		description,
+		options: [{ displayName: 'Parameter', name: 'parameter', values }],
+	};
+}
+
 const properties: INodeProperties[] = [
 	{
 		displayName:
@@ -83,43 +101,15 @@ const properties: INodeProperties[] = [
 		description:
 			'Language of the template to send, as registered with the messaging app (e.g. en, de, pt_BR)',
 	},
-	{
-		displayName: 'Header Parameters',
-		name: 'headerParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Header Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description: "Values for the template's header, in the same order as in the template",
-		options: [
-			{
-				displayName: 'Parameter',
-				name: 'parameter',
-				values: [headerTypeParameter, textParameter],
-			},
-		],
-	},
-	{
-		displayName: 'Body Parameters',
-		name: 'bodyParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Body Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description:
-			"Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
-		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
-	},
-	{
-		displayName: 'Footer Parameters',
-		name: 'footerParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Footer Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description: "Values for the template's footer, in the same order as in the template",
-		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
-	},
+	templatePart('Header', "Values for the template's header, in the same order as in the template", [
+		headerTypeParameter,
+		textParameter,
+	]),
+	templatePart(
+		'Body',
+		"Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
+	),
+	templatePart('Footer', "Values for the template's footer, in the same order as in the template"),
 	optionsCollection([
 		{
 			displayName: 'Recipients per Request',
@@ -137,15 +127,6 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['broadcast'], operation: ['sendTemplate'] } },
 	properties,
 );
-
-/** One input item as a recipient: who sends which template, and the entry sent for this item. */
-interface Recipient {
-	itemIndex: number;
-	operatorId: number;
-	channelId: string;
-	templateId: string;
-	entry: BroadcastEntry;
-}
 
 /**
  * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
@@ -223,7 +204,10 @@ export async function executeBatch(
 	return output.items;
 }
 
-function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {
+/** One input item as a recipient: who sends which template, and the entry sent for this item. */
+type Recipient = ReturnType<typeof readRecipient>;
+
+function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, properties);
 	const sender = readSender(context, itemIndex);
 	const templateId = read.requiredText('templateId', {

@@ -202,13 +202,10 @@ function visitorFields(
 		if (fields.has(key))
 			throw refuse(`The visitor field ${showValue(key)} is set twice. Keep only one of them.`);
 		// Text as the API wants it: numbers and true/false become text; objects, lists, null and NaN are refused.
-		const type = typeof value;
-		if (
-			type !== 'string' &&
-			type !== 'boolean' &&
-			type !== 'bigint' &&
-			!(type === 'number' && Number.isFinite(value))
-		) {
+		const isTextLike =
+			['string', 'boolean', 'bigint'].includes(typeof value) ||
+			(typeof value === 'number' && Number.isFinite(value));
+		if (!isTextLike) {
 			throw refuse(
 				`Visitor field ${showValue(key)} is ${describeValueType(value)}, but the API accepts only text. Give it text, a number or true/false.`,
 			);
