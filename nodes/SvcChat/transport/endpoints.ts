@@ -54,7 +54,7 @@ export interface Endpoint<Reply> {
 	shape: ReplyShape<Reply>;
 	/** Absent: a GET is retried, any other request is never retried (with NOT_RETRIED_NOTE). */
 	retry?: RetryRule;
-	/** Read before the general rules of transport/decode.ts; undefined leaves the reply to them. */
+	/** Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. */
 	readError?(reply: ReadReply): EndpointError | undefined;
 }
 
@@ -141,7 +141,7 @@ export const ENDPOINTS = {
 		path: 'chats',
 		shape: {
 			expected: 'an object with "chats", "more_chats_available" and "last_ts"',
-			// A missing or null last_ts is judged with the page (transport/cursor.ts): harmless on an empty one.
+			// A missing or null last_ts is judged with the page (nextCursor in chats.ts): harmless on an empty one.
 			matches: (reply): reply is ChatsReplyAsSent =>
 				isObject(reply) &&
 				Array.isArray(reply.chats) &&
