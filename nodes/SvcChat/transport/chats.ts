@@ -6,10 +6,9 @@ import type { Chat, Cursor } from '../types';
 import type { SvcErrorText } from './errors';
 import {
 	readCredentials,
-	requestWithCredentials,
+	svcRequest,
 	toNodeApiError,
 	type SvcApiContext,
-	type SvcCredentials,
 	type SvcRequestOptions,
 } from './request';
 
@@ -65,7 +64,6 @@ function isMinimalChat(chat: Chat): boolean {
  */
 async function withFullChats(
 	context: SvcApiContext,
-	credentials: SvcCredentials,
 	chats: Chat[],
 	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
 ): Promise<Chat[]> {
@@ -78,7 +76,7 @@ async function withFullChats(
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
 			try {
-				const reply = await requestWithCredentials(context, credentials, 'chat', {
+				const reply = await svcRequest(context, 'chat', {
 					...options,
 					qs: { id: chats[index].id },
 				});
@@ -120,8 +118,6 @@ const DAY_MS = 24 * HOUR_MS;
 const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_MS];
 
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
-	/** Credentials the caller has read already (a poll needs them for its binding too). */
-	credentials?: SvcCredentials;
 	/**
 	 * Replace list entries that hold only id and created_at with the full chat from GET /chat (default true).
 	 * Only a reader that needs nothing but ids and creation times (the trigger catching up to now) turns it off.
@@ -193,12 +189,34 @@ export async function walkChats(
 	let cursor = starts.shift() as Cursor;
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
-	const credentials = options.credentials ?? (await readCredentials(context));
+	// Read once for the walk (a poll passes the ones it read for its binding).
+	const request = {
+		itemIndex: options.itemIndex,
+		notRetried: options.notRetried,
+		credentials: options.credentials ?? (await readCredentials(context)),
+	};
 	let chatsRead = 0;
 	let emptyPagesInARow = 0;
 	try {
 		for (;;) {
-			const page = await readPage(context, credentials, cursor, options);
+			// One page from the cursor, its next cursor checked and its minimal entries read in full.
+			const reply = await svcRequest(context, 'chats', { ...request, qs: { since: cursor } });
+			const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
+			if (!next.ok)
+				throw toNodeApiError(
+					context,
+					{ text: next.text, code: 'missing-last-ts' },
+					options.itemIndex,
+				);
+			const page: ChatPage = {
+				since: cursor,
+				chats:
+					options.fullChats === false
+						? reply.chats
+						: await withFullChats(context, reply.chats, request),
+				lastTs: next.cursor,
+				moreChatsAvailable: reply.more_chats_available,
+			};
 			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
 				cursor = starts.shift() as Cursor;
 				continue;
@@ -244,26 +262,4 @@ export async function walkChats(
 	// the failure (say the server's cursor stalled on the first page), there is nothing to keep.
 	if (walk.failure !== undefined && (!options.keepOnFailure || chatsRead === 0)) throw walk.failure;
 	return { ...walk, chats: [...byId.values()] };
-}
-
-/** One page of `GET /chats` from `since`, its cursor checked and its minimal entries read in full. */
-async function readPage(
-	context: SvcApiContext,
-	credentials: SvcCredentials,
-	since: Cursor,
-	options: WalkOptions,
-): Promise<ChatPage> {
-	const request = { itemIndex: options.itemIndex, notRetried: options.notRetried };
-	const reply = await requestWithCredentials(context, credentials, 'chats', {
-		...request,
-		qs: { since },
-	});
-	const next = nextCursor(since, reply.last_ts, reply.chats.length);
-	if (!next.ok)
-		throw toNodeApiError(context, { text: next.text, code: 'missing-last-ts' }, options.itemIndex);
-	const chats =
-		options.fullChats === false
-			? reply.chats
-			: await withFullChats(context, credentials, reply.chats, request);
-	return { since, chats, lastTs: next.cursor, moreChatsAvailable: reply.more_chats_available };
 }

@@ -42,10 +42,10 @@ interface EndpointError {
 }
 
 /**
- * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx).
- * Retried: why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
+ * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx); the entry's
+ * comment says why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
  */
-type RetryRule = { retried: true; why: string } | { retried: false; note: string };
+type RetryRule = { retried: true } | { retried: false; note: string };
 
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
@@ -70,7 +70,8 @@ export function whyNotRetried(endpoint: Endpoint<unknown>, override?: string): s
 	return rule.retried ? undefined : rule.note;
 }
 
-const READING_TWICE = { retried: true, why: 'a read changes nothing on the server' } as const;
+// A read changes nothing on the server.
+const READING_TWICE = { retried: true } as const;
 
 const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
 	expected: 'an object with "result": "ok"',
@@ -92,18 +93,17 @@ export const ENDPOINTS = {
 		method: 'POST',
 		path: 'rt/provide_visitor_fields',
 		shape: REAL_TIME_SHAPE,
-		retry: {
-			retried: true,
-			why: 'storing the same fields for the same token twice leaves one pairing',
-		},
+		// Storing the same fields for the same token twice leaves one pairing.
+		retry: { retried: true },
 	}),
 	// 4.2
 	'rt/agent_status': endpoint({
 		method: 'POST',
 		path: 'rt/agent_status',
 		shape: REAL_TIME_SHAPE,
-		// Set Status with a condition makes its request never retried itself (see setStatus.operation.ts).
-		retry: { retried: true, why: 'setting the same status twice leaves the same status' },
+		// Setting the same status twice leaves the same status. Set Status with a condition makes its request never
+		// retried itself (see setStatus.operation.ts).
+		retry: { retried: true },
 	}),
 	// 4.3
 	'rt/send_broadcast': endpoint({

@@ -58,6 +58,8 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.
 	 */
 	notRetried?: string;
+	/** The credentials, when the caller has read them already (see readCredentials). */
+	credentials?: SvcCredentials;
 }
 
 /** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
@@ -66,9 +68,6 @@ export interface SvcHttpResponse {
 	headers: Record<string, unknown>;
 	body: unknown;
 }
-
-/** Sends one HTTP request as given (Basic auth is already in it); the nodes and the tests each bring their own. */
-export type SvcSend = (options: IHttpRequestOptions) => Promise<SvcHttpResponse>;
 
 // Retries: which failures are retried, how long to wait between attempts, and what the user is told about it.
 export interface RetryPolicy {
@@ -131,17 +130,13 @@ const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
 
 function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
-	for (let depth = 0; depth < 4 && isObjectLike(current); depth++) {
+	for (let depth = 0; depth < 4 && isObject(current); depth++) {
 		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
 		for (const candidate of [code, httpCode])
 			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
-}
-
-function isObjectLike(value: unknown): value is object {
-	return typeof value === 'object' && value !== null;
 }
 
 /** Seconds or an HTTP date, as milliseconds; undefined when absent or unreadable. */
@@ -300,96 +295,6 @@ function pickErrorMembers(reply: IDataObject): IDataObject {
 	return members;
 }
 
-/**
- * Sends one request to an endpoint of the table through `send` (n8n's request helper for the nodes; the tests bring
- * their own, and entries of their own), with bounded retries, and decodes the reply.
- */
-export async function sendToEndpoint<Reply>(
-	send: SvcSend,
-	credentials: SvcCredentials,
-	endpoint: Endpoint<Reply>,
-	options: SvcRequestOptions = {},
-): Promise<SvcOutcome<Reply>> {
-	const secrets = secretForms(credentials);
-	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
-	if (problem !== undefined) {
-		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
-		const text = {
-			message: redact(problem, secrets),
-			fix: 'Correct the host in the Svc API credentials.',
-		};
-		return { ok: false, failure: { text, code: 'invalid-host' } };
-	}
-	const policy = retryPolicy;
-	const notRetried = whyNotRetried(endpoint, options.notRetried);
-	const retryable = notRetried === undefined;
-	const request: IHttpRequestOptions = {
-		method: endpoint.method,
-		url: `${baseUrl}/api/v2/${endpoint.path}`,
-		qs: options.qs,
-		body: options.body,
-		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
-		// Basic auth is applied here, not by an `authenticate` block on the credential: n8n would then let any HTTP
-		// Request node send the password anywhere (see credentials/SvcApi.credentials.ts).
-		auth: { username: credentials.email, password: credentials.password },
-		json: true,
-		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
-		encoding: 'text',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: policy.timeoutMs,
-		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
-		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
-		disableFollowRedirect: true,
-	};
-
-	for (let attempt = 0; ; attempt++) {
-		const canRetry = retryable && attempt < policy.maxRetries;
-		let response: SvcHttpResponse;
-		try {
-			response = await send({ ...request });
-		} catch (error) {
-			const network = classifyNetworkFailure(error);
-			if (canRetry && network.transient) {
-				await policy.sleep(backoffDelay(policy, attempt));
-				continue;
-			}
-			const failure: SvcFailure = {
-				text: describeNetworkError(network.code, new URL(baseUrl).host),
-				networkCode: network.code,
-			};
-			// Only a failure that may have come after the server had the request can have carried it out.
-			return {
-				ok: false,
-				failure: network.maybeSent
-					? withNote(failure, retryNote(notRetried, attempt + 1))
-					: failure,
-			};
-		}
-		if (!RETRIED_STATUSES.has(response.statusCode)) {
-			const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
-			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
-			return { ok: false, failure: withNote(outcome.failure, retryNote(notRetried, attempt + 1)) };
-		}
-
-		const retryAfter = parseRetryAfter(response.headers['retry-after']);
-		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
-		if (canRetry && !waitTooLong) {
-			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
-			continue;
-		}
-		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-		if (outcome.ok) return outcome;
-		const note =
-			waitTooLong && retryable
-				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
-				: retryNote(notRetried, attempt + 1);
-		return { ok: false, failure: withNote(outcome.failure, note) };
-	}
-}
-
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
 export function toNodeApiError(
 	context: SvcApiContext,
@@ -421,9 +326,10 @@ export function toNodeApiError(
 }
 
 /**
- * A request to an endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for), which
- * holds because each endpoint's shape check lets only its reply by.
+ * THE request: one endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
+ * and logging settings, with bounded retries. It resolves to the endpoint's reply type (for stats, the one of the mode
+ * asked for), which holds because each endpoint's shape check lets only its reply by; a failure is thrown as the
+ * NodeApiError n8n shows.
  */
 export async function svcRequest<
 	Path extends EndpointPath,
@@ -433,27 +339,43 @@ export async function svcRequest<
 	path: Path,
 	options: SvcRequestOptions<Query> = {},
 ): Promise<ReplyTo<Path, Query>> {
-	return await requestWithCredentials(context, await readCredentials(context), path, options);
-}
-
-/** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk over many pages reads them once. */
-export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
-	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-}
-
-/**
- * svcRequest with the credentials already read. n8n's request helper would read and decrypt them again for every
- * request unless it is handed them.
- */
-export async function requestWithCredentials<
-	Path extends EndpointPath,
-	Query extends IDataObject = IDataObject,
->(
-	context: SvcApiContext,
-	credentials: SvcCredentials,
-	path: Path,
-	options: SvcRequestOptions<Query> = {},
-): Promise<ReplyTo<Path, Query>> {
+	const credentials = options.credentials ?? (await readCredentials(context));
+	const endpoint = ENDPOINTS[path] as Endpoint<ReplyOf<Path>>;
+	const fail = (failure: SvcFailure) => toNodeApiError(context, failure, options.itemIndex);
+	const secrets = secretForms(credentials);
+	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
+	if (problem !== undefined) {
+		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
+		const text = {
+			message: redact(problem, secrets),
+			fix: 'Correct the host in the Svc API credentials.',
+		};
+		throw fail({ text, code: 'invalid-host' });
+	}
+	const policy = retryPolicy;
+	const notRetried = whyNotRetried(endpoint, options.notRetried);
+	const retryable = notRetried === undefined;
+	const request: IHttpRequestOptions = {
+		method: endpoint.method,
+		url: `${baseUrl}/api/v2/${endpoint.path}`,
+		qs: options.qs,
+		body: options.body,
+		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
+		// Basic auth is applied here, not by an `authenticate` block on the credential: n8n would then let any HTTP
+		// Request node send the password anywhere (see credentials/SvcApi.credentials.ts).
+		auth: { username: credentials.email, password: credentials.password },
+		json: true,
+		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
+		encoding: 'text',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: policy.timeoutMs,
+		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
+		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
+		disableFollowRedirect: true,
+	};
+	// Handed to n8n's helper so that it does not read and decrypt the credentials again for every request.
 	const reference = context.getNode().credentials?.[CREDENTIALS_TYPE];
 	const credentialsDecrypted: ICredentialsDecrypted = {
 		id: reference?.id ?? '',
@@ -461,12 +383,57 @@ export async function requestWithCredentials<
 		type: CREDENTIALS_TYPE,
 		data: credentials as unknown as ICredentialDataDecryptedObject,
 	};
-	const send: SvcSend = async (request) =>
-		(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIALS_TYPE, request, {
-			credentialsDecrypted,
-		})) as SvcHttpResponse;
-	const endpoint = ENDPOINTS[path] as Endpoint<ReplyOf<Path>>;
-	const outcome = await sendToEndpoint(send, credentials, endpoint, options);
-	if (!outcome.ok) throw toNodeApiError(context, outcome.failure, options.itemIndex);
-	return outcome.reply as ReplyTo<Path, Query>;
+
+	for (let attempt = 0; ; attempt++) {
+		const canRetry = retryable && attempt < policy.maxRetries;
+		let response: SvcHttpResponse;
+		try {
+			response = (await context.helpers.httpRequestWithAuthentication.call(
+				context,
+				CREDENTIALS_TYPE,
+				{ ...request },
+				{ credentialsDecrypted },
+			)) as SvcHttpResponse;
+		} catch (error) {
+			const network = classifyNetworkFailure(error);
+			if (canRetry && network.transient) {
+				await policy.sleep(backoffDelay(policy, attempt));
+				continue;
+			}
+			const failure: SvcFailure = {
+				text: describeNetworkError(network.code, new URL(baseUrl).host),
+				networkCode: network.code,
+			};
+			// Only a failure that may have come after the server had the request can have carried it out.
+			throw fail(
+				network.maybeSent ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure,
+			);
+		}
+		if (!RETRIED_STATUSES.has(response.statusCode)) {
+			const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
+			if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
+			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
+			if (retryable || !outcomeUnknown(outcome.failure)) throw fail(outcome.failure);
+			throw fail(withNote(outcome.failure, retryNote(notRetried, attempt + 1)));
+		}
+
+		const retryAfter = parseRetryAfter(response.headers['retry-after']);
+		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
+		if (canRetry && !waitTooLong) {
+			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
+			continue;
+		}
+		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
+		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
+		const note =
+			waitTooLong && retryable
+				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
+				: retryNote(notRetried, attempt + 1);
+		throw fail(withNote(outcome.failure, note));
+	}
+}
+
+/** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk, a batch or a poll reads them once. */
+export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
+	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
 }

@@ -1,14 +1,11 @@
 // Network failures as each n8n line really throws them: what reached the server, what is retried, what the user reads.
-import {
-	ENDPOINTS,
-	type Endpoint,
-	type EndpointPath,
-} from '../../../nodes/SvcChat/transport/endpoints';
-import { sendToEndpoint } from '../../../nodes/SvcChat/transport/request';
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import type { IDataObject } from 'n8n-workflow';
 
 import { testCredentials } from '../../harness/contexts';
 import { instantPauses } from '../../harness/fixtures';
+import { contextSending, rejectionOf } from './support';
 import {
 	CAPTURED_NETWORK_ERRORS,
 	rebuildCapturedError,
@@ -41,18 +38,18 @@ const REQUESTS: Record<string, RequestKind> = {
 async function failWith(error: Error, kind: RequestKind) {
 	let attempts = 0;
 	instantPauses();
-	const outcome = await sendToEndpoint(
+	const context = contextSending(
 		async () => {
 			attempts++;
 			throw error;
 		},
 		testCredentials(`http://${HOST}`),
-		ENDPOINTS[kind.path] as Endpoint<unknown>,
-		{ body: kind.body, notRetried: kind.notRetried },
 	);
-	if (outcome.ok) throw new Error('Expected the request to fail');
-	const { message, fix } = outcome.failure.text;
-	return { attempts, message, fix, networkCode: outcome.failure.networkCode };
+	const thrown = await rejectionOf(
+		svcRequest(context, kind.path, { body: kind.body, notRetried: kind.notRetried }),
+	);
+	const { message, description: fix, context: details } = thrown;
+	return { attempts, message, fix, networkCode: details.networkCode };
 }
 
 const CLOSED = {

@@ -93,6 +93,23 @@ describe.each([
 	});
 });
 
+test('a walk reads the credentials once, for every page and every chat read in full', async () => {
+	const pages = threePages(NUMBER_CURSORS);
+	pages[1].chats.push({ id: 9, created_at: '2024-05-01T10:00:00Z' });
+	servePages(pages);
+	nock(ORIGIN)
+		.get('/api/v2/chat')
+		.query({ id: '9' })
+		.reply(200, { chat: chat(9) });
+	const context = transportContext();
+
+	const walk = await walkChats(context, 0);
+
+	expect(walk.chats.map((c) => c.id)).toEqual([1, 2, 3, 4, 9, 5]);
+	expect(context.helpers.httpRequestWithAuthentication).toHaveBeenCalledTimes(4);
+	expect(context.getCredentials).toHaveBeenCalledTimes(1);
+});
+
 test('a chat delivered twice is kept once, in its latest version and position', async () => {
 	servePages([
 		{ chats: [chat(1), chat(2)], more_chats_available: true, last_ts: 10 },

@@ -4,10 +4,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import * as n8nWorkflow from 'n8n-workflow';
-import type { INodeTypeDescription } from 'n8n-workflow';
+import type { IHttpRequestOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { SvcCredentials } from '../../../nodes/SvcChat/transport/request';
+import type { SvcCredentials, SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
 
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
@@ -37,6 +37,18 @@ export function transportContext(credentials: SvcCredentials = testCredentials(H
 		parameters: {},
 		credentials,
 	});
+}
+
+/** The transport context with a fake server in place of n8n's request helper: `send` answers every request. */
+export function contextSending(
+	send: (request: IHttpRequestOptions) => Promise<SvcHttpResponse>,
+	credentials: SvcCredentials = testCredentials(HOST),
+) {
+	const context = transportContext(credentials);
+	jest
+		.mocked(context.helpers.httpRequestWithAuthentication)
+		.mockImplementation(async (_type, request) => await send(request));
+	return context;
 }
 
 /** The error a promise rejects with; fails the test if it resolves. */

@@ -7,7 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcRequest } from '../../transport/request';
+import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
@@ -163,6 +163,7 @@ export async function executeBatch(
 	}
 	const requests = planRequests(recipients, recipientsPerRequest);
 	const sentItems: number[] = [];
+	let credentials: SvcCredentials | undefined;
 	for (const [index, batch] of requests.entries()) {
 		const place = { request: index + 1, requests: requests.length };
 		const { operatorId, channelId, templateId } = batch[0];
@@ -175,9 +176,12 @@ export async function executeBatch(
 			},
 		};
 		try {
+			// Read once for all the requests (n8n decrypts them on every read), where a failure fails this request.
+			credentials ??= await readCredentials(this);
 			await svcRequest(this, 'rt/send_broadcast', {
 				body,
 				itemIndex: batch[0].itemIndex,
+				credentials,
 			});
 		} catch (error) {
 			const failed = batch.map(({ itemIndex, entry }) => ({
