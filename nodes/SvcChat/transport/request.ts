@@ -102,32 +102,13 @@ const RETRIED_NETWORK_CODES = new Set([
 	'EAI_AGAIN',
 ]);
 
-/** What a failed attempt that got no reply means for the request. */
-interface NetworkFailure {
-	/** The system error code (ECONNRESET, ENOTFOUND…), when the error carries one. */
-	code?: string;
-	/** False only when the code proves nothing reached the server; then nothing can have been carried out. */
-	maybeSent: boolean;
-	/** Worth another attempt, for a request that may be retried. */
-	transient: boolean;
-}
-
-/**
- * Classifies an error thrown by n8n's request helper, whichever n8n line threw it. n8n wraps the request library's
- * error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps the original error as `cause`,
- * n8n 1.x drops it (its error class redeclares `cause`). So the code is looked for in both, on every level.
- */
-function classifyNetworkFailure(error: unknown): NetworkFailure {
-	const code = findNetworkCode(error);
-	return {
-		code,
-		maybeSent: !isNothingSentCode(code),
-		transient: code !== undefined && RETRIED_NETWORK_CODES.has(code),
-	};
-}
-
 const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
 
+/**
+ * The system code (ECONNRESET, ENOTFOUND…) of an error thrown by n8n's request helper, whichever n8n line threw it.
+ * n8n wraps the request library's error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps
+ * the original error as `cause`, n8n 1.x drops it (its error class redeclares `cause`). So both are read, on every level.
+ */
 function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && isObject(current); depth++) {
@@ -395,40 +376,35 @@ export async function svcRequest<
 				{ credentialsDecrypted },
 			)) as SvcHttpResponse;
 		} catch (error) {
-			const network = classifyNetworkFailure(error);
-			if (canRetry && network.transient) {
+			const code = findNetworkCode(error);
+			if (canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code)) {
 				await policy.sleep(backoffDelay(policy, attempt));
 				continue;
 			}
 			const failure: SvcFailure = {
-				text: describeNetworkError(network.code, new URL(baseUrl).host),
-				networkCode: network.code,
+				text: describeNetworkError(code, new URL(baseUrl).host),
+				networkCode: code,
 			};
 			// Only a failure that may have come after the server had the request can have carried it out.
 			throw fail(
-				network.maybeSent ? withNote(failure, retryNote(notRetried, attempt + 1)) : failure,
+				isNothingSentCode(code) ? failure : withNote(failure, retryNote(notRetried, attempt + 1)),
 			);
 		}
-		if (!RETRIED_STATUSES.has(response.statusCode)) {
-			const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-			if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
-			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
-			if (retryable || !outcomeUnknown(outcome.failure)) throw fail(outcome.failure);
-			throw fail(withNote(outcome.failure, retryNote(notRetried, attempt + 1)));
-		}
-
-		const retryAfter = parseRetryAfter(response.headers['retry-after']);
+		const retriedStatus = RETRIED_STATUSES.has(response.statusCode);
+		const retryAfter = retriedStatus ? parseRetryAfter(response.headers['retry-after']) : undefined;
 		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
-		if (canRetry && !waitTooLong) {
+		if (retriedStatus && canRetry && !waitTooLong) {
 			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
 			continue;
 		}
 		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
 		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
-		const note =
-			waitTooLong && retryable
-				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
-				: retryNote(notRetried, attempt + 1);
+		let note = '';
+		if (waitTooLong && retryable)
+			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`;
+		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out.
+		else if (retriedStatus || (!retryable && outcomeUnknown(outcome.failure)))
+			note = retryNote(notRetried, attempt + 1);
 		throw fail(withNote(outcome.failure, note));
 	}
 }

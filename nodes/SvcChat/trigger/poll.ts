@@ -72,7 +72,7 @@ function loadBoundState(
 		context.logger.warn(
 			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
 		);
-	return loadState(staticData, settings, binding, restart ?? '');
+	return loadState(staticData, settings, binding, restart !== undefined);
 }
 
 function describeStart(settings: TriggerSettings): string {
