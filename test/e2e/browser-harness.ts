@@ -25,6 +25,9 @@ const CHROMIUM_FLAGS = [
 	'--disable-sync',
 ];
 
+/** How long the editor may take to show its first page under CPU load, well inside the e2e tests' 5-minute bound. */
+const EDITOR_LOAD_TIMEOUT_MS = 120_000;
+
 export interface Browser {
 	context: BrowserContext;
 	page: Page;
@@ -45,6 +48,9 @@ export async function launchBrowser(): Promise<Browser> {
 		args: CHROMIUM_FLAGS,
 		viewport: { width: 1400, height: 900 },
 	});
+	// n8n's editor is several megabytes of script: on a loaded machine its first page takes longer than Playwright's
+	// 30 s default to load, so navigations get the bound the sign-in form gets below.
+	context.setDefaultNavigationTimeout(EDITOR_LOAD_TIMEOUT_MS);
 	const page = context.pages()[0] ?? (await context.newPage());
 	const responses: string[] = [];
 	page.on('response', (response) => {
@@ -71,8 +77,11 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 export async function logIn(page: Page, baseUrl: string, owner: Owner): Promise<void> {
-	await page.goto(`${baseUrl}/signin`);
-	await page.getByLabel(/email/i).first().fill(owner.email);
+	// The form is what the next step needs; the page's "load" event also waits for every image and font.
+	await page.goto(`${baseUrl}/signin`, { waitUntil: 'domcontentloaded' });
+	const email = page.getByLabel(/email/i).first();
+	await email.waitFor({ timeout: EDITOR_LOAD_TIMEOUT_MS });
+	await email.fill(owner.email);
 	await page
 		.getByLabel(/password/i)
 		.first()
