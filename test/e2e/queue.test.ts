@@ -77,9 +77,13 @@ async function waitFor<T>(
 /** "#7 success 1000 chats 6001..7000 cursor 123" or, without items, what the stored run data holds instead. */
 function describeExecution(execution: StoredExecution): string {
 	const items = triggerItems(execution, TRIGGER_NODE);
-	if (!items.length)
-		return `#${execution.id} ${execution.status} no chats (run data: ${Object.keys(execution.data.resultData?.runData ?? {}).join('/') || 'none'}; error: ${execution.data.resultData?.error?.message ?? 'none'})`;
-	return `#${execution.id} ${execution.status} ${items.length} chats ${String(items[0].id)}..${String(items.at(-1)!.id)} cursor ${String(items.at(-1)!.last_ts)}`;
+	const { runData, error } = execution.data.resultData ?? {};
+	// What a failed execution holds instead of chats, or beside them: the nodes that ran and n8n's error.
+	const held = `run data: ${Object.keys(runData ?? {}).join('/') || 'none'}; error: ${error?.message ?? 'none'}`;
+	if (!items.length) return `#${execution.id} ${execution.status} no chats (${held})`;
+	const chats = `${items.length} chats ${String(items[0].id)}..${String(items.at(-1)!.id)} cursor ${String(items.at(-1)!.last_ts)}`;
+	if (execution.status === 'success') return `#${execution.id} success ${chats}`;
+	return `#${execution.id} ${execution.status} ${chats} (${held}; first item ${JSON.stringify(items[0]).slice(0, 300)})`;
 }
 
 const chatIds = (items: Array<Record<string, unknown>>) => items.map((item) => String(item.id));
