@@ -7,7 +7,7 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import type { SvcCredentials } from '../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../nodes/SvcChat/transport/request';
 import {
 	executeContextMembers,
 	pollContextMembers,

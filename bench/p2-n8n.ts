@@ -3,16 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import {
-	buildPackageInRepo,
-	ensureRuntime,
-	N8n,
-	nodeOutput,
-	REPO_ROOT,
-	type Workflow,
-	type WorkflowNode,
-} from '../scripts/n8n';
-import { runTracked } from '../scripts/processes';
+import { nodeOutput } from '../scripts/executions';
+import { N8n, type Workflow, type WorkflowNode } from '../scripts/n8n';
+import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime';
+import { run } from '../scripts/processes';
 import { figures, round, type Figures } from './stats';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
 
@@ -66,7 +60,7 @@ function workflow(id: string, name: string, reader: WorkflowNode): Workflow {
 	};
 }
 
-export function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
+function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
 	const svc = workflow('svcBenchP2Svc001', 'Bench P2: Svc Chat Get Many', {
 		id: 'b0000000-0000-4000-8000-000000000002',
 		name: 'Svc Chat',
@@ -136,7 +130,7 @@ function nodeTimes(
 
 /** Runs one workflow under GNU time, for the peak RSS of the n8n process. */
 async function execute(n8n: N8n, workflowId: string, readerName: string): Promise<ExecuteMeasure> {
-	const result = await runTracked(
+	const result = await run(
 		'/usr/bin/time',
 		['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'],
 		{

@@ -3,7 +3,7 @@
 // between polls and the measurements do not share a heap.
 import path from 'node:path';
 
-import { runTracked } from '../scripts/processes';
+import { run as runCommand } from '../scripts/processes';
 import type { MemoryRun } from './p4-worker';
 import { startSandboxProcess } from './sandboxProcess';
 import { figures, round, type Figures } from './stats';
@@ -14,7 +14,7 @@ export interface P4Options {
 	log: (line: string) => void;
 }
 
-export interface BacklogMemory {
+interface BacklogMemory {
 	chats: number;
 	polls: number;
 	emitted: number;
@@ -47,7 +47,7 @@ async function measure(
 	const sandbox = await startSandboxProcess({ chats, seed: 4 });
 	try {
 		const maxPolls = Math.ceil(chats / maxChatsPerPoll) + 5;
-		const result = await runTracked(
+		const result = await runCommand(
 			path.join(ROOT, 'node_modules/.bin/tsx'),
 			[
 				'--expose-gc',

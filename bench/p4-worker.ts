@@ -27,7 +27,7 @@ const used = () => {
 	return memory.heapUsed + memory.external;
 };
 
-export async function pollUntilCaughtUp(
+async function pollUntilCaughtUp(
 	sandbox: Pick<SandboxProcess, 'host' | 'admin' | 'url'>,
 	maxChatsPerPoll: number,
 	maxPolls: number,

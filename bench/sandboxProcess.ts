@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { DEFAULT_ADMIN } from '../sandbox';
 import type { RequestLogEntry } from '../sandbox';
-import { spawnTracked, stopProcess } from '../scripts/processes';
+import { start, stop, waitUntil } from '../scripts/processes';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -33,29 +33,13 @@ export async function startSandboxProcess(options: {
 		'--seed',
 		String(options.seed ?? 1),
 	];
-	const child = spawnTracked(TSX, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-	let output = '';
-	const url = await new Promise<string>((resolve, reject) => {
-		const timer = setTimeout(
-			() =>
-				reject(new Error(`The sandbox did not start within ${READY_TIMEOUT_MS} ms:\n${output}`)),
-			READY_TIMEOUT_MS,
-		);
-		const read = (chunk: Buffer) => {
-			output += chunk.toString('utf8');
-			const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-			if (found && output.includes('Press Ctrl-C')) {
-				clearTimeout(timer);
-				resolve(found[1]);
-			}
-		};
-		child.stdout!.on('data', read);
-		child.stderr!.on('data', read);
-		child.once('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`The sandbox exited (${code}) before it was ready:\n${output}`));
-		});
-	});
+	const child = start(TSX, args, { cwd: ROOT });
+	const url = await waitUntil(
+		async () =>
+			child.output().includes('Press Ctrl-C') &&
+			/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(child.output())?.[1],
+		{ what: 'The sandbox', timeoutMs: READY_TIMEOUT_MS, process: child, everyMs: 50 },
+	);
 	const admin = { ...DEFAULT_ADMIN };
 	const control = async <T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> => {
 		const reply = await fetch(`${url}/__control/${route}`, {
@@ -74,6 +58,6 @@ export async function startSandboxProcess(options: {
 		authorization: `Basic ${Buffer.from(`${admin.email}:${admin.password}`).toString('base64')}`,
 		control,
 		requestLog: () => control<RequestLogEntry[]>('GET', 'requests'),
-		stop: () => stopProcess(child, 5_000),
+		stop: () => stop(child, 'SIGTERM', 5_000),
 	};
 }

@@ -15,7 +15,7 @@ export const FAULT_KINDS = [
 	'stuck-more',
 	'huge',
 ] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -43,7 +43,7 @@ interface ActiveFault {
 }
 
 /** Checks a fault spec (it may come over HTTP); throws on anything unusable. */
-export function validateFault(input: unknown): FaultSpec {
+function validateFault(input: unknown): FaultSpec {
 	if (typeof input !== 'object' || input === null) throw new Error('A fault must be an object');
 	const spec = input as Record<string, unknown>;
 	if (!FAULT_KINDS.includes(spec.kind as FaultKind))

@@ -8,9 +8,8 @@ import { FaultInjector } from './faults';
 import { createRequestHandler } from './server';
 import { DEFAULT_SETTINGS, SandboxState, validateSettings, type SandboxSettings } from './state';
 
-export type { SandboxControl } from './control';
-export type { FaultKind, FaultSpec } from './faults';
-export type { BroadcastRecord, RequestLogEntry, SandboxSettings } from './state';
+export type { FaultSpec } from './faults';
+export type { BroadcastRecord, RequestLogEntry } from './state';
 export { FAULT_KINDS } from './faults';
 export { OPERATOR_PASSWORD, REGISTERED_PHONES } from './data';
 

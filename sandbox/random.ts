@@ -1,7 +1,7 @@
 // Seeded pseudo-random numbers for the sandbox: the same seed always gives the same data.
 
 /** Mixes numbers into one 32-bit seed (a murmur3-style finalizer), so (seed, index, stream) pick independent streams. */
-export function mixSeed(...parts: number[]): number {
+function mixSeed(...parts: number[]): number {
 	let hash = 0x9e3779b9;
 	for (const part of parts) {
 		hash = Math.imul(hash ^ (part >>> 0), 0x85ebca6b);

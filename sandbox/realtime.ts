@@ -65,7 +65,7 @@ function minutesOfDay(hhmm: string): number {
 }
 
 /** Is `at` inside the UTC window [from, to)? A window whose end is before its start wraps past midnight. */
-export function inOnlineWindow(window: { from: string; to: string }, at: Date): boolean {
+function inOnlineWindow(window: { from: string; to: string }, at: Date): boolean {
 	const now = at.getUTCHours() * 60 + at.getUTCMinutes();
 	const from = minutesOfDay(window.from);
 	const to = minutesOfDay(window.to);

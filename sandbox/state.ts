@@ -44,11 +44,11 @@ export interface SandboxSettings {
 	requireJsonContentType: boolean;
 }
 
-export const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
-export type EmptyPageLastTs = (typeof EMPTY_PAGE_LAST_TS)[number];
+const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
+type EmptyPageLastTs = (typeof EMPTY_PAGE_LAST_TS)[number];
 
 /** With equalTimestamps, at most this many changes share one microsecond (always far fewer than a page). */
-export const TIE_SIZE = 3;
+const TIE_SIZE = 3;
 
 export interface BroadcastRecord {
 	at: string;
@@ -84,7 +84,7 @@ export interface ChatsPage {
 	lastTs: number;
 }
 
-export const MAX_CHATS_PER_REPLY = 100;
+const MAX_CHATS_PER_REPLY = 100;
 
 export class SandboxState {
 	readonly seed: number;

@@ -14,8 +14,9 @@ import {
 	SANDBOX_CREDENTIAL,
 	type ExampleStep,
 } from './examples';
-import { buildPackageInRepo, ensureRuntime, N8n, REPO_ROOT, type Log } from './n8n';
-import { killAllNow } from './processes';
+import { N8n } from './n8n';
+import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
+import { killAllNow, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
 

@@ -2,21 +2,19 @@
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox';
+import { nodeItems, type RunData } from './executions';
 import {
-	delay,
-	nodeItems,
 	postJsonOnNewConnection,
 	readWorkflowsIn,
-	REPO_ROOT,
-	type Log,
 	type N8n,
-	type RunData,
 	type SvcCredentialExport,
 	type Workflow,
 	type WorkflowNode,
 } from './n8n';
+import { waitUntil, type Log } from './processes';
+import { REPO_ROOT } from './runtime';
 
-export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 
 /** The credential every example refers to; the demo and the tests import it pointing at their sandbox. */
 export const SANDBOX_CREDENTIAL = { id: 'svcSandboxCred01', name: 'Svc sandbox' } as const;
@@ -55,7 +53,7 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-export function findNode(workflow: Workflow, name: string): WorkflowNode {
+function findNode(workflow: Workflow, name: string): WorkflowNode {
 	const node = workflow.nodes.find((candidate) => candidate.name === name);
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
 	return node;
@@ -84,7 +82,7 @@ function reachableFrom(workflow: Workflow, start: string): Set<string> {
  * Manual Trigger of the same name, and everything not downstream of it is left out. Timed Wait nodes wait
  * `waitSeconds` instead of hours. The Svc nodes are untouched.
  */
-export function manualVariant(
+function manualVariant(
 	workflow: Workflow,
 	triggerName: string,
 	id: string,
@@ -143,7 +141,7 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 	return body;
 }
 
-export function webhookPath(workflow: Workflow, webhookName: string): string {
+function webhookPath(workflow: Workflow, webhookName: string): string {
 	return String(findNode(workflow, webhookName).parameters.path);
 }
 
@@ -197,21 +195,36 @@ async function callWebhook(
 	body: unknown,
 ): Promise<{ status: number; body: unknown }> {
 	const url = `${n8n.baseUrl}/webhook/${webhook}`;
-	const deadline = Date.now() + 30_000;
-	for (;;) {
-		const reply = await postJsonOnNewConnection(url, body, 60_000);
-		const text = reply.text;
-		if (reply.status !== 404 || Date.now() > deadline) {
-			let parsed: unknown = text;
-			try {
-				parsed = JSON.parse(text);
-			} catch {
-				// Not JSON: keep the text.
-			}
-			return { status: reply.status, body: parsed };
-		}
-		await delay(500);
+	let reply = { status: 0, text: '' };
+	await waitUntil(
+		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
+		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
+	).catch(() => undefined);
+	try {
+		return { status: reply.status, body: JSON.parse(reply.text) as unknown };
+	} catch {
+		return { status: reply.status, body: reply.text };
 	}
+}
+
+/** Calls one webhook example, checks its answer, and records the execution it started (the `nth` of its workflow). */
+async function webhookStep(
+	n8n: N8n,
+	example: { workflow: Workflow; webhook: string; body?: unknown; nth?: number },
+	title: string,
+	shown: string[],
+): Promise<ExampleStep> {
+	const { workflow, webhook, nth = 1 } = example;
+	const response = await callWebhook(
+		n8n,
+		webhookPath(workflow, webhook),
+		example.body ?? pinnedBody(workflow, webhook),
+	);
+	if (response.status !== 200)
+		throw new Error(`"${webhook}" answered ${response.status}: ${JSON.stringify(response.body)}`);
+	const run = (await n8n.waitForExecutions(workflow.id, nth))[nth - 1];
+	const how = `POST /webhook/${webhookPath(workflow, webhook)}`;
+	return { title, workflowId: workflow.id, how, outputs: outputsOf(run.data, shown), response };
 }
 
 /**
@@ -271,57 +284,34 @@ export async function runExamples(
 	]);
 	await n8n.start();
 	try {
-		const crm = await callWebhook(
-			n8n,
-			webhookPath(broadcast, 'CRM webhook'),
-			pinnedBody(broadcast, 'CRM webhook'),
+		await record(
+			await webhookStep(
+				n8n,
+				{ workflow: broadcast, webhook: 'CRM webhook' },
+				'CRM webhook sends a template broadcast',
+				['Send template'],
+			),
 		);
-		if (crm.status !== 200)
-			throw new Error(`CRM broadcast webhook answered ${crm.status}: ${JSON.stringify(crm.body)}`);
-		const [crmRun] = await n8n.waitForExecutions(broadcast.id, 1);
-		await record({
-			title: 'CRM webhook sends a template broadcast',
-			workflowId: broadcast.id,
-			how: `POST /webhook/${webhookPath(broadcast, 'CRM webhook')}`,
-			outputs: outputsOf(crmRun.data, ['Send template']),
-			response: crm,
-		});
-
-		const login = await callWebhook(
+		const login = await webhookStep(
 			n8n,
-			webhookPath(pairing, 'Website login'),
-			pinnedBody(pairing, 'Website login'),
+			{ workflow: pairing, webhook: 'Website login' },
+			'Website login pairs the visitor',
+			['Pair token'],
 		);
-		const token = (login.body as { auth_token?: unknown } | null)?.auth_token;
-		if (login.status !== 200 || typeof token !== 'string') {
+		const token = (login.response?.body as { auth_token?: unknown } | null)?.auth_token;
+		if (typeof token !== 'string')
 			throw new Error(
-				`Visitor login webhook answered ${login.status}: ${JSON.stringify(login.body)}`,
+				`"Website login" answered no auth_token: ${JSON.stringify(login.response?.body)}`,
 			);
-		}
-		const [loginRun] = await n8n.waitForExecutions(pairing.id, 1);
-		await record({
-			title: 'Website login pairs the visitor',
-			workflowId: pairing.id,
-			how: `POST /webhook/${webhookPath(pairing, 'Website login')}`,
-			outputs: outputsOf(loginRun.data, ['Pair token']),
-			response: login,
-		});
-
-		const logout = await callWebhook(n8n, webhookPath(pairing, 'Website logout'), {
-			auth_token: token,
-		});
-		if (logout.status !== 200)
-			throw new Error(
-				`Visitor logout webhook answered ${logout.status}: ${JSON.stringify(logout.body)}`,
-			);
-		const logoutRun = (await n8n.waitForExecutions(pairing.id, 2))[1];
-		await record({
-			title: 'Website logout removes the pairing',
-			workflowId: pairing.id,
-			how: `POST /webhook/${webhookPath(pairing, 'Website logout')}`,
-			outputs: outputsOf(logoutRun.data, ['Remove token']),
-			response: logout,
-		});
+		await record(login);
+		await record(
+			await webhookStep(
+				n8n,
+				{ workflow: pairing, webhook: 'Website logout', body: { auth_token: token }, nth: 2 },
+				'Website logout removes the pairing',
+				['Remove token'],
+			),
+		);
 
 		// Activation polls once at once; that poll reads the history from the beginning.
 		const [exportRun] = await n8n.waitForExecutions(EXAMPLE_IDS.exportFinishedChats, 1);

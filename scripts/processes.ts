@@ -1,11 +1,21 @@
-// Child processes of the e2e tests and the demo: each runs in its own process group, and every group is ended on exit or signal.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+// Child processes of the e2e tests, the demo and the benchmarks: each in its own process group, every group ended on exit; one readiness wait.
+import net from 'node:net';
 
-const running = new Set<ChildProcess>();
-let handlersInstalled = false;
+import execa from 'execa';
+import { onExit } from 'signal-exit';
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+/** A child started by `start`: execa's process, whose group is ended on exit (execa's own clean-up skips detached children). */
+export type Child = execa.ExecaChildProcess;
+export type Started = Child & { output(): string };
+export type Log = (line: string) => void;
+export const quiet: Log = () => undefined;
+export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const running = new Set<Child>();
+const exited = (child: Child) => child.exitCode !== null || child.signalCode !== null;
+
+function signalGroup(child: Child, signal: NodeJS.Signals): void {
+	if (child.pid === undefined) return;
 	try {
 		// A negative pid addresses the whole group: n8n's task runner and sqlite workers go with it.
 		process.kill(-child.pid, signal);
@@ -20,92 +30,126 @@ export function killAllNow(): void {
 	running.clear();
 }
 
-function installHandlers(): void {
-	if (handlersInstalled) return;
-	handlersInstalled = true;
-	process.on('exit', killAllNow);
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		// Only when nobody else (the demo) handles the signal: then behave as the default would, minus the orphans.
-		process.on(signal, () => {
-			if (process.listenerCount(signal) > 1) return;
-			killAllNow();
-			process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
-		});
-	}
-}
+// signal-exit runs this on exit, and on a signal nobody else (the demo) handles, then re-raises that signal.
+let removeExitHandler: (() => void) | undefined;
 
-/** Spawns a child in a new process group and remembers it until it exits. */
-export function spawnTracked(command: string, args: string[], options: SpawnOptions): ChildProcess {
-	installHandlers();
-	const child = spawn(command, args, { ...options, detached: true });
-	running.add(child);
-	child.once('exit', () => running.delete(child));
-	child.once('error', () => running.delete(child));
-	return child;
-}
-
-/** Asks a child's group to stop with SIGTERM, then kills it if it is still there after `graceMs`. */
-export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-	signalGroup(child, 'SIGTERM');
-	let timer: NodeJS.Timeout | undefined;
-	const timedOut = new Promise<boolean>((resolve) => {
-		timer = setTimeout(() => resolve(true), graceMs);
+/** Starts a long-running child in a new process group; its output is read as it comes (`output()` keeps the tail). */
+export function start(command: string, args: string[], options: execa.Options = {}): Started {
+	removeExitHandler ??= onExit(killAllNow);
+	const child = execa(command, args, {
+		...(options.stdio ? {} : { stdin: 'ignore' }),
+		buffer: false,
+		stripFinalNewline: false,
+		// As Node's own spawn: a given env is the whole environment.
+		extendEnv: false,
+		...options,
+		detached: true,
+		reject: false,
+		cleanup: false,
 	});
-	const late = await Promise.race([exited.then(() => false), timedOut]);
-	clearTimeout(timer);
-	if (late) {
-		signalGroup(child, 'SIGKILL');
-		await exited;
-	}
-	// The group may hold grandchildren that outlived their parent (a task runner): end them too.
-	signalGroup(child, 'SIGKILL');
-	running.delete(child);
+	running.add(child);
+	void child.finally(() => running.delete(child));
+	let tail = '';
+	const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-200_000));
+	child.stdout?.on('data', keep);
+	child.stderr?.on('data', keep);
+	return Object.assign(child, { output: () => tail });
 }
 
-/** Sends `signal` to a child's group (SIGKILL: a crash, SIGTERM: a stop) and waits until the child has exited. */
-export async function signalProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) return;
-	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-	signalGroup(child, signal);
-	await exited;
-	// Whatever of the group outlived its leader (a task runner) goes too.
+/** Sends `signal` to a child's group (SIGKILL: a crash) and waits until it exited; SIGKILL follows after `graceMs`. */
+export async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
+	if (!exited(child)) {
+		signalGroup(child, signal);
+		const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
+		await child;
+		clearTimeout(timer);
+	}
+	// The group may hold grandchildren that outlived their leader (a task runner): end them too.
 	signalGroup(child, 'SIGKILL');
 	running.delete(child);
 }
 
 export interface RunResult {
 	code: number | null;
-	signal: NodeJS.Signals | null;
+	signal: string | null;
 	stdout: string;
 	stderr: string;
 	ms: number;
 }
 
-/** Runs a command to completion (tracked, killed after `timeoutMs`) and collects its output. */
-export async function runTracked(
+/** Runs a command to completion in its own group (all of it killed after `timeoutMs`) and collects its output. */
+export async function run(
 	command: string,
 	args: string[],
-	options: SpawnOptions & { timeoutMs: number },
+	options: execa.Options & { timeoutMs: number },
 ): Promise<RunResult> {
 	const started = Date.now();
-	const child = spawnTracked(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-	let stdout = '';
-	let stderr = '';
-	child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-	child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-	const timer = setTimeout(() => {
-		stderr += `\n[killed after ${options.timeoutMs} ms]`;
-		signalGroup(child, 'SIGKILL');
-	}, options.timeoutMs);
-	const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
-		(resolve, reject) => {
-			child.once('error', reject);
-			child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-		},
-	);
-	clearTimeout(timer);
-	signalGroup(child, 'SIGKILL');
-	return { code, signal, stdout, stderr, ms: Date.now() - started };
+	const { timeoutMs, ...rest } = options;
+	const child = start(command, args, {
+		...rest,
+		buffer: true,
+		timeout: timeoutMs,
+		killSignal: 'SIGKILL',
+	});
+	const result = await child;
+	await stop(child);
+	return {
+		code: result.exitCode ?? null,
+		signal: result.signal ?? null,
+		stdout: result.stdout,
+		stderr: result.timedOut ? `${result.stderr}\n[killed after ${timeoutMs} ms]` : result.stderr,
+		ms: Date.now() - started,
+	};
+}
+
+/**
+ * The one readiness wait: polls `check` until it gives a value other than undefined or false. It fails when
+ * `timeoutMs` passes, or at once when the `process` it waits for has exited, naming `what` with the last error and
+ * the process's last output.
+ */
+export async function waitUntil<T>(
+	check: () => Promise<T | undefined | false>,
+	options: {
+		what: string;
+		timeoutMs: number;
+		/** The process being waited for: the wait fails as soon as it exits, and shows its output. */
+		process?: Started;
+		/** Other output that explains a failure (default: the process's). */
+		output?: () => string;
+		everyMs?: number;
+	},
+): Promise<T> {
+	const deadline = Date.now() + options.timeoutMs;
+	let lastError = '';
+	for (;;) {
+		try {
+			const value = await check();
+			if (value !== undefined && value !== false) return value;
+		} catch (error) {
+			lastError = error instanceof Error ? error.message : String(error);
+		}
+		const ended = options.process && exited(options.process);
+		if (ended || Date.now() > deadline) {
+			const why = ended
+				? `exited (${options.process!.exitCode ?? options.process!.signalCode}) before it was ready`
+				: `was not ready within ${options.timeoutMs} ms`;
+			const tail = (options.output ?? options.process?.output)?.();
+			throw new Error(
+				`${options.what} ${why}${lastError ? `; last error: ${lastError}` : ''}${tail ? `:\n${tail.slice(-5_000)}` : ''}`,
+			);
+		}
+		await delay(options.everyMs ?? 250);
+	}
+}
+
+/** A port free on 127.0.0.1 now, for a server of this run. */
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
 }

@@ -1,4 +1,4 @@
-// Reads one of n8n's sqlite databases while n8n may be writing to it: read-only, waiting out its write locks, bounded.
+// Reads n8n's sqlite database while n8n may be writing to it (read-only, waiting out its write locks): the reader for when n8n is down.
 'use strict';
 const { DatabaseSync } = require('node:sqlite');
 
@@ -43,3 +43,21 @@ function readSqlite(databaseFile, read) {
 }
 
 module.exports = { readSqlite };
+
+// As a program: node sqlite-read.cjs <database.sqlite> <workflowId> <runtime node_modules> prints a workflow's
+// finished executions as JSON; n8n stores run data in the "flatted" format, read with n8n's own copy.
+if (require.main === module) {
+	const [, , databaseFile, workflowId, runtimeModules] = process.argv;
+	const { parse } = require(require('node:path').join(runtimeModules, 'flatted'));
+	const rows = readSqlite(databaseFile, (database) =>
+		database
+			.prepare(
+				`select e.id, e.mode, e.status, e.startedAt, e.stoppedAt, d.data
+				   from execution_entity e join execution_data d on d.executionId = e.id
+				  where e.workflowId = ? and e.status in ('success', 'error', 'crashed', 'canceled')
+				  order by e.id`,
+			)
+			.all(workflowId),
+	);
+	process.stdout.write(JSON.stringify(rows.map((row) => ({ ...row, data: parse(row.data) }))));
+}

@@ -27,7 +27,7 @@ function firstFolderWithAll(
 // ---------------------------------------------------------------------------------------------------------------
 // The browser
 
-export const BROWSER_VARIABLE = 'SVC_CHROME_PATH';
+const BROWSER_VARIABLE = 'SVC_CHROME_PATH';
 /** Debian's chromium; Ubuntu's and GitHub's runners' chromium-browser; Google Chrome under both of its names. */
 export const BROWSER_PATHS = [
 	'/usr/bin/chromium',
@@ -87,8 +87,8 @@ export function browserExecutable(): string {
 // Postgres and Redis
 
 /** The Postgres programs the queue-mode tests run; Debian and Ubuntu keep them in one versioned folder, off PATH. */
-export const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
-export const POSTGRES_ROOT = '/usr/lib/postgresql';
+const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
+const POSTGRES_ROOT = '/usr/lib/postgresql';
 
 export type PostgresPrograms = Record<(typeof POSTGRES_PROGRAMS)[number], string>;
 

@@ -1,9 +1,8 @@
 // Builds the package once per jest run for the projects that read dist/ (package, e2e); parallel builds would collide.
 // For the e2e project it also starts installing the pinned n8n 1.x in the background, so that install overlaps other tests.
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { FLAVOURS, prefetchRuntime } from '../scripts/n8n';
+import { buildPackageInRepo, FLAVOURS, prefetchRuntime } from '../scripts/runtime';
 
 export default function buildOnce(
 	_globalConfig: unknown,
@@ -15,9 +14,6 @@ export default function buildOnce(
 	}
 	// Jest calls this once per project that needs it, in the same parent process.
 	if (process.env.SVC_DIST_BUILT_BY_JEST === String(process.pid)) return;
-	execFileSync('npm', ['run', '--silent', 'build'], {
-		cwd: path.resolve(__dirname, '..'),
-		stdio: 'inherit',
-	});
+	buildPackageInRepo();
 	process.env.SVC_DIST_BUILT_BY_JEST = String(process.pid);
 }

@@ -68,7 +68,7 @@ export interface ChatsReply {
 	last_ts: Cursor;
 }
 
-/** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/cursor.ts). */
+/** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/chats.ts). */
 export type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
 
 /** 4.7 */
@@ -110,11 +110,16 @@ export interface OperatorStatsRow extends IDataObject {
 	chats: number;
 }
 
-/** 4.3 entry of `data.data.entries` */
+/** 4.3 entry of `data.data.entries`: `body` is one template part or a list of them */
 export interface BroadcastEntry extends IDataObject {
 	phone_number: string;
 	language_code: string;
-	body?: { type?: 'header' | 'body' | 'footer'; parameters?: IDataObject[] } | IDataObject;
+	body?: TemplatePart | TemplatePart[];
+}
+
+interface TemplatePart extends IDataObject {
+	type: 'header' | 'body' | 'footer';
+	parameters: IDataObject[];
 }
 
 /** 4.1 to 4.3: the reply of every real-time command that succeeded. */

@@ -2,7 +2,8 @@
 import path from 'node:path';
 
 import type { Department, Operator, Tariff } from '../../nodes/SvcChat/types';
-import { nodeOutput, readWorkflowsIn, type RunData, type StoredExecution } from '../../scripts/n8n';
+import { nodeOutput, type RunData, type StoredExecution } from '../../scripts/executions';
+import { readWorkflowsIn } from '../../scripts/n8n';
 import {
 	sandboxAllChats,
 	sandboxGet,

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ChatMessage {
+interface ChatMessage {
 	role: string;
 	content?: string | null | Array<{ type: string; text?: string }>;
 	tool_calls?: ToolCall[];
@@ -10,7 +10,7 @@ export interface ChatMessage {
 	name?: string;
 }
 
-export interface ToolCall {
+interface ToolCall {
 	id: string;
 	type: 'function';
 	function: { name: string; arguments: string };

@@ -2,7 +2,7 @@
 import { SVC_ERROR_CODES } from '../../nodes/SvcChat/transport/errors';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { EXAMPLE_IDS, findExample, readExamples } from '../../scripts/examples';
-import { nodeOutput, type RunData } from '../../scripts/n8n';
+import { nodeOutput, type RunData } from '../../scripts/executions';
 import {
 	startScriptedModel,
 	toolResults,
@@ -55,7 +55,7 @@ beforeAll(async () => {
 	);
 	const openAi = modelNode?.credentials?.openAiApi;
 	if (!openAi) throw new Error('examples/6 has no OpenAI Chat Model with an openAiApi credential');
-	await env.n8n.importOtherCredentials([
+	await env.n8n.importCredentials([
 		{ ...openAi, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
 	]);
 	await env.n8n.importWorkflows([example]);

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { NodeHelpers, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-import { REPO_ROOT, type Owner } from '../../scripts/n8n';
+import type { Owner } from '../../scripts/n8n';
+import { REPO_ROOT } from '../../scripts/runtime';
 import { browserExecutable } from '../../scripts/system-programs';
 
 /** Git-ignored: every step's screenshot, for a person to look at after a run. */

@@ -10,7 +10,8 @@ import type { Chat, Department } from '../../nodes/SvcChat/types';
 import { SVC_HTTP_ERRORS } from '../../nodes/SvcChat/transport/errors';
 import { normalizeBaseUrl } from '../../nodes/SvcChat/transport/baseUrl';
 import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
-import { REPO_ROOT, type Workflow } from '../../scripts/n8n';
+import type { Workflow } from '../../scripts/n8n';
+import { REPO_ROOT } from '../../scripts/runtime';
 import {
 	byTestId,
 	editorApi,

@@ -3,7 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { ensureRuntime, N8n, quiet, REPO_ROOT, type Owner, type Workflow } from '../../scripts/n8n';
+import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
+import { quiet } from '../../scripts/processes';
+import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { SETUP_TIMEOUT_MS } from './environment';
 
 const OWNER: Owner = {

@@ -2,15 +2,9 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
-import {
-	ensureRuntime,
-	FLAVOURS,
-	N8n,
-	quiet,
-	REPO_ROOT,
-	type N8nFlavour,
-	type SvcCredentialExport,
-} from '../../scripts/n8n';
+import { N8n, type SvcCredentialExport } from '../../scripts/n8n';
+import { quiet } from '../../scripts/processes';
+import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 
 /** Generous: the first run on a fresh machine installs the runtime (about 4 minutes) inside beforeAll. */

@@ -5,7 +5,8 @@ import './actions.test';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { nodeOutput, readJson, type Workflow } from '../../scripts/n8n';
+import { nodeOutput } from '../../scripts/executions';
+import { readJson, type Workflow } from '../../scripts/n8n';
 import {
 	runtimeFlavour,
 	sandboxAllChats,

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { nodeOutput, type Workflow, type WorkflowNode } from '../../scripts/n8n';
+import { nodeOutput } from '../../scripts/executions';
+import type { Workflow, WorkflowNode } from '../../scripts/n8n';
 import { closedPort } from '../unit/transport/support';
 import {
 	SETUP_TIMEOUT_MS,
@@ -255,7 +256,7 @@ function matrixWorkflow(cases: string[]): Workflow {
 
 /** Gives the installed copy of the package a short attempt timeout (see STALL_TIMEOUT_MS). */
 function shortenAttemptTimeout(env: E2eEnvironment): void {
-	const file = path.join(env.n8n.packageFolder, 'dist/nodes/SvcChat/transport/retry.js');
+	const file = path.join(env.n8n.packageFolder, 'dist/nodes/SvcChat/transport/request.js');
 	const source = fs.readFileSync(file, 'utf8');
 	const pattern = /timeoutMs: 60_?000,/g;
 	expect(source.match(pattern)).toHaveLength(1);

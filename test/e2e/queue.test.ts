@@ -1,8 +1,10 @@
 // E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and a broadcast on workers.
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
-import { delay, ensureRuntime, freePort, quiet, REPO_ROOT } from '../../scripts/n8n';
-import { QueueCluster, triggerItems, type QueueExecution } from '../../scripts/queue';
+import { triggerItems, type StoredExecution } from '../../scripts/executions';
+import { delay, freePort, quiet, waitUntil } from '../../scripts/processes';
+import { QueueCluster } from '../../scripts/queue';
+import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
 import {
 	BACKLOG_CREDENTIAL,
@@ -41,13 +43,13 @@ let exports: Sandbox;
 const timeline: Array<{ event: string; lastExecutionId: number; at: number }> = [];
 const started = Date.now();
 
-async function executions(workflowId: string): Promise<QueueExecution[]> {
-	return await cluster.database.executions(workflowId);
+async function executions(workflowId: string): Promise<StoredExecution[]> {
+	return await cluster.executions(workflowId);
 }
 
 /** Without run data: the waits poll this often, and must not slow the sandbox that shares this process. */
 async function states(workflowId: string) {
-	return await cluster.database.executionStates(workflowId);
+	return await cluster.executions(workflowId, false);
 }
 
 async function note(event: string): Promise<void> {
@@ -64,24 +66,24 @@ async function waitFor<T>(
 	timeoutMs = 120_000,
 	everyMs = 250,
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value) return value;
-		if (Date.now() > deadline)
-			throw new Error(
-				`Timed out after ${timeoutMs} ms waiting for ${what}.\nmain:\n${cluster.main.serverOutput.slice(-3_000)}`,
-			);
-		await delay(everyMs);
-	}
+	return await waitUntil(probe, {
+		what,
+		output: () => `main:\n${cluster.main.serverOutput.slice(-3_000)}`,
+		timeoutMs,
+		everyMs,
+	});
 }
 
 /** "#7 success 1000 chats 6001..7000 cursor 123" or, without items, what the stored run data holds instead. */
-function describeExecution(execution: QueueExecution): string {
+function describeExecution(execution: StoredExecution): string {
 	const items = triggerItems(execution, TRIGGER_NODE);
-	if (!items.length)
-		return `#${execution.id} ${execution.status} no chats (run data: ${Object.keys(execution.data.resultData?.runData ?? {}).join('/') || 'none'}; error: ${execution.data.resultData?.error?.message ?? 'none'})`;
-	return `#${execution.id} ${execution.status} ${items.length} chats ${String(items[0].id)}..${String(items.at(-1)!.id)} cursor ${String(items.at(-1)!.last_ts)}`;
+	const { runData, error } = execution.data.resultData ?? {};
+	// What a failed execution holds instead of chats, or beside them: the nodes that ran and n8n's error.
+	const held = `run data: ${Object.keys(runData ?? {}).join('/') || 'none'}; error: ${error?.message ?? 'none'}`;
+	if (!items.length) return `#${execution.id} ${execution.status} no chats (${held})`;
+	const chats = `${items.length} chats ${String(items[0].id)}..${String(items.at(-1)!.id)} cursor ${String(items.at(-1)!.last_ts)}`;
+	if (execution.status === 'success') return `#${execution.id} success ${chats}`;
+	return `#${execution.id} ${execution.status} ${chats} (${held}; first item ${JSON.stringify(items[0]).slice(0, 300)})`;
 }
 
 const chatIds = (items: Array<Record<string, unknown>>) => items.map((item) => String(item.id));
@@ -108,7 +110,7 @@ async function nextFinished(
 	workflowId: string,
 	afterId: number,
 	timeoutMs = 120_000,
-): Promise<QueueExecution> {
+): Promise<StoredExecution> {
 	return await waitFor(
 		`a finished execution of ${workflowId} after #${afterId}`,
 		async () => {
@@ -178,7 +180,7 @@ afterAll(async () => {
 jest.setTimeout(8 * 60_000);
 
 describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash', () => {
-	let all: QueueExecution[];
+	let all: StoredExecution[];
 
 	test('main SIGTERM and SIGKILL lose nothing for good; a killed worker loses exactly the executions it was running', async () => {
 		// 1. Graceful stop and restart of main, after the first polls.
@@ -241,7 +243,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await waitFor(
 			'the whole backlog',
 			async () => {
-				const staticData = JSON.stringify(await cluster.database.staticData(IDS.backlog));
+				const staticData = JSON.stringify(await cluster.staticData(IDS.backlog));
 				const current = await states(IDS.backlog);
 				return staticData.includes(latest) &&
 					current.every((execution) => FINAL.has(execution.status))
@@ -382,7 +384,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 	test('the cursor survives deactivate → activate and a republish of the unchanged trigger', async () => {
 		const rest = await cluster.main.restSession(OWNER);
-		const cursorBefore = await cluster.database.staticData(IDS.backlog);
+		const cursorBefore = await cluster.staticData(IDS.backlog);
 		const before = await lastId(IDS.backlog);
 
 		await rest('POST', `workflows/${IDS.backlog}/deactivate`, {});
@@ -391,7 +393,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('deactivated and activated');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.database.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Republish: the editor saves the same trigger (moved on the canvas, a new version), then publishes it.
 		workflow = await rest('GET', `workflows/${IDS.backlog}`);
@@ -409,7 +411,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('republished');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.database.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Still polling from where it was: 5 new chats arrive as exactly those 5.
 		const added = backlog.control.addChats(5).map((chat) => String(chat.id));
@@ -441,7 +443,7 @@ describe('workflows started by a webhook run on a worker', () => {
 		expect(regular.data.resultData.runData[EXPORT_NODE][0].data?.main[0]).toHaveLength(
 			EXPORT_CHATS,
 		);
-		const time = (execution: QueueExecution) =>
+		const time = (execution: StoredExecution) =>
 			(execution.data.resultData.runData[EXPORT_NODE][0] as { executionTime?: number })
 				.executionTime;
 		say(
@@ -481,7 +483,7 @@ describe('workflows started by a webhook run on a worker', () => {
 		workflowId: string,
 		afterId: number,
 		when: () => boolean,
-	): Promise<QueueExecution> {
+	): Promise<StoredExecution> {
 		const [executionId, worker] = await waitFor(
 			'the broadcast running on a worker at the kill point',
 			async () => {

@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { delay, ensureRuntime, N8n, type StoredExecution } from '../../scripts/n8n';
-import { spawnTracked, stopProcess } from '../../scripts/processes';
+import type { StoredExecution } from '../../scripts/executions';
+import { N8n } from '../../scripts/n8n';
+import { delay, start, stop, waitUntil } from '../../scripts/processes';
+import { ensureRuntime } from '../../scripts/runtime';
 
 const WORKFLOW_ID = 'svcLockedDb0001';
 const FINISHED = [
@@ -66,7 +68,7 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 	const runtime = ensureRuntime();
 	const n8n = await N8n.create({ runtime });
 	fs.mkdirSync(path.dirname(n8n.databaseFile), { recursive: true });
-	const writer = spawnTracked(
+	const writer = start(
 		runtime.nodeBin,
 		[
 			'--disable-warning=ExperimentalWarning',
@@ -82,13 +84,12 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 	try {
 		let said = '';
 		writer.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
-		const waitFor = async (word: string) => {
-			const deadline = Date.now() + 30_000;
-			while (!said.includes(word)) {
-				if (Date.now() > deadline) throw new Error(`The writer never said "${word}"`);
-				await delay(20);
-			}
-		};
+		const waitFor = (word: string) =>
+			waitUntil(async () => said.includes(word), {
+				what: `The writer saying "${word}"`,
+				timeoutMs: 30_000,
+				everyMs: 20,
+			});
 		await waitFor('locked');
 		const databaseFile = fs.realpathSync(n8n.databaseFile);
 
@@ -104,11 +105,10 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 			},
 		);
 		// Release only once the reader has the file open (so it has met the lock), and a moment more for its first try.
-		const deadline = Date.now() + 30_000;
-		while (outcome === 'pending' && !openedByAnother(databaseFile, writer.pid!)) {
-			if (Date.now() > deadline) throw new Error('The reader never opened the database');
-			await delay(10);
-		}
+		await waitUntil(
+			async () => outcome !== 'pending' || openedByAnother(databaseFile, writer.pid!),
+			{ what: 'The reader opening the database', timeoutMs: 30_000, everyMs: 10 },
+		);
 		await delay(300);
 		const outcomeWhileLocked = outcome;
 		writer.stdin!.write('release\n');
@@ -128,7 +128,7 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 			})),
 		).toEqual(FINISHED);
 	} finally {
-		await stopProcess(writer, 1_000);
+		await stop(writer, 'SIGTERM', 1_000);
 		await n8n.dispose();
 	}
 }, 120_000);

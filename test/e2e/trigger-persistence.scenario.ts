@@ -3,37 +3,29 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { runTracked } from '../../scripts/processes';
+import { nodeOutput } from '../../scripts/executions';
+import { delay, quiet, run, waitUntil } from '../../scripts/processes';
+import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
-import {
-	delay,
-	ensureRuntime,
-	N8n,
-	nodeOutput,
-	quiet,
-	REPO_ROOT,
-	type Owner,
-	type SvcCredentialExport,
-	type Workflow,
-} from '../../scripts/n8n';
+import { N8n, type Owner, type SvcCredentialExport, type Workflow } from '../../scripts/n8n';
 
 /** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
-export const DURABLE_CURSOR_ENV = {
+const DURABLE_CURSOR_ENV = {
 	N8N_SCHEDULER_ENABLED: 'true',
 	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
 	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
 };
 
-export const SEEDED_CHATS = 30;
+const SEEDED_CHATS = 30;
 /** The first node after the trigger waits this long, so n8n can be killed while the execution runs. */
 const SLOW_STEP_SECONDS = 20;
 const TRIGGER_NODE_IDS = {
 	now: 'a1b2c3d4-0016-4000-8000-00000000n0w1',
 	all: 'a1b2c3d4-0016-4000-8000-0000000a11c1',
 };
-export const WORKFLOW_IDS = { now: 'svcPersistNow016', all: 'svcPersistAll016' };
+const WORKFLOW_IDS = { now: 'svcPersistNow016', all: 'svcPersistAll016' };
 /** Default settings only: a trigger imported with a state saved before the digest, host and e-mail in clear. */
 const MIGRATED = {
 	workflowId: 'svcPersistOld027',
@@ -83,7 +75,7 @@ export interface PersistenceFigures {
 }
 
 /** The triggers' static data as n8n's REST API returns it with each workflow, and what the check found in it. */
-export interface StaticDataReadBack {
+interface StaticDataReadBack {
 	/** Each trigger's state, by workflow: "now" and "all" started fresh, "migrated" was imported in clear. */
 	states: Record<'now' | 'all' | 'migrated', Record<string, unknown> | undefined>;
 	/** The digest each state should hold: SHA-256 of its server's origin and admin e-mail, in hex. */
@@ -263,7 +255,7 @@ async function readBackStaticData(
 }
 
 async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerState> {
-	const result = await runTracked(
+	const result = await run(
 		n8n.runtime.nodeBin,
 		[
 			'--disable-warning=ExperimentalWarning',
@@ -297,16 +289,12 @@ async function waitFor<T>(
 	timeoutMs: number,
 	probe: () => Promise<T | undefined>,
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline)
-			throw new Error(
-				`Timed out after ${timeoutMs} ms waiting for ${what}:\n${n8n.serverOutput.slice(-4_000)}`,
-			);
-		await delay(500);
-	}
+	return await waitUntil(probe, {
+		what,
+		timeoutMs,
+		output: () => n8n.serverOutput.slice(-4_000),
+		everyMs: 500,
+	});
 }
 
 /** The id of a seeded chat (a version's fingerprint starts with its chat id). */
@@ -320,9 +308,7 @@ const chatIdsOf = (items: Array<Record<string, unknown>>) => items.map((item) =>
  * 2. While n8n is down, one chat changes on each server.
  * 3. n8n starts again and polls; it is killed again once both triggers have polled. The figures say what was emitted.
  */
-export async function runPersistenceScenario(
-	setting: 'default' | 'durable',
-): Promise<PersistenceFigures> {
+async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<PersistenceFigures> {
 	const runtime = ensureRuntime(log);
 	const nowServer = await startSandbox({ seed: 16, chats: SEEDED_CHATS });
 	const allServer = await startSandbox({ seed: 61, chats: SEEDED_CHATS });

@@ -116,7 +116,7 @@ const isoWithin = (facts: SandboxFacts, daysBack: number) =>
 const pickerDay = (facts: SandboxFacts, offset: number) =>
 	new Date(facts.nowMs - offset * DAY_MS).toISOString().slice(0, 10) + 'T00:00:00';
 
-export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
+function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 	const senderFields: FuzzField[] = [
 		{
 			path: 'operatorId',
@@ -435,7 +435,7 @@ export function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 }
 
 /** resource and operation themselves: options that only a hand-edited workflow can set to anything else. */
-export const routerOperation: FuzzOperation = {
+const routerOperation: FuzzOperation = {
 	name: 'router',
 	fixed: {},
 	maxItems: 1,

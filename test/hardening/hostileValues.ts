@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 
 /** Long enough to hurt (URLs, messages, excerpts), small enough for the sandbox's 10 MB request limit. */
-export const HUGE_LENGTH = 300_000;
+const HUGE_LENGTH = 300_000;
 
 // Built once: fast-check shares constants between runs, and the node must never change what it is given.
 const HUGE_STRINGS = [
@@ -123,7 +123,7 @@ export const nestedValues = fc.oneof(
 		),
 );
 
-export const primitives = fc.oneof(fc.constantFrom(null, undefined, true, false), fc.bigInt());
+const primitives = fc.oneof(fc.constantFrom(null, undefined, true, false), fc.bigInt());
 
 /** Any wrong value, of any type; the catalogue adds values that are wrong for a given kind of field. */
 export const anyHostileValue: fc.Arbitrary<unknown> = fc.oneof(

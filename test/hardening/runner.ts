@@ -18,16 +18,16 @@ import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
 import { resources } from '../../nodes/SvcChat/actions/resources';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
-import { INSTANT_PAUSES } from '../harness/fixtures';
+import { instantPauses } from '../harness/fixtures';
 import type { FuzzField, FuzzOperation } from './catalogue';
 import { anyHostileValue } from './hostileValues';
 
 /** What a stored parameter holds when an expression gives its value: n8n shows dependent fields by the stored text. */
 const EXPRESSION = '={{ $json.fuzzed }}';
 /** A clear error is a sentence or two, whatever the input held. */
-export const MAX_MESSAGE_LENGTH = 1_000;
+const MAX_MESSAGE_LENGTH = 1_000;
 /** Codes the transport makes up itself; against a healthy sandbox they mean the node sent something broken. */
 const TRANSPORT_CODES = new Set([
 	'not-json',
@@ -41,7 +41,7 @@ const CRASH_MESSAGE =
 	/Cannot read propert|Cannot set propert|is not a function|is not iterable|is not a constructor|Cannot convert|Invalid time value|Invalid array length|Maximum call stack|Cannot destructure|Do not know how to serialize|Could not get parameter|does not declare/;
 
 /** One input item: the stored parameters and, by path, the values expressions give at run time. */
-export interface FuzzItem {
+interface FuzzItem {
 	stored: INodeParameters;
 	values: Record<string, unknown>;
 	hostile: FuzzField[];
@@ -160,7 +160,7 @@ const declaredNames = (description: INodeTypeDescription) =>
 	new Set(description.properties.map((property) => property.name));
 
 /** Log lines the node writes, kept so the secrets test can search them. */
-export function recordingLogger(lines: string[]): Logger {
+function recordingLogger(lines: string[]): Logger {
 	const record = (level: string) => (message: string, meta?: object) =>
 		lines.push(`${level} ${message}${meta ? ` ${inspect(meta, { depth: 6 })}` : ''}`);
 	return {
@@ -204,7 +204,8 @@ export async function runAction(
 	context.logger = recordingLogger(logLines);
 	try {
 		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
-		const [items] = await router.call(context, resources, INSTANT_PAUSES);
+		instantPauses();
+		const [items] = await router.call(context, resources);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };
@@ -243,7 +244,8 @@ export async function runTrigger(
 	let outcome: Outcome;
 	try {
 		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time.
-		const result = await pollChats.call(context, INSTANT_PAUSES);
+		instantPauses();
+		const result = await pollChats.call(context);
 		outcome = { ok: true, items: result?.[0] ?? [] };
 	} catch (error) {
 		outcome = { ok: false, error };
@@ -340,7 +342,7 @@ export function problemsOf(outcome: Outcome, hostile: FuzzField[]): string[] {
 	return problems;
 }
 
-export function short(value: unknown): string {
+function short(value: unknown): string {
 	const text =
 		typeof value === 'string'
 			? value

@@ -3,7 +3,7 @@
 // may appear in any thrown or serialised error, output item, log line or console line.
 import { format, inspect } from 'node:util';
 
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../harness/contexts';
 import { errorViews, leaksOf } from '../unit/transport/support';
 import { FUZZED_ACTIONS, fuzzedAction, storedTriggerStates, triggerOperation } from './catalogue';

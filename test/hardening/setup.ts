@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { REGISTERED_PHONES, startSandbox, type Sandbox } from '../../sandbox';
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../harness/contexts';
 import { lateBound } from '../harness/lateBound';
 import type { FuzzOperation, SandboxFacts } from './catalogue';

@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 import { constructExecutionMetaData, returnJsonArray } from 'n8n-core';
 
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { n8nHttpRequestWithAuthentication } from './n8nRequest';
 
 export const TEST_PASSWORD = 'Pw-7f3a9c1e-do-not-leak';

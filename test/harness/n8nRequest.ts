@@ -4,7 +4,7 @@ import { OutboundHttp } from '@n8n/backend-network';
 import { NodeApiError, type IHttpRequestOptions, type INode } from 'n8n-workflow';
 
 /** n8n-core's request helper: the same axios stack, agents and option conversion that n8n uses. */
-export async function n8nHttpRequest(options: IHttpRequestOptions): Promise<unknown> {
+async function n8nHttpRequest(options: IHttpRequestOptions): Promise<unknown> {
 	// @n8n/backend-common nests its own n8n-workflow copy, so the option types differ only by identity.
 	return await Container.get(OutboundHttp)
 		.requests()

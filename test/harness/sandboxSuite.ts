@@ -1,6 +1,6 @@
 // One lifecycle for the test files that run against a sandbox: started before the file, reset before each test, stopped.
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
-import type { SvcCredentials } from '../../nodes/SvcChat/transport';
+import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { testCredentials } from './core';
 import { lateBound } from './lateBound';
 

@@ -6,9 +6,9 @@ import type { SandboxSettings } from '../../sandbox/state';
 import { pollChats } from '../../nodes/SvcChat/trigger/poll';
 import type { Chat } from '../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../harness/contexts';
+import { instantPauses } from '../harness/fixtures';
 
 // The transport's backoff pauses are real; shorten them so the soak stays quick. Retries still happen as in production.
-const SHORT_PAUSES = { sleep: async (ms: number) => await sleep(Math.min(ms, 2)) };
 
 const LONG = process.env.SVC_SOAK === 'long';
 const SIZE = LONG
@@ -68,7 +68,8 @@ function pollingTrigger(parameters: INodeParameters) {
 		},
 		async poll() {
 			try {
-				const result = await pollChats.call(context, SHORT_PAUSES);
+				instantPauses({}, async (ms) => await sleep(Math.min(ms, 2)));
+				const result = await pollChats.call(context);
 				for (const item of result?.[0] ?? []) emitted.push(item.json as Chat);
 			} catch {
 				failedPolls++;

@@ -1,21 +1,8 @@
 // The sandbox through the project's own transport and n8n-core's real request stack: `host` is what works in the credentials.
 import { startSandbox, type Sandbox } from '../../sandbox';
-import {
-	sendSvcRequest,
-	type SvcCredentials,
-	type SvcHttpResponse,
-} from '../../nodes/SvcChat/transport';
-import { n8nHttpRequestWithAuthentication } from '../harness/n8nRequest';
-import type { INode } from 'n8n-workflow';
-
-const node: INode = {
-	id: 'n',
-	name: 'Svc Chat',
-	type: 'n8n-nodes-svc.svcChat',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+import { svcRequest, type SvcCredentials } from '../../nodes/SvcChat/transport/request';
+import { instantPauses } from '../harness/fixtures';
+import { rejectionOf, transportContext } from '../unit/transport/support';
 
 function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {}): SvcCredentials {
 	return {
@@ -27,13 +14,10 @@ function credentialsFor(sandbox: Sandbox, overrides: Partial<SvcCredentials> = {
 	};
 }
 
+/** GET departments through svcRequest on n8n-core's real request stack. */
 async function departments(credentials: SvcCredentials) {
-	return await sendSvcRequest(
-		async (request) => (await n8nHttpRequestWithAuthentication(node, request)) as SvcHttpResponse,
-		credentials,
-		'departments',
-		{ retry: { maxRetries: 0 } },
-	);
+	instantPauses({ maxRetries: 0 });
+	return await svcRequest(transportContext(credentials), 'departments');
 }
 
 describe.each([false, true])('https %s', (useHttps) => {
@@ -44,29 +28,27 @@ describe.each([false, true])('https %s', (useHttps) => {
 	afterAll(async () => await sandbox.stop());
 
 	test('the host and admin from startSandbox work as credentials', async () => {
-		const outcome = await departments(credentialsFor(sandbox, { ignoreSslIssues: useHttps }));
-		expect(outcome).toEqual({
-			ok: true,
-			reply: [
-				expect.objectContaining({ id: 1 }),
-				expect.objectContaining({ id: 2 }),
-				expect.objectContaining({ id: 3 }),
-			],
-		});
+		const reply = await departments(credentialsFor(sandbox, { ignoreSslIssues: useHttps }));
+		expect(reply).toEqual([
+			expect.objectContaining({ id: 1 }),
+			expect.objectContaining({ id: 2 }),
+			expect.objectContaining({ id: 3 }),
+		]);
 	});
 
 	test('a wrong password is reported as such', async () => {
-		const outcome = await departments(
-			credentialsFor(sandbox, { ignoreSslIssues: useHttps, password: 'wrong' }),
+		const error = await rejectionOf(
+			departments(credentialsFor(sandbox, { ignoreSslIssues: useHttps, password: 'wrong' })),
 		);
-		expect(outcome).toMatchObject({ ok: false, failure: { httpCode: 401 } });
+		expect(error.httpCode).toBe('401');
 	});
 
 	if (useHttps) {
 		test('without "Ignore SSL Issues" the self-signed certificate is refused', async () => {
-			const outcome = await departments(credentialsFor(sandbox));
-			expect(outcome.ok).toBe(false);
-			expect(JSON.stringify(outcome)).toMatch(/SELF_SIGNED|certificate/i);
+			const error = await rejectionOf(departments(credentialsFor(sandbox)));
+			expect(`${error.message} ${error.description} ${JSON.stringify(error.context)}`).toMatch(
+				/SELF_SIGNED|certificate/i,
+			);
 		});
 	}
 });

@@ -5,12 +5,12 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { svcApiRequest, svcChatPages, type ChatPage } from '../transport';
-import { recentChatPages } from '../trigger/pages';
+import { walkChats } from '../transport/chats';
+import { svcRequest } from '../transport/request';
 import type { Chat, Operator } from '../types';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */
-export const OPERATORS_PER_PAGE = 100;
+const OPERATORS_PER_PAGE = 100;
 /** With a search term, pages of changes are read until this many chats match, or MAX_CHAT_PAGES_PER_SEARCH pages. */
 const CHAT_MATCHES_PER_SEARCH = 50;
 const MAX_CHAT_PAGES_PER_SEARCH = 5;
@@ -57,7 +57,7 @@ export function operatorPage(
 }
 
 async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]> {
-	return await svcApiRequest.call(context, 'operators');
+	return await svcRequest(context, 'operators');
 }
 
 const operatorLabel = (operator: Operator) =>
@@ -97,25 +97,19 @@ export async function searchChats(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const pages: AsyncGenerator<ChatPage> = paginationToken
-		? svcChatPages.call(this, paginationToken)
-		: recentChatPages.call(this, Date.now());
 	// A chat that changed again between two pages comes twice; it is listed once.
 	const results = new Map<string, INodeListSearchItems>();
-	let next: string | undefined;
-	for (let pagesRead = 1; ; pagesRead++) {
-		const { value: page, done } = await pages.next();
-		if (done) break;
-		for (const chat of page.chats) {
-			const fields = chat.visitor?.fields ?? {};
-			if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
-				results.set(String(chat.id), chatItem(chat));
-		}
-		next = page.moreChatsAvailable ? String(page.lastTs) : undefined;
-		const enough =
-			!filter || results.size >= CHAT_MATCHES_PER_SEARCH || pagesRead >= MAX_CHAT_PAGES_PER_SEARCH;
-		if (!next || enough) break;
-	}
-	await pages.return(undefined);
+	const walk = await walkChats(this, paginationToken || 'recent', {
+		maxPages: filter ? MAX_CHAT_PAGES_PER_SEARCH : 1,
+		onPage: (page) => {
+			for (const chat of page.chats) {
+				const fields = chat.visitor?.fields ?? {};
+				if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
+					results.set(String(chat.id), chatItem(chat));
+			}
+			return results.size >= CHAT_MATCHES_PER_SEARCH;
+		},
+	});
+	const next = walk.caughtUp ? undefined : String(walk.lastTs);
 	return { results: [...results.values()], paginationToken: next };
 }

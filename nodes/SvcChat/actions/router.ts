@@ -7,41 +7,42 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import type { RetryPolicy } from '../transport';
 import { showValue } from '../helpers/values';
 
+/** Runs for one input item and returns its output records; the router pairs them with the item. */
+export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
+
 /**
- * Runs for one input item and returns its output records; the router pairs them with the item. `retry` goes to the
- * transport (tests pass pauses that take no time; the node passes nothing).
+ * An operation module as imported (`import * as get from './get.operation'`): its parameters, already limited
+ * (displayOptions) to its resource and operation, and either `execute`, run per input item (the router adds
+ * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
+ * (broadcasts), answering for each of them through a BatchOutput.
  */
-export type ExecuteItem<OutputRecord extends object = IDataObject> = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	retry?: Partial<RetryPolicy>,
-) => Promise<OutputRecord[]>;
+type SvcOperation = { description: INodeProperties[] } & (
+	| { execute: ExecuteItem }
+	| {
+			executeBatch(
+				this: IExecuteFunctions,
+				items: INodeExecutionData[],
+			): Promise<INodeExecutionData[]>;
+	  }
+);
 
-/** Most operations: one run per input item; the router adds continue-on-fail, pairedItem and "[item N]". */
-export interface PerItemOperation {
-	/** The operation's parameters, already limited (displayOptions) to its resource and operation. */
-	description: INodeProperties[];
-	execute: ExecuteItem;
+/** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
+export function resource(
+	operations: Record<string, SvcOperation>,
+	operationSelector: INodeProperties,
+) {
+	const parameters = Object.values(operations).flatMap((operation) => operation.description);
+	return { description: [operationSelector, ...parameters], operations };
 }
-
-/** Operations that batch items into shared requests (broadcasts): one run over all input items. */
-export interface BatchOperation {
-	description: INodeProperties[];
-	/** Runs once over all input items; answers for each of them through a BatchOutput. */
-	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
-}
-
-/** An operation module as imported (`import * as get from './get.operation'`): its kind is which function it exports. */
-export type SvcOperation = PerItemOperation | BatchOperation;
 
 /** A resource: its operation selector and its operations by value. */
-export interface SvcResource {
-	description: INodeProperties[];
-	operations: Record<string, SvcOperation>;
-}
+export type SvcResource = ReturnType<typeof resource>;
+
+/** `record[key]` for own keys only: a hand-edited "constructor" or "__proto__" must not find Object's prototype. */
+const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
+	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
 /** The output item of a failed input item when continue-on-fail is on: the message and the fix. */
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
@@ -63,27 +64,15 @@ function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 	return nodeError;
 }
 
-/**
- * Runs the chosen operation of `resources`. `retry` is for tests (say, pauses that take no time); the node itself
- * passes nothing. Batched operations send broadcasts, which are never retried, so they need none.
- */
+/** Runs the chosen operation of `resources`. */
 export async function router(
 	this: IExecuteFunctions,
 	resources: Record<string, SvcResource>,
-	retry?: Partial<RetryPolicy>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
-	// Own keys only: a hand-edited "constructor" or "__proto__" must not find something on Object's prototype.
-	const ofResource =
-		typeof resource === 'string' && Object.hasOwn(resources, resource)
-			? resources[resource].operations
-			: undefined;
-	const operation: SvcOperation | undefined =
-		ofResource && typeof operationName === 'string' && Object.hasOwn(ofResource, operationName)
-			? ofResource[operationName]
-			: undefined;
+	const operation = own(own(resources, resource)?.operations, operationName);
 	if (!operation) {
 		throw new NodeOperationError(
 			this.getNode(),
@@ -99,7 +88,7 @@ export async function router(
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const results = await operation.execute.call(this, itemIndex, retry);
+			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			if (this.continueOnFail()) {
@@ -112,7 +101,7 @@ export async function router(
 	return [returnData];
 }
 
-export interface FailedItem {
+interface FailedItem {
 	itemIndex: number;
 	/** Added to the error item, e.g. which request the item was in. */
 	fields?: IDataObject;
@@ -134,7 +123,8 @@ function withNote(error: Error, note: string | undefined): Error {
 /** The output of a batched operation: one item per input item, and the one place its continue-on-fail is decided. */
 export class BatchOutput {
 	private readonly continueOnFail: boolean;
-	private readonly items: INodeExecutionData[];
+	/** The items, in input order, each paired with its input item. */
+	readonly items: INodeExecutionData[];
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -160,10 +150,5 @@ export class BatchOutput {
 			const item = errorItem(error as Error, itemIndex);
 			this.items[itemIndex] = { ...item, json: { ...item.json, ...fields } };
 		}
-	}
-
-	/** The items, in input order, each paired with its input item. */
-	result(): INodeExecutionData[] {
-		return this.items;
 	}
 }

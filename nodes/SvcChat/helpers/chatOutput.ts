@@ -12,12 +12,8 @@ import { itemParameters } from '../parameters';
 
 export type ChatOutputMode = 'raw' | 'simplified' | 'messages';
 
-/** Selected Fields (action node only): the chat's id and these of its top-level fields, as the API gives them. */
-export interface SelectedChatFields {
-	fields: string[];
-}
-
-export type ChatOutput = ChatOutputMode | SelectedChatFields;
+/** Selected Fields (action node only) is the chat's id and these of its top-level fields, as the API gives them. */
+type ChatOutput = ChatOutputMode | { fields: string[] };
 
 /** Raw, Simplified and One Item per Message, in the order both nodes show them. */
 export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutputMode }> = [
@@ -121,7 +117,7 @@ function averageRate(chat: Chat): number | null {
 }
 
 /** A flat record of the fields people filter and report on. */
-export function simplifyChat(chat: Chat): IDataObject {
+function simplifyChat(chat: Chat): IDataObject {
 	const fields = chat.visitor?.fields ?? {};
 	return {
 		id: chat.id,
@@ -153,7 +149,7 @@ function messageText(message: ChatMessage): string | null {
 }
 
 /** One spreadsheet row per message, each carrying its chat's key fields. */
-export function chatMessageRows(chat: Chat): IDataObject[] {
+function chatMessageRows(chat: Chat): IDataObject[] {
 	const messages = Array.isArray(chat.messages) ? chat.messages : [];
 	return messages.map((message) => ({
 		chat_id: chat.id,

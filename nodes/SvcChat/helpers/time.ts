@@ -1,7 +1,5 @@
 // Dates <-> microsecond cursors and UTC days; pure functions, undefined for input that is not a date.
 
-const DAY_MS = 86_400_000;
-
 /** Milliseconds since the epoch for an ISO string, a Date, a Luxon DateTime or epoch milliseconds. */
 export function toEpochMs(value: unknown): number | undefined {
 	let ms: number;
@@ -31,20 +29,6 @@ export function dateToCursor(value: unknown): string | undefined {
 export function toUtcDay(value: unknown): string | undefined {
 	const ms = toEpochMs(value);
 	return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);
-}
-
-/** Every UTC day from `from` to `to`, both included; undefined if either is not a date or they are reversed. */
-export function utcDaysBetween(from: unknown, to: unknown, maxDays = 366): string[] | undefined {
-	const start = toUtcDay(from);
-	const end = toUtcDay(to);
-	if (!start || !end || start > end) return undefined;
-	const days: string[] = [];
-	for (let ms = Date.parse(`${start}T00:00:00Z`); days.length < maxDays; ms += DAY_MS) {
-		const day = new Date(ms).toISOString().slice(0, 10);
-		days.push(day);
-		if (day === end) return days;
-	}
-	return undefined;
 }
 
 const ZONELESS_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;

@@ -6,25 +6,47 @@ import {
 	type IExecuteFunctions,
 	type INode,
 	type INodeProperties,
+	type INodePropertyCollection,
+	type INodePropertyOptions,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
 import { describeValueType, isPlainObject, showValue } from '../helpers/values';
-import { parameterChoices, parameterLabel } from './labels';
 
-export { parameterLabel } from './labels';
+type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
-/** Where values come from: one input item of the action node, or the trigger's (item-less) parameters. */
-interface ParameterSource {
-	node(): INode;
-	itemIndex?: number;
-	get(name: string, fallback: unknown): unknown;
+const isProperty = (option: PropertyOption): option is INodeProperties => 'type' in option;
+const isValueGroup = (option: PropertyOption): option is INodePropertyCollection =>
+	'values' in option;
+
+/**
+ * A parameter's label in errors: its displayName in the description, looked up by name, so no call site types it
+ * again. A dotted name goes into collections ("options.recipientsPerRequest" is "Recipients per Request"). A
+ * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, since the editor lists
+ * its rows under that name. A name the description lacks is a programming error.
+ */
+export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
+	const [head, ...path] = name.split('.');
+	const top = properties.find((property) => property.name === head);
+	if (!top) throw new Error(`The parameter "${name}" is not in the description it is read with`);
+	let label = top.displayName;
+	let options: readonly PropertyOption[] | undefined = top.options;
+	for (const key of path) {
+		const child = options?.find((option) => option.name === key);
+		if (child && isValueGroup(child)) {
+			options = child.values;
+		} else if (child && isProperty(child)) {
+			label = child.displayName;
+			options = child.options;
+		} else {
+			throw new Error(`The parameter "${name}" is not in the description it is read with`);
+		}
+	}
+	return label;
 }
 
-export interface Fix {
-	/** What the user should do, shown under the error message. */
-	fix: string;
-}
+/** `fix`: what the user should do, shown under the error message. */
+type Fix = { fix: string };
 
 const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 
@@ -32,12 +54,12 @@ const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
  * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
  * expressions give, is returned as it is.
  */
-export function locatorValue(value: unknown): unknown {
+function locatorValue(value: unknown): unknown {
 	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
 }
 
 /** A whole number of 0 or more, or digits typed as text; undefined for anything else (2.5, -1, "1e3", 2 ** 64). */
-export function wholeNumberOf(value: unknown): number | undefined {
+function wholeNumberOf(value: unknown): number | undefined {
 	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
 	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
 		? number
@@ -49,9 +71,12 @@ export function wholeNumberOf(value: unknown): number | undefined {
  * description the reader was made with) and says how to fix it.
  */
 export class ParameterReader {
+	/** Values come from one input item of the action node, or from the trigger's (item-less) parameters. */
 	constructor(
-		private readonly source: ParameterSource,
+		private readonly context: { getNode(): INode },
 		private readonly properties: readonly INodeProperties[],
+		private readonly get: (name: string, fallback: unknown) => unknown,
+		private readonly itemIndex?: number,
 	) {}
 
 	/** The field's label, as the editor shows it. */
@@ -61,8 +86,8 @@ export class ParameterReader {
 
 	/** An error about this item's parameters, with the fix as its description. */
 	fail(message: string, fix: string): NodeOperationError {
-		const { itemIndex } = this.source;
-		return new NodeOperationError(this.source.node(), message, {
+		const { itemIndex } = this;
+		return new NodeOperationError(this.context.getNode(), message, {
 			description: fix,
 			...(itemIndex === undefined ? {} : { itemIndex }),
 		});
@@ -70,7 +95,7 @@ export class ParameterReader {
 
 	/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
 	raw(name: string, fallback?: unknown): unknown {
-		return this.source.get(name, fallback);
+		return this.get(name, fallback);
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
@@ -153,10 +178,12 @@ export class ParameterReader {
 	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
 		const value = this.raw(name, options.fallback);
 		const label = this.label(name);
-		const valueOptions = parameterChoices(this.properties, name).map((choice) => ({
-			name: choice,
-			value: choice,
-		}));
+		const offered = this.properties.find((property) => property.name === name)?.options ?? [];
+		const valueOptions = (offered as PropertyOption[]).flatMap((option) =>
+			'value' in option && typeof option.value === 'string'
+				? [{ name: option.value, value: option.value }]
+				: [],
+		);
 		// n8n's own check for an options value; it lets null and undefined through, so those are refused first.
 		if (value !== undefined && value !== null) {
 			if (validateFieldType(label, value, 'options', { valueOptions }).valid) return value as T;
@@ -223,31 +250,20 @@ export class ParameterReader {
 }
 
 /** The readers for one input item of the action node, labelled from the operation's own properties. */
-export function itemParameters(
+export const itemParameters = (
 	context: IExecuteFunctions,
 	itemIndex: number,
 	properties: readonly INodeProperties[],
-): ParameterReader {
-	return new ParameterReader(
-		{
-			node: () => context.getNode(),
-			itemIndex,
-			get: (name, fallback) => context.getNodeParameter(name, itemIndex, fallback),
-		},
+) =>
+	new ParameterReader(
+		context,
 		properties,
+		(name, fallback) => context.getNodeParameter(name, itemIndex, fallback),
+		itemIndex,
 	);
-}
 
 /** The readers for the trigger, whose parameters have no item. */
-export function pollParameters(
-	context: IPollFunctions,
-	properties: readonly INodeProperties[],
-): ParameterReader {
-	return new ParameterReader(
-		{
-			node: () => context.getNode(),
-			get: (name, fallback) => context.getNodeParameter(name, fallback),
-		},
-		properties,
+export const pollParameters = (context: IPollFunctions, properties: readonly INodeProperties[]) =>
+	new ParameterReader(context, properties, (name, fallback) =>
+		context.getNodeParameter(name, fallback),
 	);
-}

@@ -18,7 +18,7 @@ function plainHttpProblem(hostAndPort: string): string {
 }
 
 /** The fix shown after every host problem. */
-export const HOST_FIX = 'Correct the host in the Svc API credentials.';
+const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /** The API origin, or why the typed host cannot be used. */
 export type BaseUrlResult =

@@ -3,6 +3,7 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type {
 	ChatReply,
+	Cursor,
 	ChatsReplyAsSent,
 	Department,
 	Operator,
@@ -11,20 +12,21 @@ import type {
 	TariffsReply,
 	UsageStats,
 } from '../types';
-import { isCursor } from './cursor';
-import type { SvcErrorText } from './errors';
+import { isObject, type SvcErrorText } from './errors';
 
-export const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
+/** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
+export const isCursor = (value: unknown): value is Cursor =>
+	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
 /** A reply's documented shape: a check of it, and the words that say what was expected when it fails. */
-export interface ReplyShape<Reply> {
+interface ReplyShape<Reply> {
 	expected: string;
 	matches(reply: unknown, qs: IDataObject): reply is Reply;
 }
 
 /** A reply as the transport has read it, for an endpoint's own error rule. */
-export interface ReadReply {
+interface ReadReply {
 	status: number;
 	isJson: boolean;
 	reply: unknown;
@@ -34,16 +36,16 @@ export interface ReadReply {
 }
 
 /** An error an endpoint words itself; `code` is used when the reply carries no `error` code of its own. */
-export interface EndpointError {
+interface EndpointError {
 	text: SvcErrorText;
 	code: string;
 }
 
 /**
- * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx).
- * Retried: why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
+ * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx); the entry's
+ * comment says why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
  */
-export type RetryRule = { retried: true; why: string } | { retried: false; note: string };
+type RetryRule = { retried: true } | { retried: false; note: string };
 
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
@@ -52,7 +54,7 @@ export interface Endpoint<Reply> {
 	shape: ReplyShape<Reply>;
 	/** Absent: a GET is retried, any other request is never retried (with NOT_RETRIED_NOTE). */
 	retry?: RetryRule;
-	/** Read before the general rules of transport/decode.ts; undefined leaves the reply to them. */
+	/** Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. */
 	readError?(reply: ReadReply): EndpointError | undefined;
 }
 
@@ -68,7 +70,8 @@ export function whyNotRetried(endpoint: Endpoint<unknown>, override?: string): s
 	return rule.retried ? undefined : rule.note;
 }
 
-const READING_TWICE = { retried: true, why: 'a read changes nothing on the server' } as const;
+// A read changes nothing on the server.
+const READING_TWICE = { retried: true } as const;
 
 const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
 	expected: 'an object with "result": "ok"',
@@ -90,18 +93,17 @@ export const ENDPOINTS = {
 		method: 'POST',
 		path: 'rt/provide_visitor_fields',
 		shape: REAL_TIME_SHAPE,
-		retry: {
-			retried: true,
-			why: 'storing the same fields for the same token twice leaves one pairing',
-		},
+		// Storing the same fields for the same token twice leaves one pairing.
+		retry: { retried: true },
 	}),
 	// 4.2
 	'rt/agent_status': endpoint({
 		method: 'POST',
 		path: 'rt/agent_status',
 		shape: REAL_TIME_SHAPE,
-		// Set Status with a condition makes its request never retried itself (see setStatus.operation.ts).
-		retry: { retried: true, why: 'setting the same status twice leaves the same status' },
+		// Setting the same status twice leaves the same status. Set Status with a condition makes its request never
+		// retried itself (see setStatus.operation.ts).
+		retry: { retried: true },
 	}),
 	// 4.3
 	'rt/send_broadcast': endpoint({
@@ -139,7 +141,7 @@ export const ENDPOINTS = {
 		path: 'chats',
 		shape: {
 			expected: 'an object with "chats", "more_chats_available" and "last_ts"',
-			// A missing or null last_ts is judged with the page (transport/cursor.ts): harmless on an empty one.
+			// A missing or null last_ts is judged with the page (nextCursor in chats.ts): harmless on an empty one.
 			matches: (reply): reply is ChatsReplyAsSent =>
 				isObject(reply) &&
 				Array.isArray(reply.chats) &&
@@ -201,7 +203,7 @@ export const ENDPOINTS = {
 	}),
 };
 
-export type Endpoints = typeof ENDPOINTS;
+type Endpoints = typeof ENDPOINTS;
 export type EndpointPath = keyof Endpoints;
 
 /** The reply of an endpoint, as its shape check lets it through. */

@@ -1,5 +1,8 @@
-// The error map: every error code of spec section 7 and the HTTP statuses of section 5, each with a message and a fix.
+// The error map (spec 7 codes, section 5 statuses) with a message and a fix each, and the redaction of secrets.
 import type { IDataObject } from 'n8n-workflow';
+
+export const isObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface SvcErrorText {
 	message: string;
@@ -145,7 +148,7 @@ function shorten(text: string): string {
 }
 
 /** How a description names the API's code, so it can be looked up or reported to Svc support. */
-export function svcCodeNote(code: string): string {
+function svcCodeNote(code: string): string {
 	return `(Svc code: ${shorten(code)})`;
 }
 
@@ -178,7 +181,7 @@ export function describeHttpStatus(status: number): SvcErrorText {
 }
 
 /** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
-export function isCertificateErrorCode(code: string): boolean {
+function isCertificateErrorCode(code: string): boolean {
 	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 }
 
@@ -244,4 +247,65 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 		message: `The request to "${host}" did not complete${code ? ` (${code})` : ''}`,
 		fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server, then try again later.',
 	};
+}
+
+/** A failure the transport has already explained; callers turn it into a NodeApiError. */
+export interface SvcFailure {
+	text: SvcErrorText;
+	httpCode?: number;
+	/** The API's error code (spec 7), or the transport's own: invalid-host, redirect, not-json, unexpected-shape, chat-not-found. */
+	code?: string;
+	/** The system error code when the server could not be reached (ECONNRESET, ENOTFOUND…). */
+	networkCode?: string;
+	/** The error members of the reply (error, field, argument, field_name, field_value). */
+	reply?: IDataObject;
+}
+
+export type SvcOutcome<T> = { ok: true; reply: T } | { ok: false; failure: SvcFailure };
+
+// Redaction: keeps the password, in every form a server could echo it, out of messages built from replies.
+const EXCERPT_LENGTH = 200;
+
+/**
+ * The forms in which the password could come back from a hostile or careless server: as typed, JSON-escaped,
+ * URL-encoded, or inside the Basic `Authorization` value. Longest first, so no form is left half-replaced.
+ */
+export function secretForms(credentials: { email?: string; password?: unknown }): string[] {
+	const password = typeof credentials.password === 'string' ? credentials.password : '';
+	if (!password) return [];
+	const basic = Buffer.from(`${credentials.email ?? ''}:${password}`).toString('base64');
+	const forms = [
+		password,
+		JSON.stringify(password).slice(1, -1),
+		encodeURIComponent(password),
+		basic,
+	];
+	return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+export function redact(text: string, secrets: string[]): string {
+	let clean = text;
+	for (const secret of secrets) clean = clean.split(secret).join('***');
+	return clean;
+}
+
+/** Redacts every string inside a value taken from a reply, keeping its shape. */
+export function redactValue(value: unknown, secrets: string[]): unknown {
+	if (typeof value === 'string') return redact(value, secrets);
+	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
+	if (isObject(value)) {
+		return Object.fromEntries(
+			Object.entries(value).map(([key, entry]) => [
+				redact(key, secrets),
+				redactValue(entry, secrets),
+			]),
+		);
+	}
+	return value;
+}
+
+/** Cuts a reply down to a short, secret-free excerpt for an error message (redacted before it is cut). */
+export function excerpt(text: string, secrets: string[]): string {
+	const clean = redact(text, secrets).replace(/\s+/g, ' ').trim();
+	return clean.length > EXCERPT_LENGTH ? `${clean.slice(0, EXCERPT_LENGTH)}…` : clean;
 }

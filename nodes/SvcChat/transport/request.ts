@@ -1,15 +1,18 @@
-// The request loop: sends one API request with bounded retries, decodes it, and turns failures into n8n errors.
+// THE request function: every request of every Svc node goes through svcRequest (base URL, auth, retries, reply decoding).
 import {
 	NodeApiError,
+	sleep,
 	type IDataObject,
 	type ICredentialDataDecryptedObject,
 	type ICredentialsDecrypted,
+	type IExecuteFunctions,
 	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
+	type IPollFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
 
 import { normalizeBaseUrl } from './baseUrl';
-import { decodeReply } from './decode';
 import {
 	ENDPOINTS,
 	whyNotRetried,
@@ -18,132 +21,259 @@ import {
 	type ReplyOf,
 	type ReplyTo,
 } from './endpoints';
-import { ERROR_DETAIL_MEMBERS, describeNetworkError } from './errors';
-import { redact, secretForms } from './redaction';
 import {
-	RETRIED_STATUSES,
-	backoffDelay,
-	classifyNetworkFailure,
-	outcomeUnknown,
-	parseRetryAfter,
-	resolveRetryPolicy,
-	retryNote,
-	withNote,
-} from './retry';
-import {
-	CREDENTIALS_TYPE,
-	type SvcApiContext,
-	type SvcCredentials,
+	ERROR_DETAIL_MEMBERS,
+	describeErrorCode,
+	describeHttpStatus,
+	describeNetworkError,
+	excerpt,
+	isNothingSentCode,
+	isObject,
+	redact,
+	redactValue,
+	secretForms,
 	type SvcFailure,
-	type SvcHttpResponse,
 	type SvcOutcome,
-	type SvcRequestOptions,
-	type SvcSend,
-} from './types';
+} from './errors';
+
+const CREDENTIALS_TYPE = 'svcApi';
+
+export type SvcApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+/** The fields of the `svcApi` credentials. */
+export interface SvcCredentials {
+	host: string;
+	email: string;
+	password: string;
+	ignoreSslIssues?: boolean;
+}
+
+export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
+	qs?: Query;
+	body?: IDataObject;
+	/** Put on the thrown NodeApiError so n8n shows which item failed. */
+	itemIndex?: number;
+	/**
+	 * Makes the request one that is never retried once it may have reached the server (a reset, a timeout, a 5xx),
+	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.
+	 */
+	notRetried?: string;
+	/** The credentials, when the caller has read them already (see readCredentials). */
+	credentials?: SvcCredentials;
+}
+
+/** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
+export interface SvcHttpResponse {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}
+
+// Retries: which failures are retried, how long to wait between attempts, and what the user is told about it.
+export interface RetryPolicy {
+	/** Extra attempts after the first one, for 429, 502, 503, 504, connection resets and timeouts. */
+	maxRetries: number;
+	/** First backoff pause; it doubles each attempt, with jitter. */
+	baseDelayMs: number;
+	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
+	maxDelayMs: number;
+	/** Time allowed for one attempt. */
+	timeoutMs: number;
+	/** Waits between attempts: n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
+	sleep: (ms: number) => Promise<void>;
+}
+
+/** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
+export const retryPolicy: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 500,
+	maxDelayMs: 30_000,
+	timeoutMs: 60_000,
+	sleep,
+};
+
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+const RETRIED_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'EAI_AGAIN',
+]);
+
+const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
 
 /**
- * Sends one Svc API request through `send`, with bounded retries, and decodes the reply.
- * Used by every request of the nodes (through n8n's request helper).
+ * The system code (ECONNRESET, ENOTFOUND…) of an error thrown by n8n's request helper, whichever n8n line threw it.
+ * n8n wraps the request library's error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps
+ * the original error as `cause`, n8n 1.x drops it (its error class redeclares `cause`). So both are read, on every level.
  */
-export async function sendSvcRequest<Path extends EndpointPath>(
-	send: SvcSend,
-	credentials: SvcCredentials,
-	path: Path,
-	options: SvcRequestOptions = {},
-): Promise<SvcOutcome<ReplyOf<Path>>> {
-	return await sendToEndpoint(
-		send,
-		credentials,
-		ENDPOINTS[path] as Endpoint<ReplyOf<Path>>,
-		options,
+function findNetworkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && isObject(current); depth++) {
+		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
+		for (const candidate of [code, httpCode])
+			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+/** Seconds or an HTTP date, as milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+	const text = String(raw).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// An HTTP date always names its day and month; without letters it is garbage such as "-1", not a date.
+	if (!/[a-z]/i.test(text)) return undefined;
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function backoffDelay(policy: RetryPolicy, attempt: number): number {
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** What the user should know about retries of a failure that retrying could have cured. */
+function retryNote(notRetried: string | undefined, attempts: number): string {
+	if (notRetried !== undefined) return notRetried;
+	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
+}
+
+/** The request reached the server, but whether it was carried out cannot be told from the reply. */
+function outcomeUnknown(failure: SvcFailure): boolean {
+	return (
+		(failure.httpCode ?? 0) >= 500 ||
+		failure.code === 'not-json' ||
+		failure.code === 'unexpected-shape'
 	);
 }
 
-/** sendSvcRequest for an endpoint given by its entry (the tests bring entries of their own). */
-export async function sendToEndpoint<Reply>(
-	send: SvcSend,
-	credentials: SvcCredentials,
+function withNote(failure: SvcFailure, note: string): SvcFailure {
+	return note
+		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
+		: failure;
+}
+
+// Reply decoding: HTTP status, JSON, the API's `error` member and each endpoint's documented reply shape.
+// Statuses whose meaning is fully known: an excerpt of their body would add nothing.
+const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
+
+function bodyText(body: unknown): string {
+	if (typeof body === 'string') return body;
+	if (Buffer.isBuffer(body)) return body.toString('utf8');
+	if (body === undefined || body === null) return '';
+	return JSON.stringify(body);
+}
+
+/** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
+function decodeReply<Reply>(
 	endpoint: Endpoint<Reply>,
-	options: SvcRequestOptions = {},
-): Promise<SvcOutcome<Reply>> {
-	const secrets = secretForms(credentials);
-	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
-	if (problem !== undefined) {
-		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
-		const text = {
-			message: redact(problem, secrets),
-			fix: 'Correct the host in the Svc API credentials.',
-		};
-		return { ok: false, failure: { text, code: 'invalid-host' } };
-	}
-	const policy = resolveRetryPolicy(options.retry);
-	const notRetried = whyNotRetried(endpoint, options.notRetried);
-	const retryable = notRetried === undefined;
-	const request: IHttpRequestOptions = {
-		method: endpoint.method,
-		url: `${baseUrl}/api/v2/${endpoint.path}`,
-		qs: options.qs,
-		body: options.body,
-		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
-		// Basic auth is applied here, not by an `authenticate` block on the credential: n8n would then let any HTTP
-		// Request node send the password anywhere (see credentials/SvcApi.credentials.ts).
-		auth: { username: credentials.email, password: credentials.password },
-		json: true,
-		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
-		encoding: 'text',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: policy.timeoutMs,
-		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
-		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
-		disableFollowRedirect: true,
-	};
-
-	for (let attempt = 0; ; attempt++) {
-		const canRetry = retryable && attempt < policy.maxRetries;
-		let response: SvcHttpResponse;
+	qs: IDataObject,
+	response: SvcHttpResponse,
+	secrets: string[],
+): SvcOutcome<Reply> {
+	const fail = (failure: SvcFailure): SvcOutcome<Reply> => ({ ok: false, failure });
+	const body = response.body;
+	const text = bodyText(body);
+	let reply: unknown = body;
+	let isJson = true;
+	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
+	if (typeof body === 'string' || Buffer.isBuffer(body) || body === undefined || body === null) {
 		try {
-			response = await send({ ...request });
-		} catch (error) {
-			const network = classifyNetworkFailure(error);
-			if (canRetry && network.transient) {
-				await policy.sleep(backoffDelay(policy, attempt));
-				continue;
-			}
-			const failure: SvcFailure = {
-				text: describeNetworkError(network.code, new URL(baseUrl).host),
-				networkCode: network.code,
-			};
-			// Only a failure that may have come after the server had the request can have carried it out.
-			return {
-				ok: false,
-				failure: network.maybeSent
-					? withNote(failure, retryNote(notRetried, attempt + 1))
-					: failure,
-			};
+			reply = JSON.parse(text);
+		} catch {
+			isJson = false;
 		}
-		if (!RETRIED_STATUSES.has(response.statusCode)) {
-			const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-			// A broadcast answered by a server error or an unreadable reply may still have gone out: say so.
-			if (outcome.ok || retryable || !outcomeUnknown(outcome.failure)) return outcome;
-			return { ok: false, failure: withNote(outcome.failure, retryNote(notRetried, attempt + 1)) };
-		}
-
-		const retryAfter = parseRetryAfter(response.headers['retry-after']);
-		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
-		if (canRetry && !waitTooLong) {
-			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
-			continue;
-		}
-		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-		if (outcome.ok) return outcome;
-		const note =
-			waitTooLong && retryable
-				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`
-				: retryNote(notRetried, attempt + 1);
-		return { ok: false, failure: withNote(outcome.failure, note) };
 	}
+	const status = response.statusCode;
+	const rawCode =
+		isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
+	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
+	const errorMembers =
+		rawCode === undefined
+			? undefined
+			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
+
+	const own = endpoint.readError?.({ status, isJson, reply, errorCode: rawCode, qs });
+	if (own !== undefined) {
+		return fail({
+			text: own.text,
+			httpCode: status,
+			code: errorCode ?? own.code,
+			reply: errorMembers,
+		});
+	}
+	if (
+		errorCode !== undefined &&
+		errorMembers !== undefined &&
+		(status === 200 || status === 401 || status === 403)
+	) {
+		const described =
+			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
+		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
+	}
+	if (status >= 300 && status < 400) {
+		const location =
+			typeof response.headers.location === 'string'
+				? excerpt(response.headers.location, secrets)
+				: 'another address';
+		return fail({
+			text: {
+				message: `The server redirects the request to ${location} (HTTP ${status})`,
+				fix: 'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.',
+			},
+			httpCode: status,
+			code: 'redirect',
+		});
+	}
+	if (status !== 200) {
+		const described = describeHttpStatus(status);
+		const shown =
+			text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status)
+				? ` Reply: ${excerpt(text, secrets)}`
+				: '';
+		return fail({
+			text: { message: described.message, fix: `${described.fix}${shown}` },
+			httpCode: status,
+			code: errorCode,
+			reply: errorMembers,
+		});
+	}
+	if (!isJson) {
+		return fail({
+			text: {
+				message: 'The server did not answer with JSON',
+				fix: `Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: ${excerpt(text, secrets) || '(empty)'}`,
+			},
+			httpCode: status,
+			code: 'not-json',
+		});
+	}
+	const { shape } = endpoint;
+	if (!shape.matches(reply, qs)) {
+		return fail({
+			text: {
+				message: `The server's reply has an unexpected shape: expected ${shape.expected}`,
+				fix: `Check that the host is a Svc chat server with API v2. Reply began: ${excerpt(text, secrets)}`,
+			},
+			httpCode: status,
+			code: 'unexpected-shape',
+		});
+	}
+	return { ok: true, reply };
+}
+
+function pickErrorMembers(reply: IDataObject): IDataObject {
+	const members: IDataObject = { error: reply.error };
+	for (const member of ERROR_DETAIL_MEMBERS)
+		if (reply[member] !== undefined) members[member] = reply[member];
+	return members;
 }
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
@@ -177,72 +307,109 @@ export function toNodeApiError(
 }
 
 /**
- * A request to an endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings. It resolves to the endpoint's reply type (for stats, the one of the mode asked for): the
- * functions below are declared with this type, which holds because each endpoint's shape check lets only its reply by.
+ * THE request: one endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
+ * and logging settings, with bounded retries. It resolves to the endpoint's reply type (for stats, the one of the mode
+ * asked for), which holds because each endpoint's shape check lets only its reply by; a failure is thrown as the
+ * NodeApiError n8n shows.
  */
-export interface SvcApiRequest {
-	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		this: SvcApiContext,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-	// TypeScript's own `call` would widen the path to every endpoint and the reply to the union of all replies.
-	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		context: SvcApiContext,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-}
-
-/** svcApiRequest with the credentials already read (see requestWithCredentials). */
-export interface SvcApiRequestWithCredentials {
-	<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		this: SvcApiContext,
-		credentials: SvcCredentials,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-	call<Path extends EndpointPath, Query extends IDataObject = IDataObject>(
-		context: SvcApiContext,
-		credentials: SvcCredentials,
-		path: Path,
-		options?: SvcRequestOptions<Query>,
-	): Promise<ReplyTo<Path, Query>>;
-}
-
-export const svcApiRequest = async function (
-	this: SvcApiContext,
-	path: EndpointPath,
-	options: SvcRequestOptions = {},
-) {
-	const credentials = (await this.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-	return await requestWithCredentials.call(this, credentials, path, options);
-} as SvcApiRequest;
-
-/**
- * svcApiRequest with the credentials already read. n8n reads credentials from its database and decrypts them on each
- * getCredentials, and its request helper would do so again for every request unless it is handed them: a walk over
- * many pages reads them once.
- */
-export const requestWithCredentials = async function (
-	this: SvcApiContext,
-	credentials: SvcCredentials,
-	path: EndpointPath,
-	options: SvcRequestOptions = {},
-) {
-	const reference = this.getNode().credentials?.[CREDENTIALS_TYPE];
+export async function svcRequest<
+	Path extends EndpointPath,
+	Query extends IDataObject = IDataObject,
+>(
+	context: SvcApiContext,
+	path: Path,
+	options: SvcRequestOptions<Query> = {},
+): Promise<ReplyTo<Path, Query>> {
+	const credentials = options.credentials ?? (await readCredentials(context));
+	const endpoint = ENDPOINTS[path] as Endpoint<ReplyOf<Path>>;
+	const fail = (failure: SvcFailure) => toNodeApiError(context, failure, options.itemIndex);
+	const secrets = secretForms(credentials);
+	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
+	if (problem !== undefined) {
+		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
+		const text = {
+			message: redact(problem, secrets),
+			fix: 'Correct the host in the Svc API credentials.',
+		};
+		throw fail({ text, code: 'invalid-host' });
+	}
+	const policy = retryPolicy;
+	const notRetried = whyNotRetried(endpoint, options.notRetried);
+	const retryable = notRetried === undefined;
+	const request: IHttpRequestOptions = {
+		method: endpoint.method,
+		url: `${baseUrl}/api/v2/${endpoint.path}`,
+		qs: options.qs,
+		body: options.body,
+		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,
+		// Basic auth is applied here, not by an `authenticate` block on the credential: n8n would then let any HTTP
+		// Request node send the password anywhere (see credentials/SvcApi.credentials.ts).
+		auth: { username: credentials.email, password: credentials.password },
+		json: true,
+		// Raw text, parsed once here: a non-JSON reply becomes a clear error instead of a half-parsed value.
+		encoding: 'text',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: policy.timeoutMs,
+		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
+		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
+		disableFollowRedirect: true,
+	};
+	// Handed to n8n's helper so that it does not read and decrypt the credentials again for every request.
+	const reference = context.getNode().credentials?.[CREDENTIALS_TYPE];
 	const credentialsDecrypted: ICredentialsDecrypted = {
 		id: reference?.id ?? '',
 		name: reference?.name ?? '',
 		type: CREDENTIALS_TYPE,
 		data: credentials as unknown as ICredentialDataDecryptedObject,
 	};
-	const send: SvcSend = async (request) =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIALS_TYPE, request, {
-			credentialsDecrypted,
-		})) as SvcHttpResponse;
-	const outcome = await sendSvcRequest(send, credentials, path, options);
-	if (!outcome.ok) throw toNodeApiError(this, outcome.failure, options.itemIndex);
-	return outcome.reply;
-} as SvcApiRequestWithCredentials;
+
+	for (let attempt = 0; ; attempt++) {
+		const canRetry = retryable && attempt < policy.maxRetries;
+		let response: SvcHttpResponse;
+		try {
+			response = (await context.helpers.httpRequestWithAuthentication.call(
+				context,
+				CREDENTIALS_TYPE,
+				{ ...request },
+				{ credentialsDecrypted },
+			)) as SvcHttpResponse;
+		} catch (error) {
+			const code = findNetworkCode(error);
+			if (canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code)) {
+				await policy.sleep(backoffDelay(policy, attempt));
+				continue;
+			}
+			const failure: SvcFailure = {
+				text: describeNetworkError(code, new URL(baseUrl).host),
+				networkCode: code,
+			};
+			// Only a failure that may have come after the server had the request can have carried it out.
+			throw fail(
+				isNothingSentCode(code) ? failure : withNote(failure, retryNote(notRetried, attempt + 1)),
+			);
+		}
+		const retriedStatus = RETRIED_STATUSES.has(response.statusCode);
+		const retryAfter = retriedStatus ? parseRetryAfter(response.headers['retry-after']) : undefined;
+		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
+		if (retriedStatus && canRetry && !waitTooLong) {
+			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
+			continue;
+		}
+		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
+		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
+		let note = '';
+		if (waitTooLong && retryable)
+			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`;
+		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out.
+		else if (retriedStatus || (!retryable && outcomeUnknown(outcome.failure)))
+			note = retryNote(notRetried, attempt + 1);
+		throw fail(withNote(outcome.failure, note));
+	}
+}
+
+/** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk, a batch or a poll reads them once. */
+export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
+	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+}

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { normalizeBaseUrl } from '../transport';
+import { normalizeBaseUrl } from '../transport/baseUrl';
 
 /**
  * The server and account a cursor was read from. A cursor is a moment on one server's clock: carried to another
@@ -52,11 +52,8 @@ function boundElsewhere(staticData: IDataObject, binding: ServerBinding): boolea
  * was recorded is adopted, not reset: its users were never moved between servers by this package. The reason names
  * the new server (the person who changed the credential typed it) and never an e-mail.
  */
-export function bindingChange(
-	staticData: IDataObject,
-	binding: ServerBinding | undefined,
-): string | undefined {
-	if (binding === undefined || !boundElsewhere(staticData, binding)) return undefined;
+export function bindingChange(staticData: IDataObject, binding: ServerBinding): string | undefined {
+	if (!boundElsewhere(staticData, binding)) return undefined;
 	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
 	const origin = normalizeBaseUrl(binding.host).baseUrl;
 	const server = origin ? ` (the server is now ${origin})` : '';

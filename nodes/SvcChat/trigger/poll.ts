@@ -6,83 +6,73 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import {
-	addLatestVersions,
-	CREDENTIALS_TYPE,
-	svcChatPages,
-	type ChatPage,
-	type ChatPageOptions,
-	type RetryPolicy,
-} from '../transport';
+import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
+import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import { bindingChange, serverBinding } from './binding';
+import { bindingChange, serverBinding, type ServerBinding } from './binding';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
-import { recentChatPages, walkPages, type PageWalk, type WalkLimits } from './pages';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
-export const TEST_EVENT_CHATS = 5;
+const TEST_EVENT_CHATS = 5;
 const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 const POLL_BUDGET_SHARE = 0.5;
 
 type PollResult = INodeExecutionData[][] | null;
 
-// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
-const CATCH_UP_PAGES = { fullChats: false };
-
 /**
  * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
- * here only, after the pages were read: an error never moves the stored cursor. `retry` is for tests (say, pauses
- * that take no time); the trigger itself passes nothing.
+ * here only, after the pages were read: an error never moves the stored cursor.
  */
-export async function pollChats(
-	this: IPollFunctions,
-	retry?: Partial<RetryPolicy>,
-): Promise<PollResult> {
+export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const settings = readTriggerSettings(this);
-	const pageOptions: ChatPageOptions = { retry };
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, pageOptions);
+	// Read once per poll: n8n decrypts the credentials on every read.
+	const credentials = await readCredentials(this);
+	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
 
 	const staticData = this.getWorkflowStaticData('node');
-	const state = await loadBoundState(this, staticData, settings);
-	const limits: WalkLimits = { maxChats: settings.maxChatsPerPoll, deadlineMs: pollDeadline(this) };
+	const state = loadBoundState(this, staticData, settings, serverBinding(credentials));
+	const walkOptions: WalkOptions = {
+		credentials,
+		maxChatsRead: settings.maxChatsPerPoll,
+		deadlineMs: pollDeadline(this),
+		keepOnFailure: true,
+	};
 
 	if (state.catchingUp) {
-		const caughtUp = await catchUpToNow(this, state, settings, limits, pageOptions);
+		const caughtUp = await catchUpToNow(this, state, settings, walkOptions);
 		saveState(staticData, { ...state, ...caughtUp });
 		return null;
 	}
 
-	const byId = new Map<string, Chat>();
-	const pages = svcChatPages.call(this, state.cursor ?? '0', pageOptions);
-	const walk = await walkPages(pages, limits, (page) => addLatestVersions(byId, page.chats));
-	if (!walk) return null;
+	const walk = await walkChats(this, state.cursor ?? '0', walkOptions);
 	reportFailure(this, walk, state.cursor);
-	const selected = selectChats([...byId.values()], settings, state);
-	saveState(staticData, { ...state, ...selected.stateChanges, cursor: walk.cursor });
-	return toOutput(this, selected.chats, settings, walk.cursor);
+	const cursor = String(walk.lastTs);
+	const selected = selectChats(walk.chats, settings, state);
+	saveState(staticData, { ...state, ...selected.stateChanges, cursor });
+	return toOutput(this, selected.chats, settings, cursor);
 }
 
 /**
  * The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
  * and the log says why, so a user who points a credential from a test server at production sees what happened.
  */
-async function loadBoundState(
+function loadBoundState(
 	context: IPollFunctions,
 	staticData: IDataObject,
 	settings: TriggerSettings,
-): Promise<TriggerState> {
-	const binding = serverBinding(await context.getCredentials(CREDENTIALS_TYPE));
+	binding: ServerBinding,
+): TriggerState {
 	const restart =
 		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
 	if (restart)
 		context.logger.warn(
 			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
 		);
-	return loadState(staticData, settings, binding);
+	return loadState(staticData, settings, binding, restart !== undefined);
 }
 
 function describeStart(settings: TriggerSettings): string {
@@ -100,34 +90,35 @@ async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
 	settings: TriggerSettings,
-	limits: WalkLimits,
-	pageOptions: ChatPageOptions,
+	walkOptions: WalkOptions,
 ): Promise<Partial<TriggerState>> {
-	const options = { ...pageOptions, ...CATCH_UP_PAGES };
-	const pages =
-		state.cursor === undefined
-			? recentChatPages.call(context, Date.now(), options)
-			: svcChatPages.call(context, state.cursor, options);
 	let newestCreatedMs = toEpochMs(state.newChatsFrom);
 	let seenIds = state.seenIds;
-	const walk = await walkPages(pages, limits, (page: ChatPage) => {
-		for (const chat of page.chats) {
-			const createdMs = toEpochMs(chat.created_at);
-			if (createdMs !== undefined && (newestCreatedMs === undefined || createdMs > newestCreatedMs))
-				newestCreatedMs = createdMs;
-		}
-		// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-		if (settings.emit === 'newChats')
-			seenIds = rememberSeen(
-				seenIds,
-				page.chats.map((chat) => String(chat.id)),
-			);
+	const walk = await walkChats(context, state.cursor ?? 'recent', {
+		...walkOptions,
+		// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
+		fullChats: false,
+		onPage: (page) => {
+			for (const chat of page.chats) {
+				const createdMs = toEpochMs(chat.created_at);
+				if (
+					createdMs !== undefined &&
+					(newestCreatedMs === undefined || createdMs > newestCreatedMs)
+				)
+					newestCreatedMs = createdMs;
+			}
+			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
+			if (settings.emit === 'newChats')
+				seenIds = rememberSeen(
+					seenIds,
+					page.chats.map((chat) => String(chat.id)),
+				);
+		},
 	});
-	if (!walk) return {};
 	reportFailure(context, walk, state.cursor);
 	return {
 		...(settings.emit === 'newChats' ? { seenIds } : {}),
-		cursor: walk.cursor,
+		cursor: String(walk.lastTs),
 		catchingUp: !walk.caughtUp,
 		...(newestCreatedMs !== undefined
 			? { newChatsFrom: new Date(newestCreatedMs).toISOString() }
@@ -144,24 +135,23 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
-	pageOptions: ChatPageOptions,
+	walkOptions: WalkOptions,
 ): Promise<PollResult> {
-	const byId = new Map<string, Chat>();
-	const walk = await walkPages(
-		recentChatPages.call(context, Date.now(), pageOptions),
-		{ maxChats: Number.POSITIVE_INFINITY, maxPages: TEST_EVENT_PAGES },
-		(page) => addLatestVersions(byId, page.chats),
-	);
-	const recent = [...byId.values()];
+	const walk = await walkChats(context, 'recent', {
+		...walkOptions,
+		maxPages: TEST_EVENT_PAGES,
+		keepOnFailure: true,
+	});
+	const recent = walk.chats;
 	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
 	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
-	if (!walk || sample.length === 0) {
+	if (sample.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
 			description:
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, sample, settings, walk.cursor);
+	return toOutput(context, sample, settings, String(walk.lastTs));
 }
 
 function isFinished(chat: Chat): boolean {
@@ -205,10 +195,10 @@ function pollDeadline(context: IPollFunctions): number | undefined {
 }
 
 /** A later page failed: what came before is kept, and the next poll starts again at the failed page. */
-function reportFailure(context: IPollFunctions, walk: PageWalk, since: string | undefined): void {
+function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | undefined): void {
 	if (walk.failure === undefined) return;
 	const reason = walk.failure instanceof Error ? walk.failure.message : String(walk.failure);
 	context.logger.warn(
-		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${walk.cursor}`,
+		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${String(walk.lastTs)}`,
 	);
 }

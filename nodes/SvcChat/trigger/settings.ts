@@ -7,8 +7,8 @@ import { showValue } from '../helpers/values';
 import { pollParameters } from '../parameters';
 import { DEFAULT_MAX_CHATS_PER_POLL, triggerProperties } from './description';
 
-export type StartFrom = 'now' | 'beginning' | 'date';
-export type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
+type StartFrom = 'now' | 'beginning' | 'date';
+type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
 
 export interface TriggerSettings {
 	startFrom: StartFrom;
@@ -34,7 +34,7 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 		startFrom,
 		emit: read.choice<EmitMode>('emit'),
 		output: read.choice<ChatOutputMode>('output'),
-		// A bad value is an error like a bad Limit; it used to fall back to the default without a word.
+		// A bad value is an error like a bad Limit, never a silent fall back to the default.
 		maxChatsPerPoll: read.positiveInteger('options.maxChatsPerPoll', {
 			fallback: DEFAULT_MAX_CHATS_PER_POLL,
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,

@@ -2,10 +2,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
-import { isCursor } from '../transport';
+import { isCursor } from '../transport/endpoints';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { bindingChange, bindingDigest, type ServerBinding } from './binding';
+import { bindingDigest, type ServerBinding } from './binding';
 import type { TriggerSettings } from './settings';
 
 /**
@@ -61,35 +61,28 @@ function isStoredState(value: IDataObject): boolean {
 }
 
 /**
- * A working copy of the stored state, or a fresh one when nothing valid is stored or Start From changed (rule 7).
- * The copy is written back only when the poll succeeds, so an error never moves the stored cursor. The copy carries
- * the binding as its digest only, so saving it drops a stored host and e-mail.
+ * A working copy of the stored state, or a fresh one when nothing valid is stored, Start From changed (rule 7) or the
+ * binding changed. The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
+ * The copy carries the binding as its digest only, so saving it drops a stored host and e-mail.
  */
 export function loadState(
 	staticData: IDataObject,
 	settings: TriggerSettings,
-	binding?: ServerBinding,
+	binding: ServerBinding,
+	bindingChanged: boolean,
 ): TriggerState {
-	if (
-		staticData.startedFrom !== settings.startKey ||
-		!isStoredState(staticData) ||
-		bindingChange(staticData, binding)
-	) {
-		return { ...freshState(settings), ...boundTo(binding) };
-	}
+	const boundTo = bindingDigest(binding);
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || bindingChanged)
+		return { ...freshState(settings), boundTo };
 	const stored = staticData as unknown as TriggerState;
 	return {
-		...boundTo(binding),
+		boundTo,
 		startedFrom: stored.startedFrom,
 		catchingUp: stored.catchingUp,
 		...(stored.cursor !== undefined ? { cursor: stored.cursor } : {}),
 		...(stored.newChatsFrom !== undefined ? { newChatsFrom: stored.newChatsFrom } : {}),
 		...(stored.seenIds !== undefined ? { seenIds: [...stored.seenIds] } : {}),
 	};
-}
-
-function boundTo(binding: ServerBinding | undefined): Pick<TriggerState, 'boundTo'> {
-	return binding ? { boundTo: bindingDigest(binding) } : {};
 }
 
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */

@@ -1,6 +1,9 @@
 // Broadcast resource: Send Template batches recipients into entries (never one request per item), Send Over Chat History.
 import { NodeApiError, NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { createExecuteContext, testCredentials } from '../../harness/contexts';
+import { HOST } from '../../harness/fixtures';
 import { items, runNode, runNodeError, svc } from './runNode';
 
 const PATH = '/api/v2/rt/send_broadcast';
@@ -116,6 +119,20 @@ describe('Broadcast > Send Template', () => {
 			expect(item.json.request).toBe(Math.floor(i / 100) + 1);
 			expect(item.json.requests).toBe(3);
 		});
+	});
+
+	test('the credentials are read once for all the requests', async () => {
+		const bodies = captureBroadcasts(3);
+		const node = new SvcChat();
+		const context = createExecuteContext({
+			description: node.description,
+			parameters: recipient({ options: { recipientsPerRequest: 2 } }),
+			credentials: testCredentials(HOST),
+			items: items(5),
+		});
+		await node.execute.call(context);
+		expect(bodies).toHaveLength(3);
+		expect(context.getCredentials).toHaveBeenCalledTimes(1);
 	});
 
 	test('header, body and footer parameters become body parts in template order', async () => {

@@ -59,7 +59,7 @@ test('with continue-on-fail, each failed item gets its error item with its field
 		[1, 2].map((itemIndex) => ({ itemIndex, fields: { request: 2 } })),
 		'never shown',
 	);
-	expect(output.result()).toEqual([
+	expect(output.items).toEqual([
 		{ json: { result: 'ok' }, pairedItem: { item: 0 } },
 		...[1, 2].map((item) => ({
 			json: { error: 'The server said no', description: 'Try later.', request: 2 },

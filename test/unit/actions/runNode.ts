@@ -7,8 +7,6 @@ import { createExecuteContext, testCredentials } from '../../harness/contexts';
 
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
-export { BASE_URL, HOST };
-
 export interface RunOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;

@@ -1,7 +1,6 @@
 // Visitor resource: Pair Token (token generation, field sources, coercion, rejection, snippet) and Remove Token.
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { authTokenSnippet } from '../../../nodes/SvcChat/helpers/visitorFields';
 import { items, runNode, runNodeError, svc } from './runNode';
 
 const pair = { resource: 'visitor', operation: 'pairToken' };
@@ -215,15 +214,24 @@ describe('Visitor > Pair Token', () => {
 });
 
 describe('the page snippet', () => {
-	test('escapes quotes, backslashes, script tags and line separators', () => {
-		expect(authTokenSnippet('a"b\\c')).toBe('window.svc_auth_token = "a\\"b\\\\c";');
-		expect(authTokenSnippet('</script><script>alert(1)</script>')).toBe(
+	/** The snippet Pair Token returns for this token. */
+	async function authTokenSnippet(authToken: string): Promise<string> {
+		svc()
+			.post(PATH, { auth_token: authToken, visitor_fields: { id: 'v1' } })
+			.reply(200, { result: 'ok' });
+		const [output] = await runNode({ ...pair, authToken, visitorId: 'v1' });
+		return output.json.snippet as string;
+	}
+
+	test('escapes quotes, backslashes, script tags and line separators', async () => {
+		expect(await authTokenSnippet('a"b\\c')).toBe('window.svc_auth_token = "a\\"b\\\\c";');
+		expect(await authTokenSnippet('</script><script>alert(1)</script>')).toBe(
 			'window.svc_auth_token = "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e";',
 		);
-		expect(authTokenSnippet('x\u2028y\ny')).toBe('window.svc_auth_token = "x\\u2028y\\ny";');
+		expect(await authTokenSnippet('x\u2028y\ny')).toBe('window.svc_auth_token = "x\\u2028y\\ny";');
 		// What the page reads back is the token itself.
 		const token = 'q"\\</script>\u2029';
-		const snippet = authTokenSnippet(token);
+		const snippet = await authTokenSnippet(token);
 		const literal = snippet.slice('window.svc_auth_token = '.length, -1);
 		expect(JSON.parse(literal)).toBe(token);
 	});

@@ -2,11 +2,8 @@
 import http from 'node:http';
 import nock from 'nock';
 
-import {
-	isLoopbackHostname,
-	normalizeBaseUrl,
-	svcApiRequest,
-} from '../../../nodes/SvcChat/transport';
+import { isLoopbackHostname, normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
 import { dropUnrequestedMocks } from '../../harness/fixtures';
@@ -114,12 +111,12 @@ test.each([
 	expect(isLoopbackHostname(hostname)).toBe(loopback);
 });
 
-describe('through svcApiRequest', () => {
+describe('through svcRequest', () => {
 	test('plain http to a network host is refused before any request is sent', async () => {
 		const scope = nock('http://acme.svc.example').get('/api/v2/departments').reply(200, []);
 		const context = transportContext(testCredentials('http://acme.svc.example'));
 
-		const error = await rejectionOf(svcApiRequest.call(context, 'departments'));
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 
 		expect(error.message).toMatch(/^Plain http:\/\/ is refused for "acme\.svc\.example"/);
 		expect(error.description).toBe('Correct the host in the Svc API credentials.');
@@ -133,7 +130,7 @@ describe('through svcApiRequest', () => {
 		const scope = nock('https://acme.svc.example:8443').get('/api/v2/departments').reply(200, []);
 		const context = transportContext(testCredentials('ACME.svc.example:8443/'));
 
-		await expect(svcApiRequest.call(context, 'departments')).resolves.toEqual([]);
+		await expect(svcRequest(context, 'departments')).resolves.toEqual([]);
 		expect(scope.isDone()).toBe(true);
 	});
 
@@ -148,7 +145,7 @@ describe('through svcApiRequest', () => {
 		);
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}/`));
-			await expect(svcApiRequest.call(context, 'departments')).resolves.toEqual([
+			await expect(svcRequest(context, 'departments')).resolves.toEqual([
 				{ id: 1, name: 'Sales', order: 1 },
 			]);
 			expect(paths).toEqual(['/api/v2/departments']);

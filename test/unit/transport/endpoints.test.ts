@@ -7,13 +7,12 @@ import { STORED_PATHS } from '../../../sandbox/stored';
 import {
 	ENDPOINTS,
 	NOT_RETRIED_NOTE,
-	sendToEndpoint,
 	type Endpoint,
+	type EndpointPath,
 	type ReplyOf,
 	type ReplyTo,
-	type SvcHttpResponse,
-	type SvcSend,
-} from '../../../nodes/SvcChat/transport';
+} from '../../../nodes/SvcChat/transport/endpoints';
+import { svcRequest, type SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
 import type {
 	ChatReply,
 	Operator,
@@ -21,11 +20,11 @@ import type {
 	RealTimeReply,
 	UsageStats,
 } from '../../../nodes/SvcChat/types';
-import { testCredentials } from '../../harness/contexts';
-import { HOST, pauseRecorder } from './support';
+import { contextSending, HOST, rejectionOf } from './support';
+import { instantPauses } from '../../harness/fixtures';
 
 const NODES_DIR = path.join(__dirname, '../../../nodes');
-// Where svcApiRequest is defined: it hands its caller's path on to requestWithCredentials.
+// Where svcRequest is defined: it hands its caller's path on to n8n's request helper.
 const REQUEST_DEFINITION = path.join(NODES_DIR, 'SvcChat/transport/request.ts');
 
 const tableRoutes = () =>
@@ -49,9 +48,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 // Every request of the nodes goes through one of these, with the endpoint's path as a literal.
-const REQUEST_CALL = /\b(?:svcApiRequest|requestWithCredentials)\.call\(/g;
-const REQUEST_WITH_PATH =
-	/\b(?:svcApiRequest|requestWithCredentials)\.call\(\s*[\w.]+\s*,\s*(?:credentials\s*,\s*)?'([^']+)'/g;
+const REQUEST_CALL = /\bsvcRequest\(/g;
+const REQUEST_WITH_PATH = /\bsvcRequest\(\s*[\w.]+\s*,\s*'([^']+)'/g;
 
 /** The paths the nodes' code requests, read from the source; fails when a request's path is not a literal. */
 function requestedPaths(): string[] {
@@ -81,7 +79,7 @@ describe('one entry per endpoint', () => {
 		for (const [key, endpoint] of Object.entries(ENDPOINTS)) expect(endpoint.path).toBe(key);
 	});
 
-	test('each request other than GET says whether a retry is safe, and why', () => {
+	test('each request other than GET says whether a retry is safe, and one never retried says why', () => {
 		for (const endpoint of Object.values(ENDPOINTS) as Array<Endpoint<unknown>>) {
 			if (endpoint.method === 'GET') continue;
 			const rule = endpoint.retry;
@@ -89,7 +87,7 @@ describe('one entry per endpoint', () => {
 				path: endpoint.path,
 				declared: true,
 			});
-			expect(rule?.retried ? rule.why : rule?.note).toMatch(/\w{3,}/);
+			if (rule?.retried === false) expect(rule.note).toMatch(/\w{3,}/);
 		}
 		expect(ENDPOINTS['rt/send_broadcast'].retry).toEqual({
 			retried: false,
@@ -100,17 +98,33 @@ describe('one entry per endpoint', () => {
 	});
 });
 
-/** Replies in order (the last repeats); a reply that is an Error is thrown, as a failed connection is. */
+/**
+ * A context whose request helper replies in order (the last repeats); a reply that is an Error is thrown, as a failed
+ * connection is.
+ */
 function fakeServer(replies: Array<SvcHttpResponse | Error>) {
 	const sent: string[] = [];
-	const send: SvcSend = async (request) => {
+	const context = contextSending(async (request) => {
 		sent.push(`${request.method} ${request.url}`);
 		const reply = replies[Math.min(sent.length - 1, replies.length - 1)];
 		if (reply instanceof Error) throw reply;
 		return reply;
-	};
-	return { send, sent };
+	});
+	return { context, sent };
 }
+
+const table = ENDPOINTS as Record<string, Endpoint<unknown>>;
+const TABLE_PATHS = Object.keys(table);
+
+/** Files a new entry in the table, as adding an endpoint does (for one test: afterEach takes it out again). */
+function addToTable(entry: Endpoint<unknown>): EndpointPath {
+	table[entry.path] = entry;
+	return entry.path as EndpointPath;
+}
+
+afterEach(() => {
+	for (const key of Object.keys(table)) if (!TABLE_PATHS.includes(key)) delete table[key];
+});
 
 const reply = (statusCode: number, body = ''): SvcHttpResponse => ({
 	statusCode,
@@ -135,13 +149,9 @@ describe('a request other than GET is never retried unless its entry says so', (
 		'a new POST entry without a retry rule, on %s: one request, and the user is told why',
 		async (_case, failure) => {
 			const server = fakeServer([failure, reply(200, '{"result":"ok"}')]);
-			const sleep = pauseRecorder();
-			const outcome = await sendToEndpoint(server.send, testCredentials(HOST), NEW_COMMAND, {
-				retry: { maxRetries: 5, sleep },
-			});
-			expect(outcome.ok).toBe(false);
-			if (outcome.ok) return;
-			expect(outcome.failure.text.fix.endsWith(NOT_RETRIED_NOTE)).toBe(true);
+			const sleep = instantPauses({ maxRetries: 5 });
+			const error = await rejectionOf(svcRequest(server.context, addToTable(NEW_COMMAND)));
+			expect(error.description?.endsWith(NOT_RETRIED_NOTE)).toBe(true);
 			expect(server.sent).toEqual([`POST https://${HOST}/api/v2/rt/new_command`]);
 			expect(sleep).not.toHaveBeenCalled();
 		},
@@ -149,30 +159,22 @@ describe('a request other than GET is never retried unless its entry says so', (
 
 	test('the same entry, once it says a retry is safe, is retried', async () => {
 		const server = fakeServer([reply(502), reply(200, '{"result":"ok"}')]);
-		const sleep = pauseRecorder();
-		const outcome = await sendToEndpoint(
-			server.send,
-			testCredentials(HOST),
-			{ ...NEW_COMMAND, retry: { retried: true, why: 'doing it twice is harmless' } },
-			{ retry: { sleep } },
-		);
-		expect(outcome).toEqual({ ok: true, reply: { result: 'ok' } });
+		const sleep = instantPauses();
+		const path = addToTable({ ...NEW_COMMAND, retry: { retried: true } });
+		await expect(svcRequest(server.context, path)).resolves.toEqual({ result: 'ok' });
 		expect(server.sent).toHaveLength(2);
 		expect(sleep).toHaveBeenCalledTimes(1);
 	});
 
 	test('a GET entry without a retry rule is retried', async () => {
 		const server = fakeServer([reply(502), reply(200, '[]')]);
-		const sleep = pauseRecorder();
+		instantPauses();
 		const newList: Endpoint<Operator[]> = {
 			method: 'GET',
 			path: 'new_list',
 			shape: ENDPOINTS.operators.shape,
 		};
-		const outcome = await sendToEndpoint(server.send, testCredentials(HOST), newList, {
-			retry: { sleep },
-		});
-		expect(outcome).toEqual({ ok: true, reply: [] });
+		await expect(svcRequest(server.context, addToTable(newList))).resolves.toEqual([]);
 		expect(server.sent).toEqual([
 			`GET https://${HOST}/api/v2/new_list`,
 			`GET https://${HOST}/api/v2/new_list`,

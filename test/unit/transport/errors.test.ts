@@ -9,14 +9,11 @@ import {
 	describeErrorCode,
 	describeNetworkError,
 } from '../../../nodes/SvcChat/transport/errors';
-import {
-	ENDPOINTS,
-	svcApiRequest,
-	toNodeApiError,
-	type EndpointPath,
-} from '../../../nodes/SvcChat/transport';
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
+import { svcRequest, toNodeApiError } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
-import { closedPort, HOST, pauseRecorder, rejectionOf, transportContext } from './support';
+import { closedPort, HOST, rejectionOf, transportContext } from './support';
+import { instantPauses } from '../../harness/fixtures';
 import { everyRequestTo } from '../../harness/fixtures';
 
 interface SpecErrorCase {
@@ -93,12 +90,8 @@ async function failureOf(
 ) {
 	// The method answered above is the one the endpoint table sends.
 	expect(ENDPOINTS[apiPath].method).toBe(method);
-	const error = await rejectionOf(
-		svcApiRequest.call(transportContext(), apiPath, {
-			...options,
-			retry: { maxRetries: 0 },
-		}),
-	);
+	instantPauses({ maxRetries: 0 });
+	const error = await rejectionOf(svcRequest(transportContext(), apiPath, options));
 	expect(error).toBeInstanceOf(NodeApiError);
 	return error;
 }
@@ -358,9 +351,7 @@ describe('a 200 reply of unexpected shape', () => {
 		['a null last_ts', null],
 	])('GET chats with %s passes decoding', async (_case, lastTs) => {
 		answer('GET', 'chats', 200, { chats: [], more_chats_available: false, last_ts: lastTs });
-		await expect(
-			svcApiRequest.call(transportContext(), 'chats', { qs: { since: 0 } }),
-		).resolves.toEqual({
+		await expect(svcRequest(transportContext(), 'chats', { qs: { since: 0 } })).resolves.toEqual({
 			chats: [],
 			more_chats_available: false,
 			...(lastTs === null ? { last_ts: null } : {}),
@@ -426,9 +417,8 @@ describe('network failures', () => {
 	test('a refused connection names the host', async () => {
 		const port = await closedPort();
 		const context = transportContext(testCredentials(`http://127.0.0.1:${port}`));
-		const error = await rejectionOf(
-			svcApiRequest.call(context, 'departments', { retry: { maxRetries: 0 } }),
-		);
+		instantPauses({ maxRetries: 0 });
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toBe(`Host "127.0.0.1:${port}" refused the connection`);
 		expect(error.description).toBe(
@@ -465,11 +455,9 @@ describe('network failures', () => {
 });
 
 test('the default retries end in the same clear 502 error', async () => {
-	const sleep = pauseRecorder();
+	const sleep = instantPauses();
 	const seen = answer('GET', 'departments', 502, '');
-	const error = await rejectionOf(
-		svcApiRequest.call(transportContext(), 'departments', { retry: { sleep } }),
-	);
+	const error = await rejectionOf(svcRequest(transportContext(), 'departments'));
 	expect(error.message).toBe('The server cannot process the request (502)');
 	expect(error.description).toMatch(/The request was tried 4 times\.$/);
 	expect(seen.requests).toBe(4);

@@ -1,9 +1,11 @@
 // Network failures as each n8n line really throws them: what reached the server, what is retried, what the user reads.
-import { ENDPOINTS, sendSvcRequest, type EndpointPath } from '../../../nodes/SvcChat/transport';
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import type { IDataObject } from 'n8n-workflow';
 
 import { testCredentials } from '../../harness/contexts';
-import { INSTANT_PAUSES } from '../../harness/fixtures';
+import { instantPauses } from '../../harness/fixtures';
+import { contextSending, rejectionOf } from './support';
 import {
 	CAPTURED_NETWORK_ERRORS,
 	rebuildCapturedError,
@@ -35,18 +37,19 @@ const REQUESTS: Record<string, RequestKind> = {
 /** Sends one request whose every attempt throws `error`; returns what the user is told and how many attempts ran. */
 async function failWith(error: Error, kind: RequestKind) {
 	let attempts = 0;
-	const outcome = await sendSvcRequest(
+	instantPauses();
+	const context = contextSending(
 		async () => {
 			attempts++;
 			throw error;
 		},
 		testCredentials(`http://${HOST}`),
-		kind.path,
-		{ body: kind.body, notRetried: kind.notRetried, retry: INSTANT_PAUSES },
 	);
-	if (outcome.ok) throw new Error('Expected the request to fail');
-	const { message, fix } = outcome.failure.text;
-	return { attempts, message, fix, networkCode: outcome.failure.networkCode };
+	const thrown = await rejectionOf(
+		svcRequest(context, kind.path, { body: kind.body, notRetried: kind.notRetried }),
+	);
+	const { message, description: fix, context: details } = thrown;
+	return { attempts, message, fix, networkCode: details.networkCode };
 }
 
 const CLOSED = {

@@ -2,7 +2,7 @@
 import nock from 'nock';
 import { NodeApiError } from 'n8n-workflow';
 
-import { svcChatPages, svcGetChats, type ChatPage } from '../../../nodes/SvcChat/transport';
+import { walkChats, type ChatPage } from '../../../nodes/SvcChat/transport/chats';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
 import { dropUnrequestedMocks } from '../../harness/fixtures';
@@ -51,20 +51,27 @@ function threePages(cursors: Cursor[]): Page[] {
 	];
 }
 
-async function collect(pages: AsyncIterable<ChatPage>): Promise<ChatPage[]> {
+/** Every page the walk reads from `since`, as it sees them. */
+async function collect(since: Cursor): Promise<ChatPage[]> {
 	const collected: ChatPage[] = [];
-	for await (const page of pages) collected.push(page);
+	await walkChats(transportContext(), since, { onPage: (page) => void collected.push(page) });
 	return collected;
+}
+
+/** What Chat > Get Many takes from a walk: the chats and the cursor to continue from. */
+async function getChats(since: Cursor, options: Parameters<typeof walkChats>[2] = {}) {
+	const { chats, lastTs } = await walkChats(transportContext(), since, options);
+	return { chats, lastTs };
 }
 
 describe.each([
 	['numbers', NUMBER_CURSORS as Cursor[]],
 	['strings', STRING_CURSORS as Cursor[]],
 ])('three pages with last_ts as %s', (_kind, cursors) => {
-	test('svcChatPages follows last_ts exactly as received while more_chats_available is true', async () => {
+	test('the walk follows last_ts exactly as received while more_chats_available is true', async () => {
 		const { sinces, scope } = servePages(threePages(cursors));
 
-		const pages = await collect(svcChatPages.call(transportContext(), 0));
+		const pages = await collect(0);
 
 		expect(sinces).toEqual(['0', String(cursors[0]), String(cursors[1])]);
 		expect(pages.map((page) => page.since)).toEqual([0, cursors[0], cursors[1]]);
@@ -75,10 +82,10 @@ describe.each([
 		expect(scope.isDone()).toBe(true);
 	});
 
-	test('svcGetChats returns every chat and the final cursor, unchanged', async () => {
+	test('the walk returns every chat and the final cursor, unchanged', async () => {
 		const { sinces } = servePages(threePages(cursors));
 
-		const result = await svcGetChats.call(transportContext(), '0');
+		const result = await getChats('0');
 
 		expect(sinces).toEqual(['0', String(cursors[0]), String(cursors[1])]);
 		expect(result.chats.map((c) => c.id)).toEqual([1, 2, 3, 4, 5]);
@@ -86,12 +93,29 @@ describe.each([
 	});
 });
 
+test('a walk reads the credentials once, for every page and every chat read in full', async () => {
+	const pages = threePages(NUMBER_CURSORS);
+	pages[1].chats.push({ id: 9, created_at: '2024-05-01T10:00:00Z' });
+	servePages(pages);
+	nock(ORIGIN)
+		.get('/api/v2/chat')
+		.query({ id: '9' })
+		.reply(200, { chat: chat(9) });
+	const context = transportContext();
+
+	const walk = await walkChats(context, 0);
+
+	expect(walk.chats.map((c) => c.id)).toEqual([1, 2, 3, 4, 9, 5]);
+	expect(context.helpers.httpRequestWithAuthentication).toHaveBeenCalledTimes(4);
+	expect(context.getCredentials).toHaveBeenCalledTimes(1);
+});
+
 test('a chat delivered twice is kept once, in its latest version and position', async () => {
 	servePages([
 		{ chats: [chat(1), chat(2)], more_chats_available: true, last_ts: 10 },
 		{ chats: [chat(3), chat(1, 2)], more_chats_available: false, last_ts: 20 },
 	]);
-	const result = await svcGetChats.call(transportContext(), 0);
+	const result = await getChats(0);
 	expect(result.chats).toEqual([chat(2), chat(3), chat(1, 2)]);
 });
 
@@ -99,7 +123,7 @@ describe('a limit', () => {
 	test('that a page fills exactly stops paging: no request for the next page', async () => {
 		const { sinces, scope } = servePages(threePages(NUMBER_CURSORS));
 
-		const result = await svcGetChats.call(transportContext(), 0, { limit: 2 });
+		const result = await getChats(0, { limit: 2 });
 
 		expect(result.chats.map((c) => c.id)).toEqual([1, 2]);
 		expect(result.lastTs).toBe(NUMBER_CURSORS[0]);
@@ -111,7 +135,7 @@ describe('a limit', () => {
 	test("that cuts inside a page returns that page's own cursor, so its other chats come again", async () => {
 		const { sinces, scope } = servePages(threePages(STRING_CURSORS));
 
-		const result = await svcGetChats.call(transportContext(), '0', { limit: 3 });
+		const result = await getChats('0', { limit: 3 });
 
 		expect(result.chats.map((c) => c.id)).toEqual([1, 2, 3]);
 		expect(result.lastTs).toBe(STRING_CURSORS[0]);
@@ -122,7 +146,7 @@ describe('a limit', () => {
 
 	test('above the number of chats reads every page', async () => {
 		const { sinces } = servePages(threePages(NUMBER_CURSORS));
-		const result = await svcGetChats.call(transportContext(), 0, { limit: 50 });
+		const result = await getChats(0, { limit: 50 });
 		expect(result.chats).toHaveLength(5);
 		expect(result.lastTs).toBe(NUMBER_CURSORS[2]);
 		expect(sinces).toHaveLength(3);
@@ -130,7 +154,7 @@ describe('a limit', () => {
 
 	test('of 0 sends no request at all', async () => {
 		const { sinces } = servePages(threePages(NUMBER_CURSORS));
-		await expect(svcGetChats.call(transportContext(), 7, { limit: 0 })).resolves.toEqual({
+		await expect(getChats(7, { limit: 0 })).resolves.toEqual({
 			chats: [],
 			lastTs: 7,
 		});
@@ -149,9 +173,7 @@ describe('loop guards', () => {
 		const seen: ChatPage[] = [];
 
 		const error = await rejectionOf(
-			(async () => {
-				for await (const page of svcChatPages.call(transportContext(), 0)) seen.push(page);
-			})(),
+			walkChats(transportContext(), 0, { onPage: (page) => void seen.push(page) }),
 		);
 
 		expect(error).toBeInstanceOf(NodeApiError);
@@ -175,7 +197,7 @@ describe('loop guards', () => {
 			{ chats: [chat(1)], more_chats_available: false, last_ts: 4 },
 		]);
 
-		const error = await rejectionOf(svcGetChats.call(transportContext(), 0));
+		const error = await rejectionOf(getChats(0));
 
 		expect(error.message).toBe(
 			'The server keeps reporting more chats, but sent none in 3 pages in a row (last_ts 3)',
@@ -193,14 +215,14 @@ describe('loop guards', () => {
 			{ chats: [], more_chats_available: true, last_ts: 4 },
 			{ chats: [], more_chats_available: false, last_ts: 5 },
 		]);
-		await expect(svcGetChats.call(transportContext(), 0)).resolves.toEqual({
+		await expect(getChats(0)).resolves.toEqual({
 			chats: [chat(1)],
 			lastTs: 5,
 		});
 	});
 });
 
-test('a failing later page throws after the earlier pages were yielded', async () => {
+test('a failing later page throws after the earlier pages were seen', async () => {
 	const scope = nock(ORIGIN)
 		.get('/api/v2/chats')
 		.query({ since: '0' })
@@ -211,9 +233,7 @@ test('a failing later page throws after the earlier pages were yielded', async (
 	const seen: ChatPage[] = [];
 
 	const error = await rejectionOf(
-		(async () => {
-			for await (const page of svcChatPages.call(transportContext(), 0)) seen.push(page);
-		})(),
+		walkChats(transportContext(), 0, { onPage: (page) => void seen.push(page) }),
 	);
 
 	expect(error.message).toBe('Wrong email or password');

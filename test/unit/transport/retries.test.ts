@@ -3,24 +3,16 @@ import http from 'node:http';
 import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
+import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
 import {
-	DEFAULT_RETRY_POLICY,
-	ENDPOINTS,
 	parseRetryAfter,
-	resolveRetryPolicy,
-	svcApiRequest,
-	type EndpointPath,
+	retryPolicy,
+	svcRequest,
 	type RetryPolicy,
-} from '../../../nodes/SvcChat/transport';
+} from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
-import {
-	listenLocally,
-	pauseRecorder,
-	ORIGIN,
-	rejectionOf,
-	transportContext,
-	type LocalServer,
-} from './support';
+import { instantPauses } from '../../harness/fixtures';
+import { listenLocally, ORIGIN, rejectionOf, transportContext, type LocalServer } from './support';
 
 type Reply = [status: number, body?: string, headers?: Record<string, string>];
 
@@ -30,10 +22,10 @@ const BROADCAST_BODY: IDataObject = {
 	data: { kind: 'msgapp', channel_id: 'c', data: { template_id: 't', entries: [] } },
 };
 
-let sleep: ReturnType<typeof pauseRecorder>;
+let sleep: ReturnType<typeof instantPauses>;
 
 beforeEach(() => {
-	sleep = pauseRecorder();
+	sleep = instantPauses();
 });
 afterEach(() => jest.restoreAllMocks());
 
@@ -55,12 +47,13 @@ function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 const request = (
 	method: IHttpRequestMethods,
 	apiPath: EndpointPath,
-	retry?: Partial<RetryPolicy>,
+	limits?: Partial<Omit<RetryPolicy, 'sleep'>>,
 	body?: IDataObject,
 ) => {
 	// The method served above is the one the endpoint table sends.
 	expect(ENDPOINTS[apiPath].method).toBe(method);
-	return svcApiRequest.call(transportContext(), apiPath, { retry: { ...retry, sleep }, body });
+	if (limits) sleep = instantPauses(limits);
+	return svcRequest(transportContext(), apiPath, { body });
 };
 
 describe('retried', () => {
@@ -98,10 +91,10 @@ describe('retried', () => {
 		expect(sleep).toHaveBeenCalledTimes(2);
 	});
 
-	test(`the default is ${DEFAULT_RETRY_POLICY.maxRetries} retries`, async () => {
+	test(`the default is ${retryPolicy.maxRetries} retries`, async () => {
 		const seen = serve('GET', 'departments', [[504]]);
 		await rejectionOf(request('GET', 'departments'));
-		expect(seen.requests).toBe(DEFAULT_RETRY_POLICY.maxRetries + 1);
+		expect(seen.requests).toBe(retryPolicy.maxRetries + 1);
 	});
 
 	test('maxRetries 0 sends one request and adds no retry note', async () => {
@@ -254,13 +247,12 @@ describe('Retry-After', () => {
 	});
 });
 
-test('resolveRetryPolicy keeps sane defaults for missing or unusable limits', () => {
-	expect(resolveRetryPolicy()).toEqual(DEFAULT_RETRY_POLICY);
-	expect(
-		resolveRetryPolicy({ maxRetries: 1.7, baseDelayMs: -5, maxDelayMs: Number.NaN, timeoutMs: 0 }),
-	).toEqual({
-		...DEFAULT_RETRY_POLICY,
-		maxRetries: 1,
+test('the retry policy: 3 retries, pauses from 500 ms up to 30 s, 60 s per attempt', () => {
+	expect(retryPolicy).toMatchObject({
+		maxRetries: 3,
+		baseDelayMs: 500,
+		maxDelayMs: 30_000,
+		timeoutMs: 60_000,
 	});
 });
 
@@ -292,18 +284,15 @@ describe('connection failures, against a real local server', () => {
 
 	test('a connection reset is retried, then the answer is used', async () => {
 		const context = await resettingServer(1, DEPARTMENTS);
-		await expect(
-			svcApiRequest.call(context, 'departments', { retry: { sleep } }),
-		).resolves.toHaveLength(1);
+		await expect(svcRequest(context, 'departments')).resolves.toHaveLength(1);
 		expect(served).toEqual(['GET /api/v2/departments', 'GET /api/v2/departments']);
 		expect(sleep).toHaveBeenCalledTimes(1);
 	});
 
 	test('resets on every attempt end after maxRetries + 1 requests', async () => {
 		const context = await resettingServer(99, DEPARTMENTS);
-		const error = await rejectionOf(
-			svcApiRequest.call(context, 'departments', { retry: { maxRetries: 1, sleep } }),
-		);
+		instantPauses({ maxRetries: 1 });
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
 		expect(error.description).toBe('Try again later. The request was tried 2 times.');
 		expect(error.context.networkCode).toBe('ECONNRESET');
@@ -313,7 +302,7 @@ describe('connection failures, against a real local server', () => {
 	test('rt/send_broadcast is not retried after a reset', async () => {
 		const context = await resettingServer(1, '{"result":"ok"}');
 		const error = await rejectionOf(
-			svcApiRequest.call(context, 'rt/send_broadcast', { body: BROADCAST_BODY, retry: { sleep } }),
+			svcRequest(context, 'rt/send_broadcast', { body: BROADCAST_BODY }),
 		);
 		expect(error.message).toBe(`Host "${server!.hostPort}" closed the connection`);
 		expect(error.description).toMatch(
@@ -330,11 +319,8 @@ describe('connection failures, against a real local server', () => {
 			}),
 		);
 		const context = transportContext(testCredentials(`http://${server.hostPort}`));
-		const error = await rejectionOf(
-			svcApiRequest.call(context, 'departments', {
-				retry: { maxRetries: 1, timeoutMs: 150, sleep },
-			}),
-		);
+		instantPauses({ maxRetries: 1, timeoutMs: 150 });
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 		expect(error.message).toBe(`Host "${server.hostPort}" did not answer in time`);
 		expect(error.description).toBe(
 			'Check the host, then try again later. The request was tried 2 times.',

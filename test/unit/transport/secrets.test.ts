@@ -3,7 +3,9 @@ import http from 'node:http';
 import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { svcApiRequest, svcGetChats, type EndpointPath } from '../../../nodes/SvcChat/transport';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
+import { walkChats } from '../../../nodes/SvcChat/transport/chats';
+import { type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
 import { TEST_PASSWORD, testCredentials } from '../../harness/contexts';
 import {
 	BASIC_VALUE,
@@ -16,7 +18,7 @@ import {
 	rejectionOf,
 	transportContext,
 } from './support';
-import { everyRequestTo, INSTANT_PAUSES } from '../../harness/fixtures';
+import { everyRequestTo, instantPauses } from '../../harness/fixtures';
 
 const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
 const BROADCAST_BODY: IDataObject = {
@@ -32,6 +34,7 @@ type Echo = (
 const receivedAuthorizations: string[] = [];
 
 beforeEach(() => {
+	instantPauses();
 	receivedAuthorizations.length = 0;
 });
 afterEach(() => jest.restoreAllMocks());
@@ -143,10 +146,9 @@ test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 	const body = method === 'POST' ? BROADCAST_BODY : undefined;
 
 	const error = await rejectionOf(
-		svcApiRequest.call(transportContext(), apiPath, {
+		svcRequest(transportContext(), apiPath, {
 			body,
 			qs: { id: 1, since: 0 },
-			retry: INSTANT_PAUSES,
 		}),
 	);
 
@@ -158,9 +160,7 @@ test.each(ECHO_CASES)('%s', async (_name, method, apiPath, echo) => {
 
 test('a stalled cursor', async () => {
 	hostile('GET', 'chats', () => [200, json({ chats: [], more_chats_available: true, last_ts: 0 })]);
-	const error = await rejectionOf(
-		svcGetChats.call(transportContext(), 0, { retry: INSTANT_PAUSES }),
-	);
+	const error = await rejectionOf(walkChats(transportContext(), 0));
 	expect(error.message).toMatch(/cursor stopped moving/);
 	expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 });
@@ -175,9 +175,7 @@ describe('configuration errors', () => {
 		['the password pasted into the host', `${TEST_PASSWORD} acme`],
 	])('%s', async (_name, host) => {
 		const context = transportContext(testCredentials(host));
-		const error = await rejectionOf(
-			svcApiRequest.call(context, 'departments', { retry: INSTANT_PAUSES }),
-		);
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 		expect(error.context.svcError).toBe('invalid-host');
 		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 	});
@@ -186,9 +184,7 @@ describe('configuration errors', () => {
 describe('network errors, against real local servers', () => {
 	test('a refused connection', async () => {
 		const context = transportContext(testCredentials(`http://127.0.0.1:${await closedPort()}`));
-		const error = await rejectionOf(
-			svcApiRequest.call(context, 'departments', { retry: INSTANT_PAUSES }),
-		);
+		const error = await rejectionOf(svcRequest(context, 'departments'));
 		expect(error.message).toMatch(/refused the connection/);
 		expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 	});
@@ -206,11 +202,8 @@ describe('network errors, against real local servers', () => {
 		const server = await listenLocally(http.createServer(handler));
 		try {
 			const context = transportContext(testCredentials(`http://${server.hostPort}`));
-			const error = await rejectionOf(
-				svcApiRequest.call(context, 'departments', {
-					retry: { ...INSTANT_PAUSES, maxRetries: 1, timeoutMs },
-				}),
-			);
+			instantPauses({ maxRetries: 1, timeoutMs });
+			const error = await rejectionOf(svcRequest(context, 'departments'));
 			expect(error.message).toMatch(message);
 			expect(leaksOf(errorViews(error), SECRETS)).toEqual([]);
 		} finally {
@@ -237,9 +230,7 @@ test('a password with quotes, slashes and accents is redacted in every form it c
 	];
 	for (const echo of echoes) {
 		hostile('GET', 'departments', echo);
-		const error = await rejectionOf(
-			svcApiRequest.call(transportContext(credentials), 'departments', { retry: INSTANT_PAUSES }),
-		);
+		const error = await rejectionOf(svcRequest(transportContext(credentials), 'departments'));
 		expect(receivedAuthorizations.at(-1)).toBe(`Basic ${basic}`);
 		expect(leaksOf(errorViews(error), forms)).toEqual([]);
 		nock.cleanAll();

@@ -3,13 +3,13 @@ import nock from 'nock';
 
 import {
 	FULL_CHAT_CONCURRENCY,
-	svcChatPages,
-	svcGetChats,
+	walkChats,
 	type ChatPage,
-} from '../../../nodes/SvcChat/transport';
+	type WalkOptions,
+} from '../../../nodes/SvcChat/transport/chats';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { dropUnrequestedMocks, instantPauses } from '../../harness/fixtures';
 
 const full = (id: number): Chat => ({
 	id,
@@ -27,10 +27,19 @@ function page(since: string, body: Record<string, unknown>) {
 		.reply(200, JSON.stringify(body), { 'Content-Type': 'application/json' });
 }
 
-async function pages(since: string | number): Promise<ChatPage[]> {
+async function pages(since: string | number, options: WalkOptions = {}): Promise<ChatPage[]> {
 	const collected: ChatPage[] = [];
-	for await (const one of svcChatPages.call(transportContext(), since)) collected.push(one);
+	await walkChats(transportContext(), since, {
+		...options,
+		onPage: (one) => void collected.push(one),
+	});
 	return collected;
+}
+
+/** What Chat > Get Many takes from a walk: the chats and the cursor to continue from. */
+async function getChats(since: string | number, options: WalkOptions = {}) {
+	const { chats, lastTs } = await walkChats(transportContext(), since, options);
+	return { chats, lastTs };
 }
 
 describe('minimal list entries (spec 2.4)', () => {
@@ -65,19 +74,15 @@ describe('minimal list entries (spec 2.4)', () => {
 		expect(mostInFlight).toBeLessThanOrEqual(FULL_CHAT_CONCURRENCY);
 	});
 
-	test('a chat that cannot be read stops the walk before its page: that page is never yielded', async () => {
+	test('a chat that cannot be read stops the walk before its page: that page is never seen', async () => {
 		page('0', { chats: [full(1)], more_chats_available: true, last_ts: 10 });
 		page('10', { chats: [full(2), minimal(3)], more_chats_available: false, last_ts: 20 });
 		// 502 four times: the first try and the transport's three retries.
 		nock(ORIGIN).get('/api/v2/chat').query({ id: '3' }).times(4).reply(502, 'Bad Gateway');
 		const seen: ChatPage[] = [];
+		instantPauses();
 		const error = await rejectionOf(
-			(async () => {
-				for await (const one of svcChatPages.call(transportContext(), 0, {
-					retry: { baseDelayMs: 1 },
-				}))
-					seen.push(one);
-			})(),
+			walkChats(transportContext(), 0, { onPage: (one) => void seen.push(one) }),
 		);
 		expect(error.message).toContain(
 			'Chat 3 was listed with only its id and created_at, and reading it in full failed',
@@ -89,9 +94,7 @@ describe('minimal list entries (spec 2.4)', () => {
 
 	test('are left as they are when the caller asks for list entries only', async () => {
 		page('0', { chats: [minimal(1)], more_chats_available: false, last_ts: 5 });
-		const collected: ChatPage[] = [];
-		for await (const one of svcChatPages.call(transportContext(), 0, { fullChats: false }))
-			collected.push(one);
+		const collected = await pages(0, { fullChats: false });
 		expect(collected[0].chats).toEqual([minimal(1)]);
 	});
 });
@@ -110,7 +113,7 @@ describe('last_ts values the spec does not rule out', () => {
 		['missing', {}],
 	])('a %s last_ts on a reply with no chats keeps since', async (_case, cursor) => {
 		page('100', { chats: [], more_chats_available: false, ...cursor });
-		await expect(svcGetChats.call(transportContext(), '100')).resolves.toEqual({
+		await expect(getChats('100')).resolves.toEqual({
 			chats: [],
 			lastTs: '100',
 		});
@@ -121,7 +124,7 @@ describe('last_ts values the spec does not rule out', () => {
 		['missing', {}],
 	])('a %s last_ts on a reply with chats is an error that names it', async (_case, cursor) => {
 		page('100', { chats: [full(1)], more_chats_available: false, ...cursor });
-		const error = await rejectionOf(svcGetChats.call(transportContext(), '100'));
+		const error = await rejectionOf(getChats('100'));
 		expect(error.message).toBe('The server listed 1 changed chat(s) without a last_ts cursor');
 		expect((error as unknown as { context: { svcError: string } }).context.svcError).toBe(
 			'missing-last-ts',
@@ -148,7 +151,7 @@ describe('a limit met in whole pages', () => {
 	test('takes the page on which the limit is reached whole, with its end cursor', async () => {
 		page('0', { chats: [full(1), full(2), full(3)], more_chats_available: true, last_ts: 30 });
 		const pending = page('30', { chats: [full(4)], more_chats_available: false, last_ts: 40 });
-		const result = await svcGetChats.call(transportContext(), 0, { limit: 1, wholePages: true });
+		const result = await getChats(0, { limit: 1, wholePages: true });
 		expect(result).toEqual({ chats: [full(1), full(2), full(3)], lastTs: 30 });
 		expect(pending.isDone()).toBe(false);
 		dropUnrequestedMocks();

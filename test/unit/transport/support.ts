@@ -4,10 +4,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import * as n8nWorkflow from 'n8n-workflow';
-import type { INodeTypeDescription } from 'n8n-workflow';
+import type { IHttpRequestOptions, INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { SvcCredentials } from '../../../nodes/SvcChat/transport';
+import type { SvcCredentials, SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
 
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
@@ -39,6 +39,18 @@ export function transportContext(credentials: SvcCredentials = testCredentials(H
 	});
 }
 
+/** The transport context with a fake server in place of n8n's request helper: `send` answers every request. */
+export function contextSending(
+	send: (request: IHttpRequestOptions) => Promise<SvcHttpResponse>,
+	credentials: SvcCredentials = testCredentials(HOST),
+) {
+	const context = transportContext(credentials);
+	jest
+		.mocked(context.helpers.httpRequestWithAuthentication)
+		.mockImplementation(async (_type, request) => await send(request));
+	return context;
+}
+
 /** The error a promise rejects with; fails the test if it resolves. */
 export async function rejectionOf(promise: Promise<unknown>): Promise<n8nWorkflow.NodeApiError> {
 	try {
@@ -47,11 +59,6 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<n8nWorkflo
 		return error as n8nWorkflow.NodeApiError;
 	}
 	throw new Error('Expected the request to fail, but it succeeded');
-}
-
-/** A retry pause that takes no time and records each one asked for; the transport gets it as `retry: { sleep }`. */
-export function pauseRecorder() {
-	return jest.fn<Promise<void>, [ms: number]>(async () => undefined);
 }
 
 export interface LocalServer {

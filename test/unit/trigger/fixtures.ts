@@ -6,9 +6,9 @@ import type { IDataObject, INodeParameters, WorkflowExecuteMode } from 'n8n-work
 import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
-import { BASE_URL, HOST, INSTANT_PAUSES } from '../../harness/fixtures';
+import { BASE_URL, HOST, instantPauses } from '../../harness/fixtures';
 
-export { BASE_URL, HOST };
+export { HOST };
 /** The trigger's parameters for reading the whole history and emitting every change as raw chats. */
 export const fromBeginning = { startFrom: 'beginning', emit: 'everyChange', output: 'raw' };
 /**
@@ -44,7 +44,8 @@ export function triggerHarness(
 	});
 	const poll = async () => {
 		// SvcChatTrigger.poll() is pollChats with n8n's sleep; here retries pause for no time (nock still counts them).
-		const result = await pollChats.call(context, INSTANT_PAUSES);
+		instantPauses();
+		const result = await pollChats.call(context);
 		if (result === null) return null;
 		expect(result).toHaveLength(1);
 		for (const item of result[0]) expect(Object.keys(item)).toEqual(['json']);

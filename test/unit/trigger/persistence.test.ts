@@ -15,7 +15,7 @@ import {
 } from './fixtures';
 import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
-import { BASE_URL, dropUnrequestedMocks, HOST, ids, INSTANT_PAUSES } from '../../harness/fixtures';
+import { BASE_URL, dropUnrequestedMocks, HOST, ids, instantPauses } from '../../harness/fixtures';
 import { TEST_PASSWORD } from '../../harness/core';
 import {
 	bindingChange,
@@ -39,8 +39,10 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 	return {
 		context,
 		logger,
-		poll: async () =>
-			(await pollChats.call(context, INSTANT_PAUSES))?.[0].map((item) => item.json) ?? null,
+		poll: async () => {
+			instantPauses();
+			return (await pollChats.call(context))?.[0].map((item) => item.json) ?? null;
+		},
 	};
 }
 

@@ -47,12 +47,8 @@ export const senderProperties: INodeProperties[] = [
 	},
 ];
 
-export interface Sender {
-	operatorId: number;
-	channelId: string;
-}
-
-export function readSender(context: IExecuteFunctions, itemIndex: number): Sender {
+/** The operator and channel of one input item. */
+export function readSender(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, senderProperties);
 	return {
 		operatorId: read.positiveInteger('operatorId', {

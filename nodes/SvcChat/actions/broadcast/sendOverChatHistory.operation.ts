@@ -1,7 +1,7 @@
 // Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { readSender, senderProperties } from './common';
 import type { ExecuteItem } from '../router';
@@ -33,6 +33,6 @@ export const execute: ExecuteItem = async function (itemIndex) {
 		operator_id: operatorId,
 		data: { kind: 'history-chats', channel_id: channelId, data: payload },
 	};
-	await svcApiRequest.call(this, 'rt/send_broadcast', { body, itemIndex });
+	await svcRequest(this, 'rt/send_broadcast', { body, itemIndex });
 	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
 };

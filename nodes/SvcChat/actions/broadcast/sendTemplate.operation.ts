@@ -7,14 +7,13 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { parameterChoices } from '../../parameters/labels';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
 import { BatchOutput } from '../router';
-import { readSender, senderProperties, type Sender } from './common';
+import { readSender, senderProperties } from './common';
 
 /** Bounded by default: the API names no size limit but a real server has one, and a failed request is never retried. */
 const DEFAULT_RECIPIENTS_PER_REQUEST = 1000;
@@ -43,7 +42,27 @@ const headerTypeParameter: INodeProperties = {
 		'Kind of header parameter; media files themselves cannot be sent through this request',
 };
 
-const HEADER_TYPES = parameterChoices([headerTypeParameter], 'type');
+const HEADER_TYPES = headerTypeParameter.options!.map(
+	(option) => (option as { value: string }).value,
+);
+
+/** The list of one template part's parameters ("Header Parameters"), each row one parameter. */
+function templatePart(
+	part: string,
+	description: string,
+	values: INodeProperties[] = [textParameter],
+): INodeProperties {
+	return {
+		displayName: `${part} Parameters`,
+		name: `${part.toLowerCase()}Parameters`,
+		type: 'fixedCollection',
+		placeholder: `Add ${part} Parameter`,
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		description,
+		options: [{ displayName: 'Parameter', name: 'parameter', values }],
+	};
+}
 
 const properties: INodeProperties[] = [
 	{
@@ -82,43 +101,15 @@ const properties: INodeProperties[] = [
 		description:
 			'Language of the template to send, as registered with the messaging app (e.g. en, de, pt_BR)',
 	},
-	{
-		displayName: 'Header Parameters',
-		name: 'headerParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Header Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description: "Values for the template's header, in the same order as in the template",
-		options: [
-			{
-				displayName: 'Parameter',
-				name: 'parameter',
-				values: [headerTypeParameter, textParameter],
-			},
-		],
-	},
-	{
-		displayName: 'Body Parameters',
-		name: 'bodyParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Body Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description:
-			"Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
-		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
-	},
-	{
-		displayName: 'Footer Parameters',
-		name: 'footerParameters',
-		type: 'fixedCollection',
-		placeholder: 'Add Footer Parameter',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		description: "Values for the template's footer, in the same order as in the template",
-		options: [{ displayName: 'Parameter', name: 'parameter', values: [textParameter] }],
-	},
+	templatePart('Header', "Values for the template's header, in the same order as in the template", [
+		headerTypeParameter,
+		textParameter,
+	]),
+	templatePart(
+		'Body',
+		"Values for the template's body placeholders ({{1}}, {{2}}…), in the same order as in the template",
+	),
+	templatePart('Footer', "Values for the template's footer, in the same order as in the template"),
 	optionsCollection([
 		{
 			displayName: 'Recipients per Request',
@@ -137,60 +128,90 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Read recipients → plan requests → send → output items; continue-on-fail is decided in BatchOutput.fail only. */
+/**
+ * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
+ * at a time, never retried, and each recipient's output says how its request went. Continue-on-fail is decided in
+ * BatchOutput.fail only.
+ */
 export async function executeBatch(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	if (!items.length) return [];
 	const output = new BatchOutput(this, items.length);
-	const input = readRecipients(this, items.length, output);
-	if (input) {
-		const requests = planRequests(input.recipients, input.recipientsPerRequest);
-		await sendRequests.call(this, requests, output);
-	}
-	return output.result();
-}
-
-interface Recipient {
-	itemIndex: number;
-	sender: Sender & { templateId: string };
-	entry: BroadcastEntry;
-}
-
-/** Step 1: every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way. */
-function readRecipients(
-	context: IExecuteFunctions,
-	itemCount: number,
-	output: BatchOutput,
-): { recipients: Recipient[]; recipientsPerRequest: number } | undefined {
 	let recipientsPerRequest: number;
 	try {
 		// Read from the first item, since it shapes the whole batch.
-		recipientsPerRequest = itemParameters(context, 0, properties).wholeNumber(
+		recipientsPerRequest = itemParameters(this, 0, properties).wholeNumber(
 			'options.recipientsPerRequest',
 			{ fallback: DEFAULT_RECIPIENTS_PER_REQUEST, fix: 'Use 0 to send all items in one request.' },
 		);
 	} catch (error) {
 		output.fail(
 			error,
-			Array.from({ length: itemCount }, (_, itemIndex) => ({ itemIndex })),
+			items.map((_, itemIndex) => ({ itemIndex })),
 		);
-		return undefined;
+		return output.items;
 	}
 	const recipients: Recipient[] = [];
-	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			recipients.push(readRecipient(context, itemIndex));
+			recipients.push(readRecipient(this, itemIndex));
 		} catch (error) {
 			output.fail(error, [{ itemIndex }]);
 		}
 	}
-	return { recipients, recipientsPerRequest };
+	const requests = planRequests(recipients, recipientsPerRequest);
+	const sentItems: number[] = [];
+	let credentials: SvcCredentials | undefined;
+	for (const [index, batch] of requests.entries()) {
+		const place = { request: index + 1, requests: requests.length };
+		const { operatorId, channelId, templateId } = batch[0];
+		const body: IDataObject = {
+			operator_id: operatorId,
+			data: {
+				kind: 'msgapp',
+				channel_id: channelId,
+				data: { template_id: templateId, entries: batch.map((r) => r.entry) },
+			},
+		};
+		try {
+			// Read once for all the requests (n8n decrypts them on every read), where a failure fails this request.
+			credentials ??= await readCredentials(this);
+			await svcRequest(this, 'rt/send_broadcast', {
+				body,
+				itemIndex: batch[0].itemIndex,
+				credentials,
+			});
+		} catch (error) {
+			const failed = batch.map(({ itemIndex, entry }) => ({
+				itemIndex,
+				fields: { ...place, phone_number: entry.phone_number },
+			}));
+			output.fail(error, failed, alreadySentNote(sentItems));
+			continue;
+		}
+		for (const { itemIndex, entry } of batch) {
+			sentItems.push(itemIndex);
+			output.succeed(itemIndex, {
+				result: 'ok',
+				...place,
+				recipients_in_request: batch.length,
+				phone_number: entry.phone_number,
+				language_code: entry.language_code,
+				template_id: templateId,
+				channel_id: channelId,
+				operator_id: operatorId,
+			});
+		}
+	}
+	return output.items;
 }
 
-/** One input item as a recipient: the sender and template, and the entry sent for it. */
-function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient {
+/** One input item as a recipient: who sends which template, and the entry sent for this item. */
+type Recipient = ReturnType<typeof readRecipient>;
+
+function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, properties);
 	const sender = readSender(context, itemIndex);
 	const templateId = read.requiredText('templateId', {
@@ -203,33 +224,18 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number): Recipient
 		fix: 'Enter the template language, e.g. en.',
 	});
 	const entry: BroadcastEntry = { phone_number: phoneNumber, language_code: languageCode };
-	const body = templateEntryBody(read);
-	if (body !== undefined) entry.body = body as BroadcastEntry['body'];
-	return { itemIndex, sender: { ...sender, templateId }, entry };
+	// The entry's `body` (spec 4.3): one `{type, parameters}` object when exactly one part has parameters, a list of
+	// them when several do, nothing when none do (the template's stored content is sent, rule 4). Order is kept (rule 3).
+	const parts = (['header', 'body', 'footer'] as const).flatMap((type) => {
+		const parameters = readPart(read, type);
+		return parameters.length ? [{ type, parameters }] : [];
+	});
+	if (parts.length) entry.body = parts.length === 1 ? parts[0] : parts;
+	return { itemIndex, ...sender, templateId, entry };
 }
 
-/**
- * The entry's `body` (spec 4.3): one `{type, parameters}` object when exactly one part has parameters, a list of them
- * when several do, nothing when none do (the template's stored content is sent, rule 4). Order is kept (rule 3).
- */
-function templateEntryBody(read: ParameterReader): IDataObject | IDataObject[] | undefined {
-	const header = readPart(read, 'header');
-	const body = readPart(read, 'body');
-	const footer = readPart(read, 'footer');
-	const parts: IDataObject[] = [];
-	if (header.length) parts.push({ type: 'header', parameters: header });
-	if (body.length) parts.push({ type: 'body', parameters: body });
-	if (footer.length)
-		parts.push({ type: 'footer', parameters: footer.map(({ text }) => ({ text })) });
-	if (parts.length === 0) return undefined;
-	return parts.length === 1 ? parts[0] : parts;
-}
-
-/** The parameters of one template part, each as text, in the order given. */
-function readPart(
-	read: ParameterReader,
-	part: 'header' | 'body' | 'footer',
-): Array<{ type: string; text: string }> {
+/** The parameters of one template part, each as text, in the order given; footer parameters carry no type. */
+function readPart(read: ParameterReader, part: 'header' | 'body' | 'footer'): IDataObject[] {
 	const name = `${part}Parameters.parameter`;
 	const label = read.label(name);
 	return read.rows(name).map((row, position) => {
@@ -255,86 +261,31 @@ function readPart(
 				`Use one of: ${HEADER_TYPES.join(', ')}.`,
 			);
 		}
-		return { type, text };
+		return part === 'footer' ? { text } : { type, text };
 	});
 }
 
-/** Step 2: recipients grouped by sender and template (usually one group), in input order, then cut into requests. */
+/** Recipients grouped by sender and template (usually one group), in input order, then cut into requests. */
 function planRequests(recipients: Recipient[], recipientsPerRequest: number): Recipient[][] {
 	const groups = new Map<string, Recipient[]>();
 	for (const recipient of recipients) {
-		const { operatorId, channelId, templateId } = recipient.sender;
-		const key = JSON.stringify([operatorId, channelId, templateId]);
+		const key = JSON.stringify([recipient.operatorId, recipient.channelId, recipient.templateId]);
 		const group = groups.get(key) ?? [];
 		group.push(recipient);
 		groups.set(key, group);
 	}
 	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
 	return [...groups.values()].flatMap((group) => {
-		if (recipientsPerRequest <= 0) return [group];
-		const requests: Recipient[][] = [];
-		for (let start = 0; start < group.length; start += recipientsPerRequest)
-			requests.push(group.slice(start, start + recipientsPerRequest));
-		return requests;
+		const size = recipientsPerRequest > 0 ? recipientsPerRequest : group.length;
+		const count = Math.ceil(group.length / size);
+		return Array.from({ length: count }, (_, i) => group.slice(i * size, (i + 1) * size));
 	});
 }
 
-/** Steps 3 and 4: one request at a time, never retried; each recipient's output says how its request went. */
-async function sendRequests(
-	this: IExecuteFunctions,
-	requests: Recipient[][],
-	output: BatchOutput,
-): Promise<void> {
-	const sentItems: number[] = [];
-	for (const [index, batch] of requests.entries()) {
-		const place = { request: index + 1, requests: requests.length };
-		const { operatorId, channelId, templateId } = batch[0].sender;
-		const body: IDataObject = {
-			operator_id: operatorId,
-			data: {
-				kind: 'msgapp',
-				channel_id: channelId,
-				data: { template_id: templateId, entries: batch.map((r) => r.entry) },
-			},
-		};
-		try {
-			await svcApiRequest.call(this, 'rt/send_broadcast', {
-				body,
-				itemIndex: batch[0].itemIndex,
-			});
-		} catch (error) {
-			const failed = batch.map(({ itemIndex, entry }) => ({
-				itemIndex,
-				fields: { ...place, phone_number: entry.phone_number },
-			}));
-			output.fail(error, failed, alreadySentNote(sentItems));
-			continue;
-		}
-		for (const { itemIndex, entry } of batch) {
-			sentItems.push(itemIndex);
-			output.succeed(itemIndex, {
-				result: 'ok',
-				...place,
-				recipients_in_request: batch.length,
-				phone_number: entry.phone_number,
-				language_code: entry.language_code,
-				template_id: templateId,
-				channel_id: channelId,
-				operator_id: operatorId,
-			});
-		}
-	}
-}
-
-/** Tells the user which recipients were already sent before a request failed, so a rerun does not message them twice. */
+/** Names the recipients already sent before a request failed ("items 0–99, 150–160"), so a rerun skips them. */
 function alreadySentNote(sentItems: number[]): string | undefined {
 	if (!sentItems.length) return undefined;
-	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${itemRanges(sentItems)}); run only the other items again, or these are messaged twice.`;
-}
-
-/** "0–99, 150–160": sorted item indexes as ranges. */
-function itemRanges(itemIndexes: number[]): string {
-	const sorted = [...itemIndexes].sort((a, b) => a - b);
+	const sorted = [...sentItems].sort((a, b) => a - b);
 	const ranges: string[] = [];
 	for (let start = 0; start < sorted.length; ) {
 		let end = start;
@@ -342,5 +293,5 @@ function itemRanges(itemIndexes: number[]): string {
 		ranges.push(start === end ? `${sorted[start]}` : `${sorted[start]}–${sorted[end]}`);
 		start = end + 1;
 	}
-	return ranges.join(', ');
+	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${ranges.join(', ')}); run only the other items again, or these are messaged twice.`;
 }

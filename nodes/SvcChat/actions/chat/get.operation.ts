@@ -1,7 +1,7 @@
 // Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
 import type { ExecuteItem } from '../router';
@@ -35,7 +35,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const chatId = read.requiredText('chatId', {
 		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
@@ -48,6 +48,6 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 		);
 	}
 	const output = readChatOutputMode(this, itemIndex);
-	const reply = await svcApiRequest.call(this, 'chat', { qs: { id: chatId }, itemIndex, retry });
+	const reply = await svcRequest(this, 'chat', { qs: { id: chatId }, itemIndex });
 	return formatChats([reply.chat], output);
 };

@@ -1,7 +1,7 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcGetChats } from '../../transport';
+import { walkChats } from '../../transport/chats';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -94,7 +94,7 @@ function readSinceCursor(read: ParameterReader): string {
 	return cursor;
 }
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
@@ -102,11 +102,10 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
 	const limit = read.limit();
-	const { chats, lastTs } = await svcGetChats.call(this, since, {
+	const { chats, lastTs } = await walkChats(this, since, {
 		limit,
 		wholePages: includeCursor,
 		itemIndex,
-		retry,
 	});
 	const records = formatChats(chats, output);
 	return includeCursor

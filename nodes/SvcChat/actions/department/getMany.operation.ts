@@ -1,8 +1,7 @@
 // Department > Get Many: GET /departments (spec 4.5).
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
-import type { Department } from '../../types';
+import { svcRequest } from '../../transport/request';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
 import type { ExecuteItem } from '../router';
@@ -14,7 +13,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem<Department> = async function (itemIndex, retry) {
-	const departments = await svcApiRequest.call(this, 'departments', { itemIndex, retry });
+export const execute: ExecuteItem = async function (itemIndex) {
+	const departments = await svcRequest(this, 'departments', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(departments);
 };

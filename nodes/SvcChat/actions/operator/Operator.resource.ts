@@ -1,34 +1,30 @@
 // Operator resource: the operation selector and its operations.
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { SvcResource } from '../router';
+import { resource } from '../router';
 import * as getMany from './getMany.operation';
 import * as setStatus from './setStatus.operation';
 
-const operationSelector: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['operator'] } },
-	options: [
-		{
-			name: 'Get Many',
-			value: 'getMany',
-			description: 'List the operators of the account with their status and roles',
-			action: 'Get many operators',
-		},
-		{
-			name: 'Set Status',
-			value: 'setStatus',
-			description: 'Set an operator online, offline, invisible or on a break',
-			action: 'Set operator status',
-		},
-	],
-	default: 'getMany',
-};
-
-export const operator: SvcResource = {
-	description: [operationSelector, ...getMany.description, ...setStatus.description],
-	operations: { getMany, setStatus },
-};
+export const operator = resource(
+	{ getMany, setStatus },
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['operator'] } },
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List the operators of the account with their status and roles',
+				action: 'Get many operators',
+			},
+			{
+				name: 'Set Status',
+				value: 'setStatus',
+				description: 'Set an operator online, offline, invisible or on a break',
+				action: 'Set operator status',
+			},
+		],
+		default: 'getMany',
+	},
+);

@@ -1,8 +1,7 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
-import type { Operator } from '../../types';
+import { svcRequest } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
@@ -67,13 +66,13 @@ function readChoices(read: ParameterReader, value: unknown, name: string): unkno
 	);
 }
 
-export const execute: ExecuteItem<Operator> = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
 	const roles = readChoices(read, filters.role, 'filters.role');
 	const statuses = readChoices(read, filters.status, 'filters.status');
-	const operators = await svcApiRequest.call(this, 'operators', { itemIndex, retry });
+	const operators = await svcRequest(this, 'operators', { itemIndex });
 	const matching = operators.filter(
 		(operator) =>
 			(!email || String(operator.email ?? '').toLowerCase() === email) &&

@@ -1,7 +1,7 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
 import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
@@ -78,7 +78,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const email = read.requiredText('email', {
 		fix: 'Pick the operator from the list, or enter their email.',
@@ -100,6 +100,6 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 	// With a condition, a retry after a change that did go through would fail it (condition-not-satisfied) and
 	// report a failure for a change that happened; so such a request is sent once, and a lost reply is called unknown.
 	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
-	await svcApiRequest.call(this, 'rt/agent_status', { body, itemIndex, notRetried, retry });
+	await svcRequest(this, 'rt/agent_status', { body, itemIndex, notRetried });
 	return [{ result: 'ok', email, status }];
 };

@@ -1,8 +1,9 @@
 // The day or days a statistics operation covers: one date, or an inclusive range sent as one request per UTC day.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest, type RetryPolicy, type StatsReplies } from '../../transport';
-import { calendarDay, utcDaysBetween } from '../../helpers/time';
+import { svcRequest } from '../../transport/request';
+import type { StatsReplies } from '../../transport/endpoints';
+import { calendarDay } from '../../helpers/time';
 import { showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 
@@ -66,13 +67,17 @@ function readDay(read: ParameterReader, name: string): string {
 }
 
 /** The yyyy-mm-dd UTC days to request, in order. */
-export function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
+function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
 	const read = itemParameters(context, itemIndex, dayProperties);
 	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
 	const from = readDay(read, 'dateFrom');
 	const to = readDay(read, 'dateTo');
-	const days = utcDaysBetween(from, to, MAX_DAYS);
-	if (!days) {
+	const days = [from];
+	while (from < to && days.at(-1) !== to && days.length < MAX_DAYS) {
+		const next = Date.parse(`${days.at(-1)}T00:00:00Z`) + 86_400_000;
+		days.push(new Date(next).toISOString().slice(0, 10));
+	}
+	if (days.at(-1) !== to) {
 		const [fromLabel, toLabel] = [read.label('dateFrom'), read.label('dateTo')];
 		const problem =
 			from > to
@@ -88,18 +93,11 @@ export async function fetchDailyStats<Mode extends keyof StatsReplies>(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	mode: Mode,
-	retry?: Partial<RetryPolicy>,
 ): Promise<Array<{ date: string; reply: StatsReplies[Mode] }>> {
 	const results: Array<{ date: string; reply: StatsReplies[Mode] }> = [];
 	for (const date of readDays(context, itemIndex)) {
-		const reply = await svcApiRequest.call(context, 'stats', {
-			qs: { date, mode },
-			itemIndex,
-			retry,
-		});
+		const reply = await svcRequest(context, 'stats', { qs: { date, mode }, itemIndex });
 		results.push({ date, reply });
 	}
 	return results;
 }
-
-export type DatedRecord = IDataObject & { date: string };

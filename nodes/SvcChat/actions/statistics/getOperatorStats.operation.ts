@@ -1,17 +1,15 @@
 // Statistics > Get Operator Stats: GET /stats?mode=operators (spec 4.9), one item per operator row and day.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+import { dayProperties, fetchDailyStats } from './days';
 import type { ExecuteItem } from '../router';
-
-const properties: INodeProperties[] = [...dayProperties];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['statistics'], operation: ['getOperatorStats'] } },
-	properties,
+	dayProperties,
 );
 
-export const execute: ExecuteItem<DatedRecord> = async function (itemIndex, retry) {
-	const daily = await fetchDailyStats(this, itemIndex, 'operators', retry);
+export const execute: ExecuteItem = async function (itemIndex) {
+	const daily = await fetchDailyStats(this, itemIndex, 'operators');
 	return daily.flatMap(({ date, reply }) => reply.map((row) => ({ date, ...row })));
 };

@@ -1,17 +1,15 @@
 // Statistics > Get Usage: GET /stats?mode=usage (spec 4.9), one item per day.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { dayProperties, fetchDailyStats, type DatedRecord } from './days';
+import { dayProperties, fetchDailyStats } from './days';
 import type { ExecuteItem } from '../router';
-
-const properties: INodeProperties[] = [...dayProperties];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['statistics'], operation: ['getUsage'] } },
-	properties,
+	dayProperties,
 );
 
-export const execute: ExecuteItem<DatedRecord> = async function (itemIndex, retry) {
-	const daily = await fetchDailyStats(this, itemIndex, 'usage', retry);
+export const execute: ExecuteItem = async function (itemIndex) {
+	const daily = await fetchDailyStats(this, itemIndex, 'usage');
 	return daily.map(({ date, reply }) => ({ date, ...reply }));
 };

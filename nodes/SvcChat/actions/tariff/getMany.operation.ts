@@ -1,8 +1,7 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
-import type { Tariff } from '../../types';
+import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
@@ -14,7 +13,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem<Tariff> = async function (itemIndex, retry) {
-	const reply = await svcApiRequest.call(this, 'partner/tariffs', { itemIndex, retry });
+export const execute: ExecuteItem = async function (itemIndex) {
+	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
 };

@@ -2,18 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
-import { authTokenSnippet, buildVisitorFields } from '../../helpers/visitorFields';
-import { describeValueType } from '../../helpers/values';
+import { svcRequest } from '../../transport/request';
+import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { readAuthToken } from './authToken';
 import type { ExecuteItem } from '../router';
 
 /** The visitor keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-const KNOWN_FIELD_LABELS: Record<
-	string,
-	{ displayName: string; placeholder: string; description: string }
-> = {
+const KNOWN_FIELD_LABELS = {
 	email: {
 		displayName: 'Email',
 		placeholder: 'name@email.com',
@@ -179,25 +175,69 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	];
 }
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+/**
+ * `visitor_fields` (spec 2.1, 4.1): `id` first, then each extra field as text. `id` may only come from the visitor ID,
+ * so a second, different id cannot slip in through the extra fields.
+ */
+function visitorFields(
+	read: ParameterReader,
+	visitorId: string,
+	extra: Array<[string, unknown]>,
+): Record<string, string> {
+	const refuse = (problem: string) =>
+		read.fail(
+			problem,
+			'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.',
+		);
+	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
+	const fields = new Map<string, string>([['id', visitorId]]);
+	for (const [rawKey, value] of extra) {
+		const key = rawKey.trim();
+		if (!key)
+			throw refuse('A visitor field has an empty name. Give every field a name, or remove it.');
+		if (key === 'id')
+			throw refuse(
+				"The visitor field 'id' is set by 'Visitor ID'. Remove 'id' from the other fields.",
+			);
+		if (fields.has(key))
+			throw refuse(`The visitor field ${showValue(key)} is set twice. Keep only one of them.`);
+		// Text as the API wants it: numbers and true/false become text; objects, lists, null and NaN are refused.
+		const isTextLike =
+			['string', 'boolean', 'bigint'].includes(typeof value) ||
+			(typeof value === 'number' && Number.isFinite(value));
+		if (!isTextLike) {
+			throw refuse(
+				`Visitor field ${showValue(key)} is ${describeValueType(value)}, but the API accepts only text. Give it text, a number or true/false.`,
+			);
+		}
+		fields.set(key, String(value));
+	}
+	return Object.fromEntries(fields);
+}
+
+/**
+ * The line a website puts in its pages (spec 4.1 rule 5a). The token is a JavaScript string literal that is
+ * also safe inside an inline <script>: quotes, backslashes, "<" and line separators are escaped.
+ */
+function authTokenSnippet(token: string): string {
+	const literal = JSON.stringify(token)
+		.replace(/</g, '\\u003c')
+		.replace(/>/g, '\\u003e')
+		.replace(/\u2028/g, '\\u2028')
+		.replace(/\u2029/g, '\\u2029');
+	return `window.svc_auth_token = ${literal};`;
+}
+
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
 	});
-	const built = buildVisitorFields(visitorId, readExtraFields(read));
-	if (built.problem !== undefined) {
-		throw read.fail(
-			built.problem,
-			'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.',
-		);
-	}
+	const fields = visitorFields(read, visitorId, readExtraFields(read));
 	const authToken = readAuthToken(read) ?? randomUUID();
-	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
-		body: { auth_token: authToken, visitor_fields: built.fields },
+	await svcRequest(this, 'rt/provide_visitor_fields', {
+		body: { auth_token: authToken, visitor_fields: fields },
 		itemIndex,
-		retry,
 	});
-	return [
-		{ auth_token: authToken, visitor_fields: built.fields, snippet: authTokenSnippet(authToken) },
-	];
+	return [{ auth_token: authToken, visitor_fields: fields, snippet: authTokenSnippet(authToken) }];
 };

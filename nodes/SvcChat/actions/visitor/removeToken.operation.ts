@@ -1,7 +1,7 @@
 // Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
 import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
-import { svcApiRequest } from '../../transport';
+import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { readAuthToken } from './authToken';
 import type { ExecuteItem } from '../router';
@@ -25,7 +25,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export const execute: ExecuteItem = async function (itemIndex, retry) {
+export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const authToken = readAuthToken(read);
 	if (authToken === undefined) {
@@ -34,10 +34,9 @@ export const execute: ExecuteItem = async function (itemIndex, retry) {
 			'Enter the token that Pair Token returned for this visitor.',
 		);
 	}
-	await svcApiRequest.call(this, 'rt/provide_visitor_fields', {
+	await svcRequest(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken },
 		itemIndex,
-		retry,
 	});
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];

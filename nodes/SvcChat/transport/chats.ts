@@ -1,0 +1,265 @@
+// Chats: paging over GET /chats, the cursor rules, minimal chats read in full, and THE page walk.
+import { NodeApiError } from 'n8n-workflow';
+
+import { dateToCursor } from '../helpers/time';
+import type { Chat, Cursor } from '../types';
+import type { SvcErrorText } from './errors';
+import {
+	readCredentials,
+	svcRequest,
+	toNodeApiError,
+	type SvcApiContext,
+	type SvcRequestOptions,
+} from './request';
+
+// Cursor rules where the spec is silent: never backwards, a missing last_ts only on an empty page.
+/** Compares two digit-only microsecond cursors without losing precision (they may exceed 2^53). */
+function compareCursors(a: Cursor, b: Cursor): number {
+	const left = String(a).replace(/^0+(?=\d)/, '');
+	const right = String(b).replace(/^0+(?=\d)/, '');
+	if (left.length !== right.length) return left.length < right.length ? -1 : 1;
+	return left < right ? -1 : left > right ? 1 : 0;
+}
+
+type NextCursor = { ok: true; cursor: Cursor } | { ok: false; text: SvcErrorText };
+
+/**
+ * The cursor to continue from after a /chats reply. `last_ts` is passed on exactly as received, except:
+ * below `since` it is ignored (a cursor that went back would replay history); missing or null on a reply with no
+ * chats keeps `since`; missing or null on a reply WITH chats is an error, since no cursor is safe to store then.
+ */
+function nextCursor(
+	since: Cursor,
+	lastTs: Cursor | null | undefined,
+	chatCount: number,
+): NextCursor {
+	if (lastTs === undefined || lastTs === null) {
+		if (chatCount === 0) return { ok: true, cursor: since };
+		return {
+			ok: false,
+			text: {
+				message: `The server listed ${chatCount} changed chat(s) without a last_ts cursor`,
+				fix: 'Without last_ts the node cannot tell where to continue, so it stopped rather than lose or repeat chats; nothing after the last stored cursor was taken. Try again later; if it persists, contact Svc support.',
+			},
+		};
+	}
+	return { ok: true, cursor: compareCursors(lastTs, since) < 0 ? since : lastTs };
+}
+
+// Minimal list entries (spec 2.4: only id and created_at) are filled in with GET /chat, a few at a time.
+/** GET /chat requests in flight at once: enough to hide latency, few enough to stay polite to the server. */
+export const FULL_CHAT_CONCURRENCY = 4;
+
+const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
+
+/** A list entry with no field beyond id and created_at: nothing to output or filter on yet. */
+function isMinimalChat(chat: Chat): boolean {
+	return Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key));
+}
+
+/**
+ * The chats with every minimal entry replaced by the full chat, in the same order. Requests go through the transport,
+ * so they are retried like any other; if one still fails, its error is thrown (after naming the chat) and no
+ * further request starts, so a caller never goes past a chat it could not read.
+ */
+async function withFullChats(
+	context: SvcApiContext,
+	chats: Chat[],
+	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
+): Promise<Chat[]> {
+	const missing = chats.flatMap((chat, index) => (isMinimalChat(chat) ? [index] : []));
+	if (missing.length === 0) return chats;
+	const filled = [...chats];
+	let next = 0;
+	let failed = false;
+	const worker = async () => {
+		while (!failed && next < missing.length) {
+			const index = missing[next++];
+			try {
+				const reply = await svcRequest(context, 'chat', {
+					...options,
+					qs: { id: chats[index].id },
+				});
+				filled[index] = reply.chat;
+			} catch (error) {
+				failed = true;
+				throw nameTheListedChat(error, chats[index]);
+			}
+		}
+	};
+	await Promise.all(
+		Array.from({ length: Math.min(FULL_CHAT_CONCURRENCY, missing.length) }, worker),
+	);
+	return filled;
+}
+
+function nameTheListedChat(error: unknown, chat: Chat): unknown {
+	if (!(error instanceof NodeApiError)) return error;
+	error.message = `Chat ${JSON.stringify(chat.id)} was listed with only its id and created_at, and reading it in full failed: ${error.message}`;
+	error.context.minimalChatId = chat.id;
+	return error;
+}
+
+export interface ChatPage {
+	/** Cursor this page was requested with. */
+	since: Cursor;
+	chats: Chat[];
+	/** Cursor to pass next time, exactly as the server sent it (or `since`, when last_ts went back or was absent). */
+	lastTs: Cursor;
+	moreChatsAvailable: boolean;
+}
+
+// A server that keeps saying "more" while handing back nothing is stopped after this many empty pages in a row.
+const MAX_EMPTY_PAGES_IN_A_ROW = 3;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** How far back "recent" looks, widening step by step; the last step is the whole history. */
+const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_MS];
+
+export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
+	/**
+	 * Replace list entries that hold only id and created_at with the full chat from GET /chat (default true).
+	 * Only a reader that needs nothing but ids and creation times (the trigger catching up to now) turns it off.
+	 */
+	fullChats?: boolean;
+	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
+	limit?: number;
+	/**
+	 * Meet `limit` at the end of its page instead of inside it, so the cursor returned has passed every chat returned
+	 * and always moves forward (up to a page, 100 chats, beyond the limit).
+	 */
+	wholePages?: boolean;
+	/** Stop at the end of the page on which this many chats (counting repeats) have been read. */
+	maxChatsRead?: number;
+	maxPages?: number;
+	/** Date.now() after which no further page is requested. */
+	deadlineMs?: number;
+	/**
+	 * When a later page fails after some chats were read, end at the last good page and report the failure in the
+	 * walk instead of throwing, so a poll keeps its progress.
+	 */
+	keepOnFailure?: boolean;
+	/** Sees each page once all its chats are read in full; returning true ends the walk after it. */
+	onPage?: (page: ChatPage) => boolean | void;
+}
+
+export interface ChatWalk {
+	/** One version of each chat, the latest delivered, in the order of latest delivery (spec rule 4.6.4). */
+	chats: Chat[];
+	/**
+	 * A cursor that loses nothing: the last page's `last_ts` when every page was taken whole, else the cursor of the
+	 * page the limit cut, so its remaining chats come again next time.
+	 */
+	lastTs: Cursor;
+	pagesRead: number;
+	/** The last page read said no more chats are available. */
+	caughtUp: boolean;
+	/** Why a later page could not be read (with `keepOnFailure`); the pages before it count. */
+	failure?: unknown;
+}
+
+/** Where "recent" starts: 1 hour, 1 day, 7 days, 30 days, a year back on n8n's clock, then the beginning. */
+function lookBackStarts(nowMs: number): Cursor[] {
+	const starts: Cursor[] = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter(
+		(since) => since !== undefined,
+	);
+	return [...starts, '0'];
+}
+
+/**
+ * THE walk over `GET /chats` (spec 4.6): from `since` (or from a recent point), one page at a time, following
+ * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
+ * poll makes progress. A page counts only once each of its chats could be read in full, so a cursor taken from it
+ * never passes a skeleton.
+ *
+ * "recent" starts at the first look-back step whose first page holds chats. The look-back is measured on n8n's
+ * clock, but a step counts only when the server answers it with chats, so the server's own cursor decides where the
+ * walk continues: if n8n's clock is ahead of the server's, the empty steps are passed over instead of trusted. One
+ * request per empty step.
+ */
+export async function walkChats(
+	context: SvcApiContext,
+	since: Cursor | 'recent',
+	options: WalkOptions = {},
+): Promise<ChatWalk> {
+	const { limit, maxChatsRead, maxPages, deadlineMs, onPage } = options;
+	const byId = new Map<string, Chat>();
+	const starts = since === 'recent' ? lookBackStarts(Date.now()) : [since];
+	let cursor = starts.shift() as Cursor;
+	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
+	if (limit !== undefined && limit <= 0) return walk;
+	// Read once for the walk (a poll passes the ones it read for its binding).
+	const request = {
+		itemIndex: options.itemIndex,
+		notRetried: options.notRetried,
+		credentials: options.credentials ?? (await readCredentials(context)),
+	};
+	let chatsRead = 0;
+	let emptyPagesInARow = 0;
+	try {
+		for (;;) {
+			// One page from the cursor, its next cursor checked and its minimal entries read in full.
+			const reply = await svcRequest(context, 'chats', { ...request, qs: { since: cursor } });
+			const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
+			if (!next.ok)
+				throw toNodeApiError(
+					context,
+					{ text: next.text, code: 'missing-last-ts' },
+					options.itemIndex,
+				);
+			const page: ChatPage = {
+				since: cursor,
+				chats:
+					options.fullChats === false
+						? reply.chats
+						: await withFullChats(context, reply.chats, request),
+				lastTs: next.cursor,
+				moreChatsAvailable: reply.more_chats_available,
+			};
+			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
+				cursor = starts.shift() as Cursor;
+				continue;
+			}
+			starts.length = 0;
+			const stop = onPage?.(page) === true;
+			for (const chat of page.chats) {
+				const key = String(chat.id);
+				byId.delete(key);
+				byId.set(key, chat);
+			}
+			walk.pagesRead++;
+			chatsRead += page.chats.length;
+			walk.lastTs = page.lastTs;
+			walk.caughtUp = !page.moreChatsAvailable;
+			if (limit !== undefined && byId.size >= limit) {
+				if (options.wholePages) return { ...walk, chats: [...byId.values()] };
+				const cutInsidePage = byId.size > limit;
+				if (cutInsidePage) walk.lastTs = page.since;
+				return { ...walk, chats: [...byId.values()].slice(0, limit) };
+			}
+			if (stop || walk.caughtUp) break;
+			if (maxChatsRead !== undefined && chatsRead >= maxChatsRead) break;
+			if (maxPages !== undefined && walk.pagesRead >= maxPages) break;
+			if (deadlineMs !== undefined && Date.now() >= deadlineMs) break;
+			emptyPagesInARow = page.chats.length === 0 ? emptyPagesInARow + 1 : 0;
+			const stalled = String(page.lastTs) === String(cursor);
+			if (stalled || emptyPagesInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+				const text = {
+					message: stalled
+						? `The server keeps reporting more chats, but its cursor stopped moving (last_ts ${String(page.lastTs)})`
+						: `The server keeps reporting more chats, but sent none in ${MAX_EMPTY_PAGES_IN_A_ROW} pages in a row (last_ts ${String(page.lastTs)})`,
+					fix: 'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
+				};
+				throw toNodeApiError(context, { text, code: 'cursor-stalled' }, options.itemIndex);
+			}
+			cursor = page.lastTs;
+		}
+	} catch (error) {
+		walk.failure = error;
+	}
+	// The transport's errors are already NodeApiErrors with the message and fix n8n shows. With no chat read before
+	// the failure (say the server's cursor stalled on the first page), there is nothing to keep.
+	if (walk.failure !== undefined && (!options.keepOnFailure || chatsRead === 0)) throw walk.failure;
+	return { ...walk, chats: [...byId.values()] };
+}

@@ -1,0 +1,157 @@
+// n8n's stored executions: their run data, read through n8n's REST API while n8n runs, else from its sqlite file.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+import { run } from './processes';
+import { ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
+
+interface BinaryMeta {
+	fileName?: string;
+	mimeType?: string;
+	fileSize?: string;
+	[key: string]: unknown;
+}
+
+export interface OutputItem {
+	json: Record<string, unknown>;
+	binary?: Record<string, BinaryMeta>;
+}
+
+interface NodeRun {
+	data?: { main: Array<OutputItem[] | null> };
+	error?: Record<string, unknown> & { message?: string; description?: string };
+	executionStatus?: string;
+}
+
+export interface RunData {
+	resultData: {
+		runData: Record<string, NodeRun[]>;
+		error?: Record<string, unknown> & {
+			message?: string;
+			description?: string;
+			node?: { name: string };
+		};
+		lastNodeExecuted?: string;
+	};
+	/** What main queued for a worker: a job that crashed before it ran keeps its trigger's items only here. */
+	executionData?: {
+		nodeExecutionStack?: Array<{
+			node: { name: string };
+			data: { main: Array<OutputItem[] | null> };
+		}>;
+	};
+}
+
+interface ExecutionState {
+	id: number;
+	mode: string;
+	status: string;
+	startedAt: string | null;
+	stoppedAt: string | null;
+}
+
+export interface StoredExecution extends ExecutionState {
+	data: RunData;
+}
+
+export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
+const ALL_STATUSES = [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown'];
+
+/** The items a node gave on one output (default the first), in its first run. */
+export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
+	const runs = data.resultData.runData[nodeName];
+	if (!runs?.length)
+		throw new Error(
+			`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`,
+		);
+	return runs[0].data?.main[outputIndex] ?? [];
+}
+
+/** The json of every item a node gave on one output, in its first run. */
+export function nodeOutput(
+	data: RunData,
+	nodeName: string,
+	outputIndex = 0,
+): Array<Record<string, unknown>> {
+	return nodeItems(data, nodeName, outputIndex).map((item) => item.json);
+}
+
+/** The items a trigger handed to an execution: from its run data once it ran, else from the queued start stack. */
+export function triggerItems(
+	execution: StoredExecution,
+	triggerName: string,
+): Array<Record<string, unknown>> {
+	const fromRun = execution.data.resultData?.runData?.[triggerName]?.[0]?.data?.main[0];
+	const stacked = execution.data.executionData?.nodeExecutionStack?.find(
+		(entry) => entry.node.name === triggerName,
+	);
+	return (fromRun ?? stacked?.data.main[0] ?? []).map((item) => item.json);
+}
+
+/** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
+export type RestCall = (
+	method: string,
+	route: string,
+	body?: unknown,
+) => Promise<Record<string, unknown>>;
+
+/**
+ * Every execution of a workflow (any status), oldest first, through GET /rest/executions (2.x and 1.x take the same
+ * filter; one page of 100 is plenty for a test, and more is an error rather than a silent cut). With `withData`,
+ * each one's run data from GET /rest/executions/:id, which n8n sends "flatted" (JSON with shared references).
+ */
+export async function restExecutions(
+	rest: RestCall,
+	runtime: N8nRuntime,
+	workflowId: string,
+	withData: boolean,
+): Promise<StoredExecution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ALL_STATUSES }));
+	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
+		results: Array<ExecutionState & { id: string }>;
+		count: number;
+	};
+	if (page.count > page.results.length)
+		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
+	const { parse } = flatted(runtime);
+	const executions = page.results
+		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
+		.sort((a, b) => a.id - b.id);
+	for (const execution of withData ? executions : []) {
+		const { data } = (await rest('GET', `executions/${execution.id}`)) as { data: string };
+		execution.data = parse(data) as RunData;
+	}
+	return executions;
+}
+
+const flatted = (runtime: N8nRuntime) =>
+	createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'))('flatted') as {
+		parse(text: string): unknown;
+	};
+
+/**
+ * A workflow's finished executions from n8n's sqlite file, for when n8n is down or no owner can log in (after a
+ * crash, after `n8n execute-batch`). It runs on the 2.x runtime's Node 24 (node:sqlite; 1.x runs on Node 20), opens
+ * the file read-only and waits out n8n's write locks: it never fights n8n for its database.
+ */
+export async function sqliteExecutions(
+	runtime: N8nRuntime,
+	databaseFile: string,
+	workflowId: string,
+	env: Record<string, string>,
+): Promise<StoredExecution[]> {
+	const reader = runtime.flavour.name === 'n8n-2' ? runtime : ensureRuntime();
+	const result = await run(
+		reader.nodeBin,
+		[
+			'--disable-warning=ExperimentalWarning',
+			path.join(REPO_ROOT, 'scripts/sqlite-read.cjs'),
+			databaseFile,
+			workflowId,
+			path.join(runtime.dir, 'node_modules'),
+		],
+		{ env, timeoutMs: 60_000 },
+	);
+	if (result.code !== 0) throw new Error(`Reading executions failed:\n${result.stderr}`);
+	return JSON.parse(result.stdout) as StoredExecution[];
+}

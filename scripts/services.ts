@@ -1,0 +1,143 @@
+// The queue-mode services for the e2e tests: a throwaway Postgres and Redis (the machine's, else Debian's) on loopback.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { freePort, quiet, run, start, stop, waitUntil, type Log } from './processes';
+import { postgresPrograms, redisServer } from './system-programs';
+
+export interface Service {
+	port: number;
+	stop(): Promise<void>;
+}
+
+export interface Postgres extends Service {
+	host: string;
+	database: string;
+	user: string;
+}
+
+/**
+ * Postgres refuses to run as root: as root, its commands run as the `postgres` user that Debian's package creates
+ * (setpriv execs, no extra process); any other user (GitHub's runners, a contributor) runs it as themselves.
+ */
+function asPostgresUser(command: string, args: string[]): [string, string[]] {
+	if (process.getuid?.() !== 0) return [command, args];
+	return [
+		'setpriv',
+		['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args],
+	];
+}
+
+function ownForPostgres(folder: string): void {
+	if (process.getuid?.() !== 0) return;
+	const id = (flag: string) =>
+		Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+	fs.chownSync(folder, id('-u'), id('-g'));
+}
+
+/** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, database `n8n`. */
+export async function startPostgres(log: Log = quiet): Promise<Postgres> {
+	const programs = postgresPrograms();
+	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-postgres-'));
+	ownForPostgres(folder);
+	const dataDir = path.join(folder, 'data');
+	const user = 'n8n';
+	const started = Date.now();
+	const port = await freePort();
+	const client = ['-h', '127.0.0.1', '-p', String(port), '-U', user];
+	let server: ReturnType<typeof start> | undefined;
+	const stopPostgres = async () => {
+		// SIGINT is Postgres's fast shutdown: clients are disconnected rather than waited for.
+		if (server) await stop(server, 'SIGINT');
+		fs.rmSync(folder, { recursive: true, force: true });
+	};
+	try {
+		const initdb = asPostgresUser(programs.initdb, ['-D', dataDir, '-U', user, '--auth=trust']);
+		initdb[1].push('-E', 'UTF8', '--no-sync');
+		const init = await run(...initdb, { timeoutMs: 120_000, cwd: folder });
+		if (init.code !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
+		// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
+		const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off'];
+		server = start(
+			...asPostgresUser(programs.postgres, [
+				'-D',
+				dataDir,
+				'-p',
+				String(port),
+				'-k',
+				folder,
+				...[...settings, 'full_page_writes=off'].flatMap((setting) => ['-c', setting]),
+			]),
+			{ cwd: folder },
+		);
+		await waitUntil(
+			async () => (await run(programs.pg_isready, client, { timeoutMs: 10_000 })).code === 0,
+			{ what: 'Postgres', timeoutMs: 60_000, process: server },
+		);
+		const created = await run(programs.createdb, [...client, 'n8n'], { timeoutMs: 30_000 });
+		if (created.code !== 0) throw new Error(`createdb n8n failed:\n${created.stderr}`);
+	} catch (error) {
+		await stopPostgres();
+		throw error;
+	}
+	log(
+		`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+	);
+	return { host: '127.0.0.1', port, database: 'n8n', user, stop: stopPostgres };
+}
+
+async function redisAnswersPing(port: number): Promise<boolean> {
+	return await new Promise((resolve) => {
+		const socket = net.connect(port, '127.0.0.1');
+		let reply = '';
+		socket.setTimeout(2_000, () => socket.destroy());
+		socket.on('connect', () => socket.write('PING\r\n'));
+		socket.on('data', (chunk) => {
+			reply += chunk.toString();
+			if (reply.includes('\r\n')) socket.end();
+		});
+		socket.on('close', () => resolve(reply.startsWith('+PONG')));
+		socket.on('error', () => resolve(false));
+	});
+}
+
+/** A throwaway Redis: no persistence, 127.0.0.1 only. */
+export async function startRedis(log: Log = quiet): Promise<Service> {
+	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
+	const port = await freePort();
+	const server = start(
+		redisServer(),
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			folder,
+		],
+		{ cwd: folder },
+	);
+	const stopRedis = async () => {
+		await stop(server);
+		fs.rmSync(folder, { recursive: true, force: true });
+	};
+	try {
+		await waitUntil(() => redisAnswersPing(port), {
+			what: 'Redis',
+			timeoutMs: 60_000,
+			process: server,
+		});
+	} catch (error) {
+		await stopRedis();
+		throw error;
+	}
+	log(`Redis on 127.0.0.1:${port}`);
+	return { port, stop: stopRedis };
+}
