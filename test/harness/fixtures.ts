@@ -2,7 +2,7 @@
 import nock from 'nock';
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import { retryPolicy, type RetryPolicy } from '../../nodes/SvcChat/transport/request';
+import { retryPolicy } from '../../nodes/SvcChat/transport/request';
 
 /** The Svc host of the unit tests' credentials; nock answers for it, nothing reaches the network. */
 export const HOST = 'acme.svc.example';
@@ -19,7 +19,7 @@ afterEach(() => {
  * recorder's own (say, a short real wait).
  */
 export function instantPauses(
-	limits: Partial<Omit<RetryPolicy, 'sleep'>> = {},
+	limits: Partial<Omit<typeof retryPolicy, 'sleep'>> = {},
 	pause: (ms: number) => Promise<void> = async () => undefined,
 ) {
 	while (replacedForThisTest.length) replacedForThisTest.pop()?.restore();

@@ -25,53 +25,34 @@ interface ReplyShape<Reply> {
 	matches(reply: unknown, qs: IDataObject): reply is Reply;
 }
 
-/** A reply as the transport has read it, for an endpoint's own error rule. */
-interface ReadReply {
-	status: number;
-	isJson: boolean;
-	reply: unknown;
-	/** The API's `error` code as sent (not yet redacted); undefined when the reply has none. */
-	errorCode?: string;
-	qs: IDataObject;
-}
-
-/** An error an endpoint words itself; `code` is used when the reply carries no `error` code of its own. */
-interface EndpointError {
-	text: SvcErrorText;
-	code: string;
-}
-
-/**
- * Whether a request may be sent again after it may have reached the server (a reset, a timeout, a 5xx); the entry's
- * comment says why a second attempt is harmless. Not retried: the sentence added to the error, telling the user why.
- */
-type RetryRule = { retried: true } | { retried: false; note: string };
-
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
 	/** Under {base_url}/api/v2/. */
 	path: string;
 	shape: ReplyShape<Reply>;
-	/** Absent: a GET is retried, any other request is never retried (with NOT_RETRIED_NOTE). */
-	retry?: RetryRule;
-	/** Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. */
-	readError?(reply: ReadReply): EndpointError | undefined;
+	/**
+	 * Sent again after it may have reached the server (a reset, a timeout, a 5xx): a GET always, as a read changes
+	 * nothing; another request only when its entry says why a second attempt is harmless.
+	 */
+	retried?: true;
+	/** For a request not retried: why, added to the error; NOT_RETRIED_NOTE when absent. */
+	notRetried?: string;
+	/**
+	 * Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. `errorCode` is the
+	 * API's code as sent (not yet redacted); the rule's `code` is used when the reply carries none of its own.
+	 */
+	readError?(read: {
+		status: number;
+		isJson: boolean;
+		reply: unknown;
+		errorCode?: string;
+		qs: IDataObject;
+	}): { text: SvcErrorText; code: string } | undefined;
 }
 
 /** Said of a request other than GET whose entry does not say a retry is safe. */
 export const NOT_RETRIED_NOTE =
 	'It was not retried, because the request may already have been carried out: check in Svc before trying again.';
-
-/** Why a request is never retried after it may have been carried out, or undefined when it may be retried. */
-export function whyNotRetried(endpoint: Endpoint<unknown>, override?: string): string | undefined {
-	if (override !== undefined) return override;
-	const rule = endpoint.retry;
-	if (rule === undefined) return endpoint.method === 'GET' ? undefined : NOT_RETRIED_NOTE;
-	return rule.retried ? undefined : rule.note;
-}
-
-// A read changes nothing on the server.
-const READING_TWICE = { retried: true } as const;
 
 const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
 	expected: 'an object with "result": "ok"',
@@ -94,7 +75,7 @@ export const ENDPOINTS = {
 		path: 'rt/provide_visitor_fields',
 		shape: REAL_TIME_SHAPE,
 		// Storing the same fields for the same token twice leaves one pairing.
-		retry: { retried: true },
+		retried: true,
 	}),
 	// 4.2
 	'rt/agent_status': endpoint({
@@ -103,17 +84,15 @@ export const ENDPOINTS = {
 		shape: REAL_TIME_SHAPE,
 		// Setting the same status twice leaves the same status. Set Status with a condition makes its request never
 		// retried itself (see setStatus.operation.ts).
-		retry: { retried: true },
+		retried: true,
 	}),
 	// 4.3
 	'rt/send_broadcast': endpoint({
 		method: 'POST',
 		path: 'rt/send_broadcast',
 		shape: REAL_TIME_SHAPE,
-		retry: {
-			retried: false,
-			note: 'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
-		},
+		notRetried:
+			'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
 	}),
 	// 4.4
 	operators: endpoint({
@@ -123,7 +102,6 @@ export const ENDPOINTS = {
 			expected: 'a list of operators',
 			matches: (reply): reply is Operator[] => Array.isArray(reply),
 		},
-		retry: READING_TWICE,
 	}),
 	// 4.5
 	departments: endpoint({
@@ -133,7 +111,6 @@ export const ENDPOINTS = {
 			expected: 'a list of departments',
 			matches: (reply): reply is Department[] => Array.isArray(reply),
 		},
-		retry: READING_TWICE,
 	}),
 	// 4.6
 	chats: endpoint({
@@ -149,7 +126,6 @@ export const ENDPOINTS = {
 				typeof reply.more_chats_available === 'boolean' &&
 				(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
 		},
-		retry: READING_TWICE,
 	}),
 	// 4.7
 	chat: endpoint({
@@ -159,7 +135,6 @@ export const ENDPOINTS = {
 			expected: 'an object with a "chat"',
 			matches: (reply): reply is ChatReply => isObject(reply) && isObject(reply.chat),
 		},
-		retry: READING_TWICE,
 		readError: ({ status, isJson, reply, errorCode, qs }) => {
 			const chatMissing =
 				status === 200 &&
@@ -185,7 +160,6 @@ export const ENDPOINTS = {
 			expected: 'an object with a "tariffs" list',
 			matches: (reply): reply is TariffsReply => isObject(reply) && Array.isArray(reply.tariffs),
 		},
-		retry: READING_TWICE,
 	}),
 	// 4.9
 	stats: endpoint({
@@ -199,7 +173,6 @@ export const ENDPOINTS = {
 					? Array.isArray(reply)
 					: isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
 		},
-		retry: READING_TWICE,
 	}),
 };
 

@@ -4,7 +4,6 @@ import {
 	sleep,
 	type IDataObject,
 	type ICredentialDataDecryptedObject,
-	type ICredentialsDecrypted,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
@@ -15,7 +14,7 @@ import {
 import { normalizeBaseUrl } from './baseUrl';
 import {
 	ENDPOINTS,
-	whyNotRetried,
+	NOT_RETRIED_NOTE,
 	type Endpoint,
 	type EndpointPath,
 	type ReplyOf,
@@ -32,6 +31,7 @@ import {
 	redact,
 	redactValue,
 	secretForms,
+	type SvcErrorText,
 	type SvcFailure,
 	type SvcOutcome,
 } from './errors';
@@ -69,27 +69,18 @@ export interface SvcHttpResponse {
 	body: unknown;
 }
 
-// Retries: which failures are retried, how long to wait between attempts, and what the user is told about it.
-export interface RetryPolicy {
-	/** Extra attempts after the first one, for 429, 502, 503, 504, connection resets and timeouts. */
-	maxRetries: number;
-	/** First backoff pause; it doubles each attempt, with jitter. */
-	baseDelayMs: number;
-	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
-	maxDelayMs: number;
-	/** Time allowed for one attempt. */
-	timeoutMs: number;
-	/** Waits between attempts: n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
-	sleep: (ms: number) => Promise<void>;
-}
-
 /** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
-export const retryPolicy: RetryPolicy = {
+export const retryPolicy = {
+	/** Extra attempts after the first one, for 429, 502, 503, 504, connection resets and timeouts. */
 	maxRetries: 3,
+	/** First backoff pause; it doubles each attempt, with jitter. */
 	baseDelayMs: 500,
+	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
 	maxDelayMs: 30_000,
+	/** Time allowed for one attempt. */
 	timeoutMs: 60_000,
-	sleep,
+	/** n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
+	sleep: sleep as (ms: number) => Promise<void>,
 };
 
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
@@ -132,25 +123,15 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function backoffDelay(policy: RetryPolicy, attempt: number): number {
-	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+function backoffDelay(attempt: number): number {
+	const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
 	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
 	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
 /** What the user should know about retries of a failure that retrying could have cured. */
 function retryNote(notRetried: string | undefined, attempts: number): string {
-	if (notRetried !== undefined) return notRetried;
-	return attempts > 1 ? `The request was tried ${attempts} times.` : '';
-}
-
-/** The request reached the server, but whether it was carried out cannot be told from the reply. */
-function outcomeUnknown(failure: SvcFailure): boolean {
-	return (
-		(failure.httpCode ?? 0) >= 500 ||
-		failure.code === 'not-json' ||
-		failure.code === 'unexpected-shape'
-	);
+	return notRetried ?? (attempts > 1 ? `The request was tried ${attempts} times.` : '');
 }
 
 function withNote(failure: SvcFailure, note: string): SvcFailure {
@@ -177,8 +158,7 @@ function decodeReply<Reply>(
 	response: SvcHttpResponse,
 	secrets: string[],
 ): SvcOutcome<Reply> {
-	const fail = (failure: SvcFailure): SvcOutcome<Reply> => ({ ok: false, failure });
-	const body = response.body;
+	const { body, statusCode: status } = response;
 	const text = bodyText(body);
 	let reply: unknown = body;
 	let isJson = true;
@@ -190,81 +170,54 @@ function decodeReply<Reply>(
 			isJson = false;
 		}
 	}
-	const status = response.statusCode;
 	const rawCode =
 		isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
 	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
-	const errorMembers =
-		rawCode === undefined
-			? undefined
-			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
+	const members = rawCode === undefined ? undefined : pickErrorMembers(reply as IDataObject);
+	const errorMembers = members && (redactValue(members, secrets) as IDataObject);
+	const fail = (text: SvcErrorText, code?: string, reply?: IDataObject): SvcOutcome<Reply> => ({
+		ok: false,
+		failure: { text, httpCode: status, code, reply },
+	});
 
 	const own = endpoint.readError?.({ status, isJson, reply, errorCode: rawCode, qs });
-	if (own !== undefined) {
-		return fail({
-			text: own.text,
-			httpCode: status,
-			code: errorCode ?? own.code,
-			reply: errorMembers,
-		});
-	}
-	if (
-		errorCode !== undefined &&
-		errorMembers !== undefined &&
-		(status === 200 || status === 401 || status === 403)
-	) {
-		const described =
-			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status);
-		return fail({ text: described, httpCode: status, code: errorCode, reply: errorMembers });
-	}
+	if (own !== undefined) return fail(own.text, errorCode ?? own.code, errorMembers);
+	if (errorCode !== undefined && errorMembers && [200, 401, 403].includes(status))
+		return fail(
+			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status),
+			errorCode,
+			errorMembers,
+		);
 	if (status >= 300 && status < 400) {
 		const location =
 			typeof response.headers.location === 'string'
 				? excerpt(response.headers.location, secrets)
 				: 'another address';
-		return fail({
-			text: {
-				message: `The server redirects the request to ${location} (HTTP ${status})`,
-				fix: 'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.',
-			},
-			httpCode: status,
-			code: 'redirect',
-		});
+		const fix =
+			'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.';
+		return fail(
+			{ message: `The server redirects the request to ${location} (HTTP ${status})`, fix },
+			'redirect',
+		);
 	}
 	if (status !== 200) {
-		const described = describeHttpStatus(status);
+		const { message, fix } = describeHttpStatus(status);
 		const shown =
 			text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status)
 				? ` Reply: ${excerpt(text, secrets)}`
 				: '';
-		return fail({
-			text: { message: described.message, fix: `${described.fix}${shown}` },
-			httpCode: status,
-			code: errorCode,
-			reply: errorMembers,
-		});
+		return fail({ message, fix: `${fix}${shown}` }, errorCode, errorMembers);
 	}
 	if (!isJson) {
-		return fail({
-			text: {
-				message: 'The server did not answer with JSON',
-				fix: `Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: ${excerpt(text, secrets) || '(empty)'}`,
-			},
-			httpCode: status,
-			code: 'not-json',
-		});
+		const message = 'The server did not answer with JSON';
+		const fix = `Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: ${excerpt(text, secrets) || '(empty)'}`;
+		return fail({ message, fix }, 'not-json');
 	}
-	const { shape } = endpoint;
-	if (!shape.matches(reply, qs)) {
-		return fail({
-			text: {
-				message: `The server's reply has an unexpected shape: expected ${shape.expected}`,
-				fix: `Check that the host is a Svc chat server with API v2. Reply began: ${excerpt(text, secrets)}`,
-			},
-			httpCode: status,
-			code: 'unexpected-shape',
-		});
+	if (!endpoint.shape.matches(reply, qs)) {
+		const message = `The server's reply has an unexpected shape: expected ${endpoint.shape.expected}`;
+		const fix = `Check that the host is a Svc chat server with API v2. Reply began: ${excerpt(text, secrets)}`;
+		return fail({ message, fix }, 'unexpected-shape');
 	}
 	return { ok: true, reply };
 }
@@ -282,13 +235,15 @@ export function toNodeApiError(
 	failure: SvcFailure,
 	itemIndex?: number,
 ): NodeApiError {
-	const { text, httpCode, code, networkCode, reply } = failure;
-	const errorResponse: JsonObject = {
-		message: text.message,
+	const { text, httpCode, code, networkCode, reply = {} } = failure;
+	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
+	const members: JsonObject = {
 		...(code ? { svcError: code } : {}),
 		...(networkCode ? { networkCode } : {}),
-		...(reply ?? {}),
 	};
+	const errorResponse: JsonObject = { message: text.message, ...members, ...(reply as JsonObject) };
+	for (const member of ERROR_DETAIL_MEMBERS)
+		if (reply[member] !== undefined) members[member] = reply[member] as JsonObject;
 	const error = new NodeApiError(context.getNode(), errorResponse, {
 		message: text.message,
 		description: text.fix,
@@ -298,11 +253,7 @@ export function toNodeApiError(
 	// NodeApiError swaps a message that mentions a system code (ECONNRESET…) for n8n's generic text; ours says more.
 	error.message = text.message;
 	error.description = text.fix;
-	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
-	if (code) error.context.svcError = code;
-	if (networkCode) error.context.networkCode = networkCode;
-	for (const member of ERROR_DETAIL_MEMBERS)
-		if (reply?.[member] !== undefined) error.context[member] = reply[member];
+	Object.assign(error.context, members);
 	return error;
 }
 
@@ -333,8 +284,12 @@ export async function svcRequest<
 		};
 		throw fail({ text, code: 'invalid-host' });
 	}
-	const policy = retryPolicy;
-	const notRetried = whyNotRetried(endpoint, options.notRetried);
+	// Why a request that may have been carried out is not sent again; undefined when it may be (see Endpoint.retried).
+	const notRetried =
+		options.notRetried ??
+		(endpoint.method === 'GET' || endpoint.retried
+			? undefined
+			: (endpoint.notRetried ?? NOT_RETRIED_NOTE));
 	const retryable = notRetried === undefined;
 	const request: IHttpRequestOptions = {
 		method: endpoint.method,
@@ -350,23 +305,19 @@ export async function svcRequest<
 		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: policy.timeoutMs,
+		timeout: retryPolicy.timeoutMs,
 		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
 		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
 		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
 		disableFollowRedirect: true,
 	};
 	// Handed to n8n's helper so that it does not read and decrypt the credentials again for every request.
-	const reference = context.getNode().credentials?.[CREDENTIALS_TYPE];
-	const credentialsDecrypted: ICredentialsDecrypted = {
-		id: reference?.id ?? '',
-		name: reference?.name ?? '',
-		type: CREDENTIALS_TYPE,
-		data: credentials as unknown as ICredentialDataDecryptedObject,
-	};
+	const { id, name } = context.getNode().credentials?.[CREDENTIALS_TYPE] ?? { id: '', name: '' };
+	const data = credentials as unknown as ICredentialDataDecryptedObject;
+	const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data };
 
 	for (let attempt = 0; ; attempt++) {
-		const canRetry = retryable && attempt < policy.maxRetries;
+		const canRetry = retryable && attempt < retryPolicy.maxRetries;
 		let response: SvcHttpResponse;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(
@@ -378,7 +329,7 @@ export async function svcRequest<
 		} catch (error) {
 			const code = findNetworkCode(error);
 			if (canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code)) {
-				await policy.sleep(backoffDelay(policy, attempt));
+				await retryPolicy.sleep(backoffDelay(attempt));
 				continue;
 			}
 			const failure: SvcFailure = {
@@ -392,18 +343,24 @@ export async function svcRequest<
 		}
 		const retriedStatus = RETRIED_STATUSES.has(response.statusCode);
 		const retryAfter = retriedStatus ? parseRetryAfter(response.headers['retry-after']) : undefined;
-		const waitTooLong = retryAfter !== undefined && retryAfter > policy.maxDelayMs;
+		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
 		if (retriedStatus && canRetry && !waitTooLong) {
-			await policy.sleep(retryAfter ?? backoffDelay(policy, attempt));
+			await retryPolicy.sleep(retryAfter ?? backoffDelay(attempt));
 			continue;
 		}
 		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
 		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
 		let note = '';
 		if (waitTooLong && retryable)
-			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(policy.maxDelayMs / 1000)} s).`;
-		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out.
-		else if (retriedStatus || (!retryable && outcomeUnknown(outcome.failure)))
+			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`;
+		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out:
+		// a 5xx or an unreadable reply cannot tell whether it was.
+		else if (
+			retriedStatus ||
+			(!retryable &&
+				((outcome.failure.httpCode ?? 0) >= 500 ||
+					['not-json', 'unexpected-shape'].includes(outcome.failure.code ?? '')))
+		)
 			note = retryNote(notRetried, attempt + 1);
 		throw fail(withNote(outcome.failure, note));
 	}

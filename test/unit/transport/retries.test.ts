@@ -4,12 +4,7 @@ import nock from 'nock';
 import { NodeApiError, type IDataObject, type IHttpRequestMethods } from 'n8n-workflow';
 
 import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/endpoints';
-import {
-	parseRetryAfter,
-	retryPolicy,
-	svcRequest,
-	type RetryPolicy,
-} from '../../../nodes/SvcChat/transport/request';
+import { parseRetryAfter, retryPolicy, svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { instantPauses } from '../../harness/fixtures';
 import { listenLocally, ORIGIN, rejectionOf, transportContext, type LocalServer } from './support';
@@ -47,7 +42,7 @@ function serve(method: IHttpRequestMethods, apiPath: string, replies: Reply[]) {
 const request = (
 	method: IHttpRequestMethods,
 	apiPath: EndpointPath,
-	limits?: Partial<Omit<RetryPolicy, 'sleep'>>,
+	limits?: Partial<Omit<typeof retryPolicy, 'sleep'>>,
 	body?: IDataObject,
 ) => {
 	// The method served above is the one the endpoint table sends.
