@@ -1,9 +1,7 @@
 // Chats: paging over GET /chats, the cursor rules, minimal chats read in full, and THE page walk.
 import { NodeApiError } from 'n8n-workflow';
 
-import { dateToCursor } from '../helpers/time';
 import type { Chat, Cursor } from '../types';
-import type { SvcErrorText } from './errors';
 import {
 	readCredentials,
 	svcRequest,
@@ -21,29 +19,25 @@ function compareCursors(a: Cursor, b: Cursor): number {
 	return left < right ? -1 : left > right ? 1 : 0;
 }
 
-type NextCursor = { ok: true; cursor: Cursor } | { ok: false; text: SvcErrorText };
-
 /**
  * The cursor to continue from after a /chats reply. `last_ts` is passed on exactly as received, except:
  * below `since` it is ignored (a cursor that went back would replay history); missing or null on a reply with no
  * chats keeps `since`; missing or null on a reply WITH chats is an error, since no cursor is safe to store then.
  */
 function nextCursor(
+	context: SvcApiContext,
 	since: Cursor,
-	lastTs: Cursor | null | undefined,
-	chatCount: number,
-): NextCursor {
-	if (lastTs === undefined || lastTs === null) {
-		if (chatCount === 0) return { ok: true, cursor: since };
-		return {
-			ok: false,
-			text: {
-				message: `The server listed ${chatCount} changed chat(s) without a last_ts cursor`,
-				fix: 'Without last_ts the node cannot tell where to continue, so it stopped rather than lose or repeat chats; nothing after the last stored cursor was taken. Try again later; if it persists, contact Svc support.',
-			},
-		};
-	}
-	return { ok: true, cursor: compareCursors(lastTs, since) < 0 ? since : lastTs };
+	{ last_ts: lastTs, chats }: { last_ts?: Cursor | null; chats: Chat[] },
+	itemIndex?: number,
+): Cursor {
+	if (lastTs !== undefined && lastTs !== null)
+		return compareCursors(lastTs, since) < 0 ? since : lastTs;
+	if (chats.length === 0) return since;
+	const text = {
+		message: `The server listed ${chats.length} changed chat(s) without a last_ts cursor`,
+		fix: 'Without last_ts the node cannot tell where to continue, so it stopped rather than lose or repeat chats; nothing after the last stored cursor was taken. Try again later; if it persists, contact Svc support.',
+	};
+	throw toNodeApiError(context, { text, code: 'missing-last-ts' }, itemIndex);
 }
 
 // Minimal list entries (spec 2.4: only id and created_at) are filled in with GET /chat, a few at a time.
@@ -51,11 +45,6 @@ function nextCursor(
 export const FULL_CHAT_CONCURRENCY = 4;
 
 const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
-
-/** A list entry with no field beyond id and created_at: nothing to output or filter on yet. */
-function isMinimalChat(chat: Chat): boolean {
-	return Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key));
-}
 
 /**
  * The chats with every minimal entry replaced by the full chat, in the same order. Requests go through the transport,
@@ -67,7 +56,10 @@ async function withFullChats(
 	chats: Chat[],
 	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
 ): Promise<Chat[]> {
-	const missing = chats.flatMap((chat, index) => (isMinimalChat(chat) ? [index] : []));
+	// A list entry with no field beyond id and created_at has nothing to output or filter on yet.
+	const missing = chats.flatMap((chat, index) =>
+		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
+	);
 	if (missing.length === 0) return chats;
 	const filled = [...chats];
 	let next = 0;
@@ -75,15 +67,12 @@ async function withFullChats(
 	const worker = async () => {
 		while (!failed && next < missing.length) {
 			const index = missing[next++];
+			const { id } = chats[index];
 			try {
-				const reply = await svcRequest(context, 'chat', {
-					...options,
-					qs: { id: chats[index].id },
-				});
-				filled[index] = reply.chat;
+				filled[index] = (await svcRequest(context, 'chat', { ...options, qs: { id } })).chat;
 			} catch (error) {
 				failed = true;
-				throw nameTheListedChat(error, chats[index]);
+				throw nameTheListedChat(error, id);
 			}
 		}
 	};
@@ -93,10 +82,10 @@ async function withFullChats(
 	return filled;
 }
 
-function nameTheListedChat(error: unknown, chat: Chat): unknown {
+function nameTheListedChat(error: unknown, id: Chat['id']): unknown {
 	if (!(error instanceof NodeApiError)) return error;
-	error.message = `Chat ${JSON.stringify(chat.id)} was listed with only its id and created_at, and reading it in full failed: ${error.message}`;
-	error.context.minimalChatId = chat.id;
+	error.message = `Chat ${JSON.stringify(id)} was listed with only its id and created_at, and reading it in full failed: ${error.message}`;
+	error.context.minimalChatId = id;
 	return error;
 }
 
@@ -159,14 +148,6 @@ export interface ChatWalk {
 	failure?: unknown;
 }
 
-/** Where "recent" starts: 1 hour, 1 day, 7 days, 30 days, a year back on n8n's clock, then the beginning. */
-function lookBackStarts(nowMs: number): Cursor[] {
-	const starts: Cursor[] = LOOKBACK_STEPS_MS.map((ms) => dateToCursor(nowMs - ms)).filter(
-		(since) => since !== undefined,
-	);
-	return [...starts, '0'];
-}
-
 /**
  * THE walk over `GET /chats` (spec 4.6): from `since` (or from a recent point), one page at a time, following
  * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
@@ -185,7 +166,11 @@ export async function walkChats(
 ): Promise<ChatWalk> {
 	const { limit, maxChatsRead, maxPages, deadlineMs, onPage } = options;
 	const byId = new Map<string, Chat>();
-	const starts = since === 'recent' ? lookBackStarts(Date.now()) : [since];
+	const now = Date.now();
+	const starts: Cursor[] =
+		since === 'recent'
+			? [...LOOKBACK_STEPS_MS.filter((ms) => ms <= now).map((ms) => String((now - ms) * 1000)), '0']
+			: [since];
 	let cursor = starts.shift() as Cursor;
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
@@ -201,20 +186,14 @@ export async function walkChats(
 		for (;;) {
 			// One page from the cursor, its next cursor checked and its minimal entries read in full.
 			const reply = await svcRequest(context, 'chats', { ...request, qs: { since: cursor } });
-			const next = nextCursor(cursor, reply.last_ts, reply.chats.length);
-			if (!next.ok)
-				throw toNodeApiError(
-					context,
-					{ text: next.text, code: 'missing-last-ts' },
-					options.itemIndex,
-				);
+			const lastTs = nextCursor(context, cursor, reply, options.itemIndex);
 			const page: ChatPage = {
 				since: cursor,
 				chats:
 					options.fullChats === false
 						? reply.chats
 						: await withFullChats(context, reply.chats, request),
-				lastTs: next.cursor,
+				lastTs,
 				moreChatsAvailable: reply.more_chats_available,
 			};
 			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
@@ -223,10 +202,10 @@ export async function walkChats(
 			}
 			starts.length = 0;
 			const stop = onPage?.(page) === true;
+			// Deleted first, so that a repeated chat moves to the place of its latest delivery.
 			for (const chat of page.chats) {
-				const key = String(chat.id);
-				byId.delete(key);
-				byId.set(key, chat);
+				byId.delete(String(chat.id));
+				byId.set(String(chat.id), chat);
 			}
 			walk.pagesRead++;
 			chatsRead += page.chats.length;
@@ -234,8 +213,7 @@ export async function walkChats(
 			walk.caughtUp = !page.moreChatsAvailable;
 			if (limit !== undefined && byId.size >= limit) {
 				if (options.wholePages) return { ...walk, chats: [...byId.values()] };
-				const cutInsidePage = byId.size > limit;
-				if (cutInsidePage) walk.lastTs = page.since;
+				if (byId.size > limit) walk.lastTs = page.since; // cut inside the page
 				return { ...walk, chats: [...byId.values()].slice(0, limit) };
 			}
 			if (stop || walk.caughtUp) break;

@@ -12,7 +12,8 @@ import type {
 	TariffsReply,
 	UsageStats,
 } from '../types';
-import { isObject, type SvcErrorText } from './errors';
+import { isPlainObject } from '../helpers/values';
+import type { SvcErrorText } from './errors';
 
 /** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
 export const isCursor = (value: unknown): value is Cursor =>
@@ -56,7 +57,7 @@ export const NOT_RETRIED_NOTE =
 
 const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
 	expected: 'an object with "result": "ok"',
-	matches: (reply): reply is RealTimeReply => isObject(reply) && reply.result === 'ok',
+	matches: (reply): reply is RealTimeReply => isPlainObject(reply) && reply.result === 'ok',
 };
 
 const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
@@ -120,9 +121,9 @@ export const ENDPOINTS = {
 			expected: 'an object with "chats", "more_chats_available" and "last_ts"',
 			// A missing or null last_ts is judged with the page (nextCursor in chats.ts): harmless on an empty one.
 			matches: (reply): reply is ChatsReplyAsSent =>
-				isObject(reply) &&
+				isPlainObject(reply) &&
 				Array.isArray(reply.chats) &&
-				reply.chats.every(isObject) &&
+				reply.chats.every(isPlainObject) &&
 				typeof reply.more_chats_available === 'boolean' &&
 				(reply.last_ts === undefined || reply.last_ts === null || isCursor(reply.last_ts)),
 		},
@@ -133,14 +134,14 @@ export const ENDPOINTS = {
 		path: 'chat',
 		shape: {
 			expected: 'an object with a "chat"',
-			matches: (reply): reply is ChatReply => isObject(reply) && isObject(reply.chat),
+			matches: (reply): reply is ChatReply => isPlainObject(reply) && isPlainObject(reply.chat),
 		},
 		readError: ({ status, isJson, reply, errorCode, qs }) => {
 			const chatMissing =
 				status === 200 &&
 				isJson &&
 				(errorCode === undefined
-					? !(isObject(reply) && isObject(reply.chat))
+					? !(isPlainObject(reply) && isPlainObject(reply.chat))
 					: NOT_FOUND_CODE.test(errorCode));
 			if (status !== 404 && !chatMissing) return undefined;
 			return {
@@ -158,7 +159,8 @@ export const ENDPOINTS = {
 		path: 'partner/tariffs',
 		shape: {
 			expected: 'an object with a "tariffs" list',
-			matches: (reply): reply is TariffsReply => isObject(reply) && Array.isArray(reply.tariffs),
+			matches: (reply): reply is TariffsReply =>
+				isPlainObject(reply) && Array.isArray(reply.tariffs),
 		},
 	}),
 	// 4.9
@@ -171,7 +173,7 @@ export const ENDPOINTS = {
 			matches: (reply, qs): reply is UsageStats | OperatorStatsRow[] =>
 				qs.mode === 'operators'
 					? Array.isArray(reply)
-					: isObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
+					: isPlainObject(reply) && USAGE_FIGURES.some((figure) => figure in reply),
 		},
 	}),
 };

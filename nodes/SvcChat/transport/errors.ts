@@ -1,13 +1,9 @@
 // The error map (spec 7 codes, section 5 statuses) with a message and a fix each, and the redaction of secrets.
 import type { IDataObject } from 'n8n-workflow';
 
-export const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isPlainObject } from '../helpers/values';
 
-export interface SvcErrorText {
-	message: string;
-	fix: string;
-}
+export type SvcErrorText = { message: string; fix: string };
 
 /** Reply members that explain an error code (spec 7.1 to 7.3); shown in the message, never dropped. */
 export const ERROR_DETAIL_MEMBERS = ['field', 'argument', 'field_name', 'field_value'] as const;
@@ -147,11 +143,6 @@ function shorten(text: string): string {
 	return text.length > MAX_SHOWN_LENGTH ? `${text.slice(0, MAX_SHOWN_LENGTH)}…` : text;
 }
 
-/** How a description names the API's code, so it can be looked up or reported to Svc support. */
-function svcCodeNote(code: string): string {
-	return `(Svc code: ${shorten(code)})`;
-}
-
 /** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
 export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
 	const known = SVC_ERROR_CODES[code];
@@ -161,9 +152,12 @@ export function describeErrorCode(code: string, reply: IDataObject): SvcErrorTex
 		)
 		.join(', ');
 	const suffix = details ? ` (${details})` : '';
-	// The code goes in the description, where n8n keeps the details; the message says what happened.
+	// The code goes in the description, where n8n keeps the details, so it can be looked up or reported to Svc support.
 	if (known)
-		return { message: `${known.message}${suffix}`, fix: `${known.fix} ${svcCodeNote(code)}` };
+		return {
+			message: `${known.message}${suffix}`,
+			fix: `${known.fix} (Svc code: ${shorten(code)})`,
+		};
 	return {
 		message: `The server refused the request with the code '${shorten(code)}'${suffix}`,
 		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
@@ -293,7 +287,7 @@ export function redact(text: string, secrets: string[]): string {
 export function redactValue(value: unknown, secrets: string[]): unknown {
 	if (typeof value === 'string') return redact(value, secrets);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
-	if (isObject(value)) {
+	if (isPlainObject(value)) {
 		return Object.fromEntries(
 			Object.entries(value).map(([key, entry]) => [
 				redact(key, secrets),

@@ -11,6 +11,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { isPlainObject } from '../helpers/values';
 import { normalizeBaseUrl } from './baseUrl';
 import {
 	ENDPOINTS,
@@ -27,7 +28,6 @@ import {
 	describeNetworkError,
 	excerpt,
 	isNothingSentCode,
-	isObject,
 	redact,
 	redactValue,
 	secretForms,
@@ -102,7 +102,7 @@ const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
  */
 function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
-	for (let depth = 0; depth < 4 && isObject(current); depth++) {
+	for (let depth = 0; depth < 4 && isPlainObject(current); depth++) {
 		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
 		for (const candidate of [code, httpCode])
 			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
@@ -171,7 +171,7 @@ function decodeReply<Reply>(
 		}
 	}
 	const rawCode =
-		isJson && isObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
+		isJson && isPlainObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
 	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
 	const members = rawCode === undefined ? undefined : pickErrorMembers(reply as IDataObject);

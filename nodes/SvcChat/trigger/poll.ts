@@ -12,7 +12,7 @@ import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './settings';
-import { bindingChange, serverBinding, type ServerBinding } from './binding';
+import { bindingChange, serverBinding } from './binding';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -34,7 +34,16 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
 
 	const staticData = this.getWorkflowStaticData('node');
-	const state = loadBoundState(this, staticData, settings, serverBinding(credentials));
+	// The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
+	// and the log says why, so a user who points a credential from a test server at production sees what happened.
+	const binding = serverBinding(credentials);
+	const restart =
+		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	if (restart)
+		this.logger.warn(
+			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
+		);
+	const state = loadState(staticData, settings, binding, restart !== undefined);
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,
@@ -51,28 +60,12 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	const walk = await walkChats(this, state.cursor ?? '0', walkOptions);
 	reportFailure(this, walk, state.cursor);
 	const cursor = String(walk.lastTs);
-	const selected = selectChats(walk.chats, settings, state);
-	saveState(staticData, { ...state, ...selected.stateChanges, cursor });
-	return toOutput(this, selected.chats, settings, cursor);
-}
-
-/**
- * The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
- * and the log says why, so a user who points a credential from a test server at production sees what happened.
- */
-function loadBoundState(
-	context: IPollFunctions,
-	staticData: IDataObject,
-	settings: TriggerSettings,
-	binding: ServerBinding,
-): TriggerState {
-	const restart =
-		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
-	if (restart)
-		context.logger.warn(
-			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
-		);
-	return loadState(staticData, settings, binding, restart !== undefined);
+	// The chats Emit asks for, in order of their latest delivery.
+	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
+	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
+	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
+	saveState(staticData, { ...state, seenIds, cursor });
+	return toOutput(this, chats, settings, cursor);
 }
 
 function describeStart(settings: TriggerSettings): string {
@@ -92,21 +85,16 @@ async function catchUpToNow(
 	settings: TriggerSettings,
 	walkOptions: WalkOptions,
 ): Promise<Partial<TriggerState>> {
-	let newestCreatedMs = toEpochMs(state.newChatsFrom);
+	// -1: no creation time known yet.
+	let newestCreatedMs = toEpochMs(state.newChatsFrom) ?? -1;
 	let seenIds = state.seenIds;
 	const walk = await walkChats(context, state.cursor ?? 'recent', {
 		...walkOptions,
 		// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
 		fullChats: false,
 		onPage: (page) => {
-			for (const chat of page.chats) {
-				const createdMs = toEpochMs(chat.created_at);
-				if (
-					createdMs !== undefined &&
-					(newestCreatedMs === undefined || createdMs > newestCreatedMs)
-				)
-					newestCreatedMs = createdMs;
-			}
+			const createdMs = page.chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
+			newestCreatedMs = Math.max(newestCreatedMs, ...createdMs);
 			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
 			if (settings.emit === 'newChats')
 				seenIds = rememberSeen(
@@ -120,9 +108,7 @@ async function catchUpToNow(
 		...(settings.emit === 'newChats' ? { seenIds } : {}),
 		cursor: String(walk.lastTs),
 		catchingUp: !walk.caughtUp,
-		...(newestCreatedMs !== undefined
-			? { newChatsFrom: new Date(newestCreatedMs).toISOString() }
-			: {}),
+		...(newestCreatedMs >= 0 ? { newChatsFrom: new Date(newestCreatedMs).toISOString() } : {}),
 	};
 }
 
@@ -156,21 +142,6 @@ async function fetchTestEvent(
 
 function isFinished(chat: Chat): boolean {
 	return finalState(chat) === 'closed';
-}
-
-/** The chats Emit asks for, in order of their latest delivery, and the state fields choosing them changes. */
-function selectChats(
-	chats: Chat[],
-	settings: TriggerSettings,
-	state: TriggerState,
-): { chats: Chat[]; stateChanges: Partial<TriggerState> } {
-	if (settings.emit === 'finishedChats')
-		return { chats: chats.filter(isFinished), stateChanges: {} };
-	if (settings.emit === 'newChats') {
-		const { chats: newChats, seenIds } = takeNewChats(state, chats);
-		return { chats: newChats, stateChanges: { seenIds } };
-	}
-	return { chats, stateChanges: {} };
 }
 
 function toOutput(

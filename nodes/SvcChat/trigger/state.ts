@@ -74,15 +74,9 @@ export function loadState(
 	const boundTo = bindingDigest(binding);
 	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || bindingChanged)
 		return { ...freshState(settings), boundTo };
-	const stored = staticData as unknown as TriggerState;
-	return {
-		boundTo,
-		startedFrom: stored.startedFrom,
-		catchingUp: stored.catchingUp,
-		...(stored.cursor !== undefined ? { cursor: stored.cursor } : {}),
-		...(stored.newChatsFrom !== undefined ? { newChatsFrom: stored.newChatsFrom } : {}),
-		...(stored.seenIds !== undefined ? { seenIds: [...stored.seenIds] } : {}),
-	};
+	const { startedFrom, catchingUp, cursor, newChatsFrom, seenIds } =
+		staticData as unknown as TriggerState;
+	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds: seenIds?.slice() };
 }
 
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
@@ -103,17 +97,14 @@ export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
 	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
 }
 
-/** What New Chats Only emits from some chats, and its seen list after them; the state itself is left as it is. */
-export interface NewChats {
-	chats: Chat[];
-	seenIds: string[];
-}
-
-/** The chats New Chats Only emits: created at or after the starting point, and not seen before. */
+/**
+ * The chats New Chats Only emits (created at or after the starting point, and not seen before), and its seen list
+ * after them; the state itself is left as it is.
+ */
 export function takeNewChats(
 	state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>,
 	chats: Chat[],
-): NewChats {
+): { chats: Chat[]; seenIds: string[] } {
 	const fromMs = toEpochMs(state.newChatsFrom);
 	const seen = new Set(state.seenIds ?? []);
 	const unseen: Chat[] = [];
