@@ -1,12 +1,8 @@
 // Turns the host typed in the credentials into the API base URL, refusing plain HTTP to anything but loopback.
 
-// localhost, 127.0.0.0/8 and ::1 (with or without brackets); also written into the credential test's expression.
+// localhost, 127.0.0.0/8 and ::1 (with or without brackets): the only hosts that may be spoken to over plain HTTP (the
+// sandbox). Also written into the credential test's expression.
 const LOOPBACK_HOSTNAME = /^(localhost|\[?::1\]?|127(\.\d{1,3}){3})$/i;
-
-/** True for localhost, 127.0.0.0/8 and ::1: the only hosts that may be spoken to over plain HTTP (the sandbox). */
-export function isLoopbackHostname(hostname: string): boolean {
-	return LOOPBACK_HOSTNAME.test(hostname);
-}
 
 // Without the typed text: a password pasted into the wrong field must not come back in the editor.
 const INVALID_HOST_PROBLEM = 'The host is not a valid host name. Enter it like "acme.svc.example".';
@@ -20,17 +16,12 @@ function plainHttpProblem(hostAndPort: string): string {
 /** The fix shown after every host problem. */
 const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
-/** The API origin, or why the typed host cannot be used. */
-export type BaseUrlResult =
-	| { baseUrl: string; problem?: undefined }
-	| { baseUrl?: undefined; problem: string };
-
 /**
  * Accepts a bare host, host:port, https://host or http://loopback, with or without trailing slashes or path,
- * and returns the origin, e.g. `https://acme.svc.example`. Basic credentials must never cross a network in
- * clear text, so plain http:// is refused for every host that is not loopback.
+ * and returns the origin, e.g. `https://acme.svc.example`, or why the typed host cannot be used. Basic credentials
+ * must never cross a network in clear text, so plain http:// is refused for every host that is not loopback.
  */
-export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
+export function normalizeBaseUrl(rawHost: unknown) {
 	const typed = typeof rawHost === 'string' ? rawHost.trim() : '';
 	if (!typed)
 		return { problem: 'The host is empty. Enter your chat server host, e.g. "acme.svc.example".' };
@@ -50,7 +41,7 @@ export function normalizeBaseUrl(rawHost: unknown): BaseUrlResult {
 		return invalid;
 	}
 	if (url.username || url.password) return userInfo;
-	if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
+	if (url.protocol === 'http:' && !LOOPBACK_HOSTNAME.test(url.hostname)) {
 		return { problem: plainHttpProblem(url.host) };
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {

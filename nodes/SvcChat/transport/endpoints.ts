@@ -20,17 +20,12 @@ export const isCursor = (value: unknown): value is Cursor =>
 	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
 	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
-/** A reply's documented shape: a check of it, and the words that say what was expected when it fails. */
-interface ReplyShape<Reply> {
-	expected: string;
-	matches(reply: unknown, qs: IDataObject): reply is Reply;
-}
-
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
 	/** Under {base_url}/api/v2/. */
 	path: string;
-	shape: ReplyShape<Reply>;
+	/** The reply's documented shape: a check of it, and the words that say what was expected when it fails. */
+	shape: { expected: string; matches(reply: unknown, qs: IDataObject): reply is Reply };
 	/**
 	 * Sent again after it may have reached the server (a reset, a timeout, a 5xx): a GET always, as a read changes
 	 * nothing; another request only when its entry says why a second attempt is harmless.
@@ -55,7 +50,7 @@ export interface Endpoint<Reply> {
 export const NOT_RETRIED_NOTE =
 	'It was not retried, because the request may already have been carried out: check in Svc before trying again.';
 
-const REAL_TIME_SHAPE: ReplyShape<RealTimeReply> = {
+const REAL_TIME_SHAPE: Endpoint<RealTimeReply>['shape'] = {
 	expected: 'an object with "result": "ok"',
 	matches: (reply): reply is RealTimeReply => isPlainObject(reply) && reply.result === 'ok',
 };

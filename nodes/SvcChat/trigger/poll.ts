@@ -11,8 +11,7 @@ import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { readTriggerSettings, type TriggerSettings } from './settings';
-import { bindingChange, serverBinding } from './binding';
+import { readTriggerSettings, type TriggerSettings } from './description';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -34,16 +33,12 @@ export async function pollChats(this: IPollFunctions): Promise<PollResult> {
 	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
 
 	const staticData = this.getWorkflowStaticData('node');
-	// The stored state when it was built for this server, account and Start From; else a fresh one from Start From,
-	// and the log says why, so a user who points a credential from a test server at production sees what happened.
-	const binding = serverBinding(credentials);
-	const restart =
-		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	const { state, restart } = loadState(staticData, settings, credentials);
+	// So a user who points a credential from a test server at production sees what happened.
 	if (restart)
 		this.logger.warn(
 			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
 		);
-	const state = loadState(staticData, settings, binding, restart !== undefined);
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,

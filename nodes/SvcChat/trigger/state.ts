@@ -1,12 +1,69 @@
-// The trigger's memory in the workflow's static data: the cursor, where it started from, and the ids New Chats Only has seen.
+// The trigger's memory in the workflow's static data: the cursor, where it started from, the server and account it
+// belongs to, and the ids New Chats Only has seen.
+import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { bindingDigest, type ServerBinding } from './binding';
-import type { TriggerSettings } from './settings';
+import type { TriggerSettings } from './description';
+/**
+ * The server and account a cursor was read from. A cursor is a moment on one server's clock: carried to another
+ * server it would skip that server's history before the moment, even with Beginning of History.
+ */
+interface ServerBinding {
+	host: string;
+	account: string;
+}
+
+/**
+ * The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept.
+ * The host goes through the transport's own normalizeBaseUrl, so "acme.example" and "https://acme.example/" are one
+ * server here exactly when they are one server to the requests.
+ */
+export function serverBinding(credentials: { host?: unknown; email?: unknown }): ServerBinding {
+	const typedHost =
+		typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
+	return {
+		host: normalizeBaseUrl(credentials.host).baseUrl ?? typedHost,
+		account: typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '',
+	};
+}
+
+/**
+ * What the state stores of a binding: a SHA-256 digest, in hex, of the host and account. Static data is plain JSON
+ * that n8n's API returns with the workflow, to people who may not read the credential; the binding needs only to
+ * know whether server and account are still the same, so neither value is kept in clear.
+ */
+export function bindingDigest(binding: ServerBinding): string {
+	return createHash('sha256').update(`${binding.host}\n${binding.account}`).digest('hex');
+}
+
+/** True when a stored state was read from another server or account than `binding`; a state that records none is not. */
+function boundElsewhere(staticData: IDataObject, binding: ServerBinding): boolean {
+	const { boundTo, host, account } = staticData;
+	if (typeof boundTo === 'string') return boundTo !== bindingDigest(binding);
+	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
+	return (
+		(typeof host === 'string' && host !== binding.host) ||
+		(typeof account === 'string' && account !== binding.account)
+	);
+}
+
+/**
+ * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
+ * was recorded is adopted, not reset: its users were never moved between servers by this package. The reason names
+ * the new server (the person who changed the credential typed it) and never an e-mail.
+ */
+export function bindingChange(staticData: IDataObject, binding: ServerBinding): string | undefined {
+	if (!boundElsewhere(staticData, binding)) return undefined;
+	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
+	const origin = normalizeBaseUrl(binding.host).baseUrl;
+	const server = origin ? ` (the server is now ${origin})` : '';
+	return `the credential now points at another server or account than the saved position was read from${server}`;
+}
 
 /**
  * New Chats Only keeps a capped list of the ids it has seen, most recently delivered last, and also leaves out chats
@@ -62,21 +119,26 @@ function isStoredState(value: IDataObject): boolean {
 
 /**
  * A working copy of the stored state, or a fresh one when nothing valid is stored, Start From changed (rule 7) or the
- * binding changed. The copy is written back only when the poll succeeds, so an error never moves the stored cursor.
- * The copy carries the binding as its digest only, so saving it drops a stored host and e-mail.
+ * credential's binding changed (`restart` says how). The copy is written back only when the poll succeeds, so an
+ * error never moves the stored cursor. It carries the binding as its digest only, so saving it drops a stored host
+ * and e-mail.
  */
 export function loadState(
 	staticData: IDataObject,
 	settings: TriggerSettings,
-	binding: ServerBinding,
-	bindingChanged: boolean,
-): TriggerState {
+	credentials: { host?: unknown; email?: unknown },
+): { state: TriggerState; restart?: string } {
+	const binding = serverBinding(credentials);
 	const boundTo = bindingDigest(binding);
-	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || bindingChanged)
-		return { ...freshState(settings), boundTo };
+	const restart =
+		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart)
+		return { state: { ...freshState(settings), boundTo }, restart };
 	const { startedFrom, catchingUp, cursor, newChatsFrom, seenIds } =
 		staticData as unknown as TriggerState;
-	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds: seenIds?.slice() };
+	return {
+		state: { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds: seenIds?.slice() },
+	};
 }
 
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */

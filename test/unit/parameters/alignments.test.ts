@@ -2,7 +2,7 @@
 import { NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { readTriggerSettings } from '../../../nodes/SvcChat/trigger/settings';
+import { readTriggerSettings } from '../../../nodes/SvcChat/trigger/description';
 import { createPollContext, testCredentials } from '../../harness/contexts';
 import { runNode, runNodeError, svc } from '../actions/runNode';
 import { HOST, triggerHarness } from '../trigger/fixtures';

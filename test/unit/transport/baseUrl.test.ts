@@ -2,7 +2,7 @@
 import http from 'node:http';
 import nock from 'nock';
 
-import { isLoopbackHostname, normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
+import { normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
 import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
@@ -107,8 +107,11 @@ test.each([
 	['128.0.0.1', false],
 	['10.0.0.1', false],
 	['::2', false],
-])('isLoopbackHostname(%s) is %s', (hostname, loopback) => {
-	expect(isLoopbackHostname(hostname)).toBe(loopback);
+])('plain http:// to %s is accepted: %s (loopback only)', (hostname, loopback) => {
+	const host = hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
+	const { baseUrl, problem } = normalizeBaseUrl(`http://${host}`);
+	expect(baseUrl).toBe(loopback ? `http://${host.toLowerCase()}` : undefined);
+	if (!loopback) expect(problem).toMatch(/^Plain http:\/\/ is refused for /);
 });
 
 describe('through svcRequest', () => {

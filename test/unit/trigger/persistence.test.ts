@@ -17,11 +17,7 @@ import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, dropUnrequestedMocks, HOST, ids, instantPauses } from '../../harness/fixtures';
 import { TEST_PASSWORD } from '../../harness/core';
-import {
-	bindingChange,
-	bindingDigest,
-	serverBinding,
-} from '../../../nodes/SvcChat/trigger/binding';
+import { bindingChange, bindingDigest, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 
 const PRODUCTION = 'chat.production.example';
 /** The log line of a trigger whose credential now points at PRODUCTION, started from Beginning of History. */
