@@ -71,11 +71,6 @@ export interface ChatsReply {
 /** A /chats reply as the transport lets it through: last_ts may be absent or null (judged by transport/chats.ts). */
 export type ChatsReplyAsSent = Omit<ChatsReply, 'last_ts'> & { last_ts?: Cursor | null };
 
-/** 4.7 */
-export interface ChatReply {
-	chat: Chat;
-}
-
 /** 2.10 */
 export interface Tariff extends IDataObject {
 	key: string;
@@ -84,11 +79,6 @@ export interface Tariff extends IDataObject {
 	discounts: Record<string, number> | null;
 	partner_prices: { per_operator_price: number; base_price: number };
 	public_prices: { per_operator_price: number; base_price: number };
-}
-
-/** 4.8 */
-export interface TariffsReply {
-	tariffs: Tariff[];
 }
 
 /** 2.11 */

@@ -165,16 +165,14 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
-/** The chat's id and the chosen fields it has (a chat from a list may lack some). */
-function pickChatFields(chat: Chat, fields: string[]): IDataObject {
-	const picked: IDataObject = { id: chat.id };
-	for (const field of fields) if (field in chat) picked[field] = chat[field];
-	return picked;
-}
-
 /** The records to emit for some chats in the chosen output mode. */
 export function formatChats(chats: Chat[], mode: ChatOutput): IDataObject[] {
-	if (typeof mode === 'object') return chats.map((chat) => pickChatFields(chat, mode.fields));
+	// Selected Fields: the chat's id and the chosen fields it has (a chat from a list may lack some).
+	if (typeof mode === 'object')
+		return chats.map((chat) => ({
+			id: chat.id,
+			...Object.fromEntries(mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]])),
+		}));
 	if (mode === 'simplified') return chats.map(simplifyChat);
 	if (mode === 'messages') return chats.flatMap(chatMessageRows);
 	return chats;

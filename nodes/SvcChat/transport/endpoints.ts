@@ -2,14 +2,14 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type {
-	ChatReply,
+	Chat,
 	Cursor,
 	ChatsReplyAsSent,
 	Department,
 	Operator,
 	OperatorStatsRow,
 	RealTimeReply,
-	TariffsReply,
+	Tariff,
 	UsageStats,
 } from '../types';
 import { isPlainObject } from '../helpers/values';
@@ -129,7 +129,8 @@ export const ENDPOINTS = {
 		path: 'chat',
 		shape: {
 			expected: 'an object with a "chat"',
-			matches: (reply): reply is ChatReply => isPlainObject(reply) && isPlainObject(reply.chat),
+			matches: (reply): reply is { chat: Chat } =>
+				isPlainObject(reply) && isPlainObject(reply.chat),
 		},
 		readError: ({ status, isJson, reply, errorCode, qs }) => {
 			const chatMissing =
@@ -154,7 +155,7 @@ export const ENDPOINTS = {
 		path: 'partner/tariffs',
 		shape: {
 			expected: 'an object with a "tariffs" list',
-			matches: (reply): reply is TariffsReply =>
+			matches: (reply): reply is { tariffs: Tariff[] } =>
 				isPlainObject(reply) && Array.isArray(reply.tariffs),
 		},
 	}),

@@ -115,22 +115,10 @@ export const triggerProperties: INodeProperties[] = [
 type StartFrom = 'now' | 'beginning' | 'date';
 type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
 
-export interface TriggerSettings {
-	startFrom: StartFrom;
-	/** Names the starting point a stored cursor was started from; when it changes, the cursor starts again (rule 7). */
-	startKey: string;
-	/** Where Beginning of History and Specific Date start; Now finds its cursor on the server instead. */
-	startCursor?: string;
-	/** Chats created before this are not "new" (New Chats Only); undefined means no such limit. */
-	startCreatedAt?: string;
-	emit: EmitMode;
-	output: ChatOutputMode;
-	maxChatsPerPoll: number;
-	includeCursor: boolean;
-}
+export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
 /** Read once per poll; every bad value is an error naming the field, as in the action node. */
-export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
+export function readTriggerSettings(context: IPollFunctions) {
 	const read = pollParameters(context, triggerProperties);
 	const startFrom = read.choice<StartFrom>('startFrom');
 	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
@@ -145,8 +133,13 @@ export function readTriggerSettings(context: IPollFunctions): TriggerSettings {
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
 		}),
 		includeCursor: read.flag('options.includeCursor'),
+		startCursor: undefined as string | undefined,
+		startCreatedAt: undefined as string | undefined,
 	};
 
+	// startKey names the starting point a stored cursor was started from; when it changes, the cursor starts again
+	// (rule 7). startCursor is where Beginning of History and Specific Date start; Now finds its cursor on the server.
+	// Chats created before startCreatedAt are not "new" (New Chats Only); without it there is no such limit.
 	if (startFrom === 'now') return { ...common, startKey: 'now' };
 	if (startFrom === 'beginning') return { ...common, startKey: 'beginning', startCursor: '0' };
 

@@ -135,9 +135,7 @@ async function fetchTestEvent(
 	return toOutput(context, sample, settings, String(walk.lastTs));
 }
 
-function isFinished(chat: Chat): boolean {
-	return finalState(chat) === 'closed';
-}
+const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
 function toOutput(
 	context: IPollFunctions,

@@ -9,14 +9,12 @@ import { isCursor } from '../transport/endpoints';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import type { TriggerSettings } from './description';
+
 /**
  * The server and account a cursor was read from. A cursor is a moment on one server's clock: carried to another
  * server it would skip that server's history before the moment, even with Beginning of History.
  */
-interface ServerBinding {
-	host: string;
-	account: string;
-}
+type ServerBinding = { host: string; account: string };
 
 /**
  * The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept.
@@ -41,24 +39,20 @@ export function bindingDigest(binding: ServerBinding): string {
 	return createHash('sha256').update(`${binding.host}\n${binding.account}`).digest('hex');
 }
 
-/** True when a stored state was read from another server or account than `binding`; a state that records none is not. */
-function boundElsewhere(staticData: IDataObject, binding: ServerBinding): boolean {
-	const { boundTo, host, account } = staticData;
-	if (typeof boundTo === 'string') return boundTo !== bindingDigest(binding);
-	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
-	return (
-		(typeof host === 'string' && host !== binding.host) ||
-		(typeof account === 'string' && account !== binding.account)
-	);
-}
-
 /**
  * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
  * was recorded is adopted, not reset: its users were never moved between servers by this package. The reason names
  * the new server (the person who changed the credential typed it) and never an e-mail.
  */
 export function bindingChange(staticData: IDataObject, binding: ServerBinding): string | undefined {
-	if (!boundElsewhere(staticData, binding)) return undefined;
+	const { boundTo, host, account } = staticData;
+	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
+	const elsewhere =
+		typeof boundTo === 'string'
+			? boundTo !== bindingDigest(binding)
+			: (typeof host === 'string' && host !== binding.host) ||
+				(typeof account === 'string' && account !== binding.account);
+	if (!elsewhere) return undefined;
 	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
 	const origin = normalizeBaseUrl(binding.host).baseUrl;
 	const server = origin ? ` (the server is now ${origin})` : '';

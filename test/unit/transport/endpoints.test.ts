@@ -14,7 +14,7 @@ import {
 } from '../../../nodes/SvcChat/transport/endpoints';
 import { svcRequest, type SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
 import type {
-	ChatReply,
+	Chat,
 	Operator,
 	OperatorStatsRow,
 	RealTimeReply,
@@ -184,7 +184,7 @@ describe('a request other than GET is never retried unless its entry says so', (
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<Check extends true> = Check;
 export type ReplyTypeChecks = [
-	Expect<Same<ReplyOf<'chat'>, ChatReply>>,
+	Expect<Same<ReplyOf<'chat'>, { chat: Chat }>>,
 	Expect<Same<ReplyOf<'operators'>, Operator[]>>,
 	Expect<Same<ReplyOf<'rt/send_broadcast'>, RealTimeReply>>,
 	Expect<Same<ReplyTo<'stats', { mode: 'usage' }>, UsageStats>>,
