@@ -13,10 +13,8 @@ import {
 // Cursor rules where the spec is silent: never backwards, a missing last_ts only on an empty page.
 /** Compares two digit-only microsecond cursors without losing precision (they may exceed 2^53). */
 function compareCursors(a: Cursor, b: Cursor): number {
-	const left = String(a).replace(/^0+(?=\d)/, '');
-	const right = String(b).replace(/^0+(?=\d)/, '');
-	if (left.length !== right.length) return left.length < right.length ? -1 : 1;
-	return left < right ? -1 : left > right ? 1 : 0;
+	const [left, right] = [a, b].map((cursor) => String(cursor).replace(/^0+(?=\d)/, ''));
+	return left.length - right.length || (left < right ? -1 : left > right ? 1 : 0);
 }
 
 /**
@@ -101,10 +99,8 @@ export interface ChatPage {
 // A server that keeps saying "more" while handing back nothing is stopped after this many empty pages in a row.
 const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** How far back "recent" looks, widening step by step; the last step is the whole history. */
-const LOOKBACK_STEPS_MS = [HOUR_MS, DAY_MS, 7 * DAY_MS, 30 * DAY_MS, 365 * DAY_MS];
+/** How far back "recent" looks, widening step by step (1 hour to a year); after the last, the whole history. */
+const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
 	/**

@@ -201,45 +201,37 @@ export function isNothingSentCode(code: string | undefined): boolean {
 
 /** Explains a network failure by its system error code; only a code that proves nothing was sent says so. */
 export function describeNetworkError(code: string | undefined, host: string): SvcErrorText {
-	switch (code) {
-		case 'ENOTFOUND':
-		case 'EAI_AGAIN':
-			return {
-				message: `Host "${host}" could not be found`,
-				fix: 'Check the host in the Svc API credentials.',
-			};
-		case 'ECONNREFUSED':
-			return {
-				message: `Host "${host}" refused the connection`,
-				fix: 'Check the host and port in the Svc API credentials, and that the chat server is running.',
-			};
-		case 'ETIMEDOUT':
-		case 'ECONNABORTED':
-		case 'ESOCKETTIMEDOUT':
-			return {
-				message: `Host "${host}" did not answer in time`,
-				fix: 'Check the host, then try again later.',
-			};
-		case 'ECONNRESET':
-		case 'EPIPE':
-			return { message: `Host "${host}" closed the connection`, fix: 'Try again later.' };
+	const at = `Host "${host}"`;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return {
+			message: `${at} could not be found`,
+			fix: 'Check the host in the Svc API credentials.',
+		};
+	if (code === 'ECONNREFUSED') {
+		const fix =
+			'Check the host and port in the Svc API credentials, and that the chat server is running.';
+		return { message: `${at} refused the connection`, fix };
 	}
+	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT')
+		return {
+			message: `${at} did not answer in time`,
+			fix: 'Check the host, then try again later.',
+		};
+	if (code === 'ECONNRESET' || code === 'EPIPE')
+		return { message: `${at} closed the connection`, fix: 'Try again later.' };
 	if (code !== undefined && isCertificateErrorCode(code)) {
-		return {
-			message: `The TLS certificate of "${host}" is not trusted (${code})`,
-			fix: "Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.",
-		};
+		const fix =
+			"Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.";
+		return { message: `The TLS certificate of "${host}" is not trusted (${code})`, fix };
 	}
-	if (isNothingSentCode(code)) {
-		return {
-			message: `Host "${host}" could not be reached (${code})`,
-			fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server.',
-		};
-	}
+	const network =
+		'Check the host in the Svc API credentials and the network between n8n and the chat server';
+	if (isNothingSentCode(code))
+		return { message: `${at} could not be reached (${code})`, fix: `${network}.` };
 	// The request may have reached the server before the connection broke, so the message must not say it did not.
 	return {
 		message: `The request to "${host}" did not complete${code ? ` (${code})` : ''}`,
-		fix: 'Check the host in the Svc API credentials and the network between n8n and the chat server, then try again later.',
+		fix: `${network}, then try again later.`,
 	};
 }
 
