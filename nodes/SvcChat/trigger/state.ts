@@ -84,16 +84,6 @@ export interface TriggerState {
 	boundTo?: string;
 }
 
-function freshState(settings: TriggerSettings): TriggerState {
-	if (settings.startFrom === 'now') return { startedFrom: settings.startKey, catchingUp: true };
-	return {
-		startedFrom: settings.startKey,
-		cursor: settings.startCursor,
-		catchingUp: false,
-		...(settings.startCreatedAt ? { newChatsFrom: settings.startCreatedAt } : {}),
-	};
-}
-
 function isStoredState(value: IDataObject): boolean {
 	return (
 		typeof value.startedFrom === 'string' &&
@@ -126,8 +116,12 @@ export function loadState(
 	const boundTo = bindingDigest(binding);
 	const restart =
 		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
-	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart)
-		return { state: { ...freshState(settings), boundTo }, restart };
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart) {
+		// Now has no cursor until it has caught up with the server's present.
+		const { startKey: startedFrom, startCursor: cursor, startCreatedAt: newChatsFrom } = settings;
+		const catchingUp = settings.startFrom === 'now';
+		return { state: { startedFrom, cursor, catchingUp, newChatsFrom, boundTo }, restart };
+	}
 	const { startedFrom, catchingUp, cursor, newChatsFrom, seenIds } =
 		staticData as unknown as TriggerState;
 	return {
