@@ -19,10 +19,7 @@ const PLAIN_HTTP_TO_LOOPBACK =
 	'^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const ERROR_STATUSES = [
-	...REDIRECT_STATUSES,
-	...Array.from({ length: 200 }, (_, index) => 400 + index),
-];
+const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, i) => 400 + i)];
 
 const sentence = ({ message, fix }: SvcErrorText) =>
 	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;

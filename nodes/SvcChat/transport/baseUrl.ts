@@ -14,7 +14,7 @@ function plainHttpProblem(hostAndPort: string): string {
 }
 
 /** The fix shown after every host problem. */
-const HOST_FIX = 'Correct the host in the Svc API credentials.';
+export const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /**
  * Accepts a bare host, host:port, https://host or http://loopback, with or without trailing slashes or path,

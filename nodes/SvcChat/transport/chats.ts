@@ -88,8 +88,7 @@ function nameTheListedChat(error: unknown, id: Chat['id']): unknown {
 }
 
 export interface ChatPage {
-	/** Cursor this page was requested with. */
-	since: Cursor;
+	since: Cursor; // the cursor this page was requested with
 	chats: Chat[];
 	/** Cursor to pass next time, exactly as the server sent it (or `since`, when last_ts went back or was absent). */
 	lastTs: Cursor;

@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import { isPlainObject } from '../helpers/values';
-import { normalizeBaseUrl } from './baseUrl';
+import { HOST_FIX, normalizeBaseUrl } from './baseUrl';
 import {
 	ENDPOINTS,
 	NOT_RETRIED_NOTE,
@@ -40,7 +40,6 @@ const CREDENTIALS_TYPE = 'svcApi';
 
 export type SvcApiContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
-/** The fields of the `svcApi` credentials. */
 export interface SvcCredentials {
 	host: string;
 	email: string;
@@ -77,8 +76,7 @@ export const retryPolicy = {
 	baseDelayMs: 500,
 	/** No single pause is longer; a Retry-After above it is not waited for, the error is raised instead. */
 	maxDelayMs: 30_000,
-	/** Time allowed for one attempt. */
-	timeoutMs: 60_000,
+	timeoutMs: 60_000, // per attempt
 	/** n8n's `sleep`, or a recorder in tests, which then need not stub a module. */
 	sleep: sleep as (ms: number) => Promise<void>,
 };
@@ -278,11 +276,10 @@ export async function svcRequest<
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) {
 		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
-		const text = {
-			message: redact(problem, secrets),
-			fix: 'Correct the host in the Svc API credentials.',
-		};
-		throw fail({ text, code: 'invalid-host' });
+		throw fail({
+			text: { message: redact(problem, secrets), fix: HOST_FIX },
+			code: 'invalid-host',
+		});
 	}
 	// Why a request that may have been carried out is not sent again; undefined when it may be (see Endpoint.retried).
 	const notRetried =
