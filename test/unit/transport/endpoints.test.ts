@@ -190,3 +190,45 @@ export type ReplyTypeChecks = [
 	Expect<Same<ReplyTo<'stats', { mode: 'usage' }>, UsageStats>>,
 	Expect<Same<ReplyTo<'stats', { mode: 'operators' }>, OperatorStatsRow[]>>,
 ];
+
+describe('a reply as the request helper hands it over', () => {
+	const DEPARTMENTS = [{ id: 1, name: 'Sales', order: 1 }];
+
+	test('a redirect is refused, naming where it points, and not followed', async () => {
+		const server = fakeServer([
+			{ statusCode: 302, headers: { location: 'https://elsewhere.example/login' }, body: '' },
+		]);
+		const error = await rejectionOf(svcRequest(server.context, 'departments'));
+		expect(error.message).toBe(
+			'The server redirects the request to https://elsewhere.example/login (HTTP 302)',
+		);
+		expect(error.description).toBe(
+			'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.',
+		);
+		expect(error.context.svcError).toBe('redirect');
+		expect(server.sent).toHaveLength(1);
+	});
+
+	test('a redirect without a Location names "another address"', async () => {
+		const server = fakeServer([reply(301)]);
+		const error = await rejectionOf(svcRequest(server.context, 'departments'));
+		expect(error.message).toBe('The server redirects the request to another address (HTTP 301)');
+	});
+
+	test.each([
+		['a Buffer', Buffer.from(JSON.stringify(DEPARTMENTS))],
+		['parsed JSON', DEPARTMENTS],
+	])('a body given as %s is read as the text it stands for', async (_case, body) => {
+		const server = fakeServer([{ statusCode: 200, headers: {}, body }]);
+		await expect(svcRequest(server.context, 'departments')).resolves.toEqual(DEPARTMENTS);
+	});
+
+	test('no body at all is not JSON, and is shown as empty', async () => {
+		const server = fakeServer([{ statusCode: 200, headers: {}, body: null }]);
+		const error = await rejectionOf(svcRequest(server.context, 'departments'));
+		expect(error.message).toBe('The server did not answer with JSON');
+		expect(error.description).toBe(
+			'Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: (empty)',
+		);
+	});
+});
