@@ -18,7 +18,7 @@ export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promis
  * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
  * (broadcasts), answering for each of them through a BatchOutput.
  */
-type SvcOperation = { description: INodeProperties[] } & (
+export type SvcOperation = { description: INodeProperties[] } & (
 	| { execute: ExecuteItem }
 	| {
 			executeBatch(
@@ -27,18 +27,6 @@ type SvcOperation = { description: INodeProperties[] } & (
 			): Promise<INodeExecutionData[]>;
 	  }
 );
-
-/** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
-export function resource(
-	operations: Record<string, SvcOperation>,
-	operationSelector: INodeProperties,
-) {
-	const parameters = Object.values(operations).flatMap((operation) => operation.description);
-	return { description: [operationSelector, ...parameters], operations };
-}
-
-/** A resource: its operation selector and its operations by value. */
-export type SvcResource = ReturnType<typeof resource>;
 
 /** `record[key]` for own keys only: a hand-edited "constructor" or "__proto__" must not find Object's prototype. */
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
@@ -67,7 +55,7 @@ function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 /** Runs the chosen operation of `resources`. */
 export async function router(
 	this: IExecuteFunctions,
-	resources: Record<string, SvcResource>,
+	resources: Record<string, { operations: Record<string, SvcOperation> }>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
