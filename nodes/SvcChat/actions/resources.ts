@@ -1,5 +1,5 @@
 // Every resource of the Svc Chat node with its operation selector: the node's description and the router read this list.
-import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
 
 import type { SvcOperation } from './router';
 import * as sendOverChatHistory from './broadcast/sendOverChatHistory.operation';
@@ -14,18 +14,29 @@ import * as getUsage from './statistics/getUsage.operation';
 import * as tariffGetMany from './tariff/getMany.operation';
 import * as pairToken from './visitor/pairToken.operation';
 import * as removeToken from './visitor/removeToken.operation';
-/** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
+
+/**
+ * A resource from its operations, each shown only for this resource and operation, and its selector, written out in
+ * full so n8n's lint checks the options.
+ */
 const resource = (
+	name: string,
 	operations: Record<string, SvcOperation>,
 	operationSelector: INodeProperties,
 ) => ({
-	description: [operationSelector, ...Object.values(operations).flatMap((op) => op.description)],
+	description: [
+		operationSelector,
+		...Object.entries(operations).flatMap(([operation, { properties }]) =>
+			updateDisplayOptions({ show: { resource: [name], operation: [operation] } }, properties),
+		),
+	],
 	operations,
 });
 
 export const resources: Record<string, ReturnType<typeof resource>> = {
 	// Broadcast: template broadcasts through a messaging-app channel, and broadcasts over chat history (spec 4.3).
 	broadcast: resource(
+		'broadcast',
 		{ sendOverChatHistory, sendTemplate },
 		{
 			displayName: 'Operation',
@@ -53,6 +64,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 	),
 	// Chat: one chat by ID, or the chats changed since a date or cursor (spec 4.6, 4.7).
 	chat: resource(
+		'chat',
 		{ get: chatGet, getMany: chatGetMany },
 		{
 			displayName: 'Operation',
@@ -79,6 +91,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 		},
 	),
 	department: resource(
+		'department',
 		{ getMany: departmentGetMany },
 		{
 			displayName: 'Operation',
@@ -98,6 +111,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 		},
 	),
 	operator: resource(
+		'operator',
 		{ getMany: operatorGetMany, setStatus },
 		{
 			displayName: 'Operation',
@@ -124,6 +138,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 	),
 	// Statistics: daily usage figures and per-operator figures (spec 4.9).
 	statistics: resource(
+		'statistics',
 		{ getOperatorStats, getUsage },
 		{
 			displayName: 'Operation',
@@ -152,6 +167,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 	),
 	// Tariff: the tariffs offered to partners (spec 4.8).
 	tariff: resource(
+		'tariff',
 		{ getMany: tariffGetMany },
 		{
 			displayName: 'Operation',
@@ -172,6 +188,7 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 	),
 	// Visitor: pair a logged-in visitor's auth token with their fields, or remove the pairing (spec 4.1).
 	visitor: resource(
+		'visitor',
 		{ pairToken, removeToken },
 		{
 			displayName: 'Operation',

@@ -13,12 +13,12 @@ import { showValue } from '../helpers/values';
 export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
 
 /**
- * An operation module as imported (`import * as get from './get.operation'`): its parameters, already limited
- * (displayOptions) to its resource and operation, and either `execute`, run per input item (the router adds
+ * An operation module as imported (`import * as get from './get.operation'`): its parameters (resources.ts shows them
+ * for its resource and operation only) and either `execute`, run per input item (the router adds
  * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
  * (broadcasts), answering for each of them through a BatchOutput.
  */
-export type SvcOperation = { description: INodeProperties[] } & (
+export type SvcOperation = { properties: INodeProperties[] } & (
 	| { execute: ExecuteItem }
 	| {
 			executeBatch(

@@ -15,10 +15,6 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
-const isProperty = (option: PropertyOption): option is INodeProperties => 'type' in option;
-const isValueGroup = (option: PropertyOption): option is INodePropertyCollection =>
-	'values' in option;
-
 /**
  * A parameter's label in errors: its displayName in the description, looked up by name, so no call site types it
  * again. A dotted name goes into collections ("options.recipientsPerRequest" is "Recipients per Request"). A
@@ -33,9 +29,9 @@ export function parameterLabel(properties: readonly INodeProperties[], name: str
 	let options: readonly PropertyOption[] | undefined = top.options;
 	for (const key of path) {
 		const child = options?.find((option) => option.name === key);
-		if (child && isValueGroup(child)) {
+		if (child && 'values' in child) {
 			options = child.values;
-		} else if (child && isProperty(child)) {
+		} else if (child && 'type' in child) {
 			label = child.displayName;
 			options = child.options;
 		} else {
@@ -75,7 +71,8 @@ export class ParameterReader {
 	constructor(
 		private readonly context: { getNode(): INode },
 		private readonly properties: readonly INodeProperties[],
-		private readonly get: (name: string, fallback: unknown) => unknown,
+		/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
+		readonly raw: (name: string, fallback?: unknown) => unknown,
 		private readonly itemIndex?: number,
 	) {}
 
@@ -91,11 +88,6 @@ export class ParameterReader {
 			description: fix,
 			...(itemIndex === undefined ? {} : { itemIndex }),
 		});
-	}
-
-	/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
-	raw(name: string, fallback?: unknown): unknown {
-		return this.get(name, fallback);
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */

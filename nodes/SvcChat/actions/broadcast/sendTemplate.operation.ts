@@ -1,6 +1,5 @@
 // Broadcast > Send Template: POST rt/send_broadcast of kind msgapp, recipients batched into `entries` (spec 4.3).
 import {
-	updateDisplayOptions,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -64,7 +63,7 @@ function templatePart(
 	};
 }
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName:
 			"Each input item is one recipient. Recipients go out 1,000 per request unless you change 'Recipients per Request'. A request is never retried, so nobody gets the message twice.",
@@ -122,11 +121,6 @@ const properties: INodeProperties[] = [
 		},
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['broadcast'], operation: ['sendTemplate'] } },
-	properties,
-);
 
 /**
  * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request

@@ -1,5 +1,5 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { walkChats } from '../../transport/chats';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
@@ -13,7 +13,7 @@ import {
 import { showValue } from '../../helpers/values';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Since',
 		name: 'since',
@@ -65,11 +65,6 @@ const properties: INodeProperties[] = [
 		),
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['chat'], operation: ['getMany'] } },
-	properties,
-);
 
 /** The microsecond cursor to start from, from a date or a cursor typed (or saved) by the user. */
 function readSinceCursor(read: ParameterReader): string {

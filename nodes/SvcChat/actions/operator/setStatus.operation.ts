@@ -1,5 +1,5 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
@@ -7,7 +7,7 @@ import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Operator',
 		name: 'email',
@@ -72,11 +72,6 @@ const properties: INodeProperties[] = [
 
 const UNKNOWN_OUTCOME_NOTE =
 	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Operator > Get Many) before trying again.";
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['operator'], operation: ['setStatus'] } },
-	properties,
-);
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);

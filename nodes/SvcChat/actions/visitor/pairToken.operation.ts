@@ -1,6 +1,6 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
@@ -47,7 +47,7 @@ const KNOWN_FIELD_LABELS = {
 	},
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Auth Token',
 		name: 'authToken',
@@ -141,11 +141,6 @@ const properties: INodeProperties[] = [
 			'Visitor data as one JSON object of names and values; values must be text, numbers or true/false',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['visitor'], operation: ['pairToken'] } },
-	properties,
-);
 
 /** The extra fields, in the order given, from the chosen input mode. */
 function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
