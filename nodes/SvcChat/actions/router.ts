@@ -89,12 +89,6 @@ export async function router(
 	return [returnData];
 }
 
-interface FailedItem {
-	itemIndex: number;
-	/** Added to the error item, e.g. which request the item was in. */
-	fields?: IDataObject;
-}
-
 /** A copy of the error with a sentence added to its description; the error that was thrown stays as it was. */
 function withNote(error: Error, note: string | undefined): Error {
 	if (note === undefined) return error;
@@ -130,7 +124,7 @@ export class BatchOutput {
 	 * Without continue-on-fail, the failure stops the run, as the router would throw the error of its first item (with
 	 * the note, if any); with it, each failed item gets its error item and the batch goes on.
 	 */
-	fail(error: unknown, failed: FailedItem[], note?: string): void {
+	fail(error: unknown, failed: Array<{ itemIndex: number; fields?: IDataObject }>, note?: string) {
 		if (!this.continueOnFail) {
 			throw withNote(asNodeError(this.context, error, failed[0].itemIndex), note);
 		}

@@ -22,21 +22,13 @@ type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyO
  * its rows under that name. A name the description lacks is a programming error.
  */
 export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
-	const [head, ...path] = name.split('.');
-	const top = properties.find((property) => property.name === head);
-	if (!top) throw new Error(`The parameter "${name}" is not in the description it is read with`);
-	let label = top.displayName;
-	let options: readonly PropertyOption[] | undefined = top.options;
-	for (const key of path) {
-		const child = options?.find((option) => option.name === key);
-		if (child && 'values' in child) {
-			options = child.values;
-		} else if (child && 'type' in child) {
-			label = child.displayName;
-			options = child.options;
-		} else {
-			throw new Error(`The parameter "${name}" is not in the description it is read with`);
-		}
+	let label = '';
+	let options: readonly PropertyOption[] | undefined = properties;
+	for (const key of name.split('.')) {
+		const child: PropertyOption | undefined = options?.find((option) => option.name === key);
+		if (child && 'values' in child) options = child.values;
+		else if (child && 'type' in child) [label, options] = [child.displayName, child.options];
+		else throw new Error(`The parameter "${name}" is not in the description it is read with`);
 	}
 	return label;
 }

@@ -8,7 +8,7 @@ import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {
 	includeCursorOption,
 	optionsCollection,
-	returnAllOrLimitWithHint,
+	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
 import type { ExecuteItem } from '../router';
@@ -55,7 +55,7 @@ export const properties: INodeProperties[] = [
 		description:
 			"The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
 	},
-	...returnAllOrLimitWithHint(
+	...returnAllOrLimit(
 		'Counts chats, not items: with One Item per Message, each chat gives one item per message.',
 	),
 	...chatOutputProperties,

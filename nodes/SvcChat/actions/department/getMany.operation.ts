@@ -6,7 +6,7 @@ import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
 import type { ExecuteItem } from '../router';
 
-export const properties: INodeProperties[] = [...returnAllOrLimit];
+export const properties: INodeProperties[] = returnAllOrLimit();
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const departments = await svcRequest(this, 'departments', { itemIndex });

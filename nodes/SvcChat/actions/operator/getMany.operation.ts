@@ -9,7 +9,7 @@ import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
-	...returnAllOrLimit,
+	...returnAllOrLimit(),
 	{
 		displayName: 'Filters',
 		name: 'filters',

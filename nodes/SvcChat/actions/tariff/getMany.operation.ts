@@ -6,7 +6,7 @@ import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
-export const properties: INodeProperties[] = [...returnAllOrLimit];
+export const properties: INodeProperties[] = returnAllOrLimit();
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });

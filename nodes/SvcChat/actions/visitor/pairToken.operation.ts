@@ -5,47 +5,22 @@ import type { INodeProperties } from 'n8n-workflow';
 import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { readAuthToken } from './authToken';
 import type { ExecuteItem } from '../router';
 
-/** The visitor keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-const KNOWN_FIELD_LABELS = {
-	email: {
-		displayName: 'Email',
-		placeholder: 'name@email.com',
-		description: "The visitor's email, shown to operators",
-	},
-	icq: {
-		displayName: 'ICQ',
-		placeholder: 'e.g. 123456789',
-		description: "The visitor's ICQ number",
-	},
-	login: {
-		displayName: 'Login',
-		placeholder: 'e.g. jsmith',
-		description: "The visitor's login name on your website",
-	},
-	name: {
-		displayName: 'Name',
-		placeholder: 'e.g. Jane Smith',
-		description: 'The name operators see for this visitor',
-	},
-	phone: {
-		displayName: 'Phone',
-		placeholder: 'e.g. +15550000001',
-		description: "The visitor's phone number",
-	},
-	profile_url: {
-		displayName: 'Profile URL',
-		placeholder: 'e.g. https://example.com/users/42',
-		description: "Link to the visitor's profile in your system, so operators can open it",
-	},
-	site: {
-		displayName: 'Site',
-		placeholder: 'e.g. https://example.com',
-		description: 'The website the visitor is logged in to',
-	},
-};
+/** A visitor key seen in the spec (2.8) besides `id`, offered as a ready-made field. */
+const knownField = (
+	name: string,
+	displayName: string,
+	placeholder: string,
+	description: string,
+) => ({
+	displayName,
+	name,
+	type: 'string' as const,
+	default: '',
+	placeholder,
+	description,
+});
 
 export const properties: INodeProperties[] = [
 	{
@@ -88,16 +63,25 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { fieldsInputMode: ['fields'] } },
 		description:
 			'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
-		options: Object.entries(KNOWN_FIELD_LABELS).map(
-			([name, { displayName, placeholder, description }]) => ({
-				displayName,
-				name,
-				type: 'string' as const,
-				default: '',
-				placeholder,
-				description,
-			}),
-		),
+		options: [
+			knownField('email', 'Email', 'name@email.com', "The visitor's email, shown to operators"),
+			knownField('icq', 'ICQ', 'e.g. 123456789', "The visitor's ICQ number"),
+			knownField('login', 'Login', 'e.g. jsmith', "The visitor's login name on your website"),
+			knownField('name', 'Name', 'e.g. Jane Smith', 'The name operators see for this visitor'),
+			knownField('phone', 'Phone', 'e.g. +15550000001', "The visitor's phone number"),
+			knownField(
+				'profile_url',
+				'Profile URL',
+				'e.g. https://example.com/users/42',
+				"Link to the visitor's profile in your system, so operators can open it",
+			),
+			knownField(
+				'site',
+				'Site',
+				'e.g. https://example.com',
+				'The website the visitor is logged in to',
+			),
+		],
 	},
 	{
 		displayName: 'Custom Fields',
@@ -221,6 +205,14 @@ function authTokenSnippet(token: string): string {
 		.replace(/\u2028/g, '\\u2028')
 		.replace(/\u2029/g, '\\u2029');
 	return `window.svc_auth_token = ${literal};`;
+}
+
+/** The token exactly as given (whitespace-only counts as empty), numbers as text; undefined when empty. */
+export function readAuthToken(read: ParameterReader): string | undefined {
+	return read.optionalText('authToken', {
+		keepSpaces: true,
+		fix: 'Give the token as text, e.g. the value your website stores in window.svc_auth_token.',
+	});
 }
 
 export const execute: ExecuteItem = async function (itemIndex) {
