@@ -69,9 +69,7 @@ export async function router(
 	}
 
 	// Batched operations (broadcasts) see every item at once and answer for each of them.
-	if ('executeBatch' in operation) {
-		return [await operation.executeBatch.call(this, items)];
-	}
+	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
 
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -79,11 +77,8 @@ export async function router(
 			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
-			if (this.continueOnFail()) {
-				returnData.push(errorItem(error as Error, itemIndex));
-				continue;
-			}
-			throw asNodeError(this, error, itemIndex);
+			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			returnData.push(errorItem(error as Error, itemIndex));
 		}
 	}
 	return [returnData];

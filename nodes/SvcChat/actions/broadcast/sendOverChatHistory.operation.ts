@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { readSender, senderProperties } from './common';
+import { readSender, senderProperties } from './sendTemplate.operation';
 import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [

@@ -5,7 +5,7 @@ import { svcRequest } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
+import { OPERATOR_STATUS_OPTIONS } from './setStatus.operation';
 import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
