@@ -1,9 +1,9 @@
 // Broadcast > Send Template: POST rt/send_broadcast of kind msgapp, recipients batched into `entries` (spec 4.3).
-import {
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
 } from 'n8n-workflow';
 
 import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
