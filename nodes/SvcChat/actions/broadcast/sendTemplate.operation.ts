@@ -321,9 +321,8 @@ function planRequests(recipients: Recipient[], recipientsPerRequest: number): Re
 	const groups = new Map<string, Recipient[]>();
 	for (const recipient of recipients) {
 		const key = JSON.stringify([recipient.operatorId, recipient.channelId, recipient.templateId]);
-		const group = groups.get(key) ?? [];
-		group.push(recipient);
-		groups.set(key, group);
+		if (!groups.has(key)) groups.set(key, []);
+		groups.get(key)!.push(recipient);
 	}
 	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
 	return [...groups.values()].flatMap((group) => {

@@ -1,12 +1,10 @@
 // Department > Get Many: GET /departments (spec 4.5).
-import type { INodeProperties } from 'n8n-workflow';
-
 import { svcRequest } from '../../transport/request';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
 import type { ExecuteItem } from '../router';
 
-export const properties: INodeProperties[] = returnAllOrLimit();
+export const properties = returnAllOrLimit();
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const departments = await svcRequest(this, 'departments', { itemIndex });

@@ -1,12 +1,10 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
-import type { INodeProperties } from 'n8n-workflow';
-
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
-export const properties: INodeProperties[] = returnAllOrLimit();
+export const properties = returnAllOrLimit();
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });

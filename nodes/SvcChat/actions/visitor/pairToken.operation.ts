@@ -134,15 +134,12 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 		});
 		return Object.entries(json);
 	}
-	const known = read.collection('knownFields');
-	const custom = read.rows('customFields.field');
-	// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
-	const givenKnown = Object.entries(known).filter(
-		([, value]) => value !== undefined && value !== '',
-	);
 	return [
-		...givenKnown,
-		...custom.map(({ name, value }, position): [string, unknown] => {
+		// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
+		...Object.entries(read.collection('knownFields')).filter(
+			([, v]) => v !== undefined && v !== '',
+		),
+		...read.rows('customFields.field').map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name)))
 				return [String(name), value];
@@ -158,11 +155,7 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
  * `visitor_fields` (spec 2.1, 4.1): `id` first, then each extra field as text. `id` may only come from the visitor ID,
  * so a second, different id cannot slip in through the extra fields.
  */
-function visitorFields(
-	read: ParameterReader,
-	visitorId: string,
-	extra: Array<[string, unknown]>,
-): Record<string, string> {
+function visitorFields(read: ParameterReader, visitorId: string): Record<string, string> {
 	const refuse = (problem: string) =>
 		read.fail(
 			problem,
@@ -170,7 +163,7 @@ function visitorFields(
 		);
 	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
 	const fields = new Map<string, string>([['id', visitorId]]);
-	for (const [rawKey, value] of extra) {
+	for (const [rawKey, value] of readExtraFields(read)) {
 		const key = rawKey.trim();
 		if (!key)
 			throw refuse('A visitor field has an empty name. Give every field a name, or remove it.');
@@ -220,7 +213,7 @@ export const execute: ExecuteItem = async function (itemIndex) {
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
 	});
-	const fields = visitorFields(read, visitorId, readExtraFields(read));
+	const fields = visitorFields(read, visitorId);
 	const authToken = readAuthToken(read) ?? randomUUID();
 	await svcRequest(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: fields },
