@@ -11,6 +11,10 @@ import { showValue } from '../helpers/values';
 
 /** Runs for one input item and returns its output records; the router pairs them with the item. */
 export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
+export type ExecuteBatch = (
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+) => Promise<INodeExecutionData[]>;
 
 /**
  * An operation module as imported (`import * as get from './get.operation'`): its parameters (resources.ts shows them
@@ -20,24 +24,19 @@ export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promis
  */
 export type SvcOperation = { properties: INodeProperties[] } & (
 	| { execute: ExecuteItem }
-	| {
-			executeBatch(
-				this: IExecuteFunctions,
-				items: INodeExecutionData[],
-			): Promise<INodeExecutionData[]>;
-	  }
+	| { executeBatch: ExecuteBatch }
 );
 
 /** `record[key]` for own keys only: a hand-edited "constructor" or "__proto__" must not find Object's prototype. */
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
-/** The output item of a failed input item when continue-on-fail is on: the message and the fix. */
-function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+/** The output item of a failed input item when continue-on-fail is on: the message, the fix and any `fields`. */
+function errorItem(error: Error, itemIndex: number, fields?: IDataObject): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) json.description = description;
-	return { json, pairedItem: { item: itemIndex } };
+	return { json: { ...json, ...fields }, pairedItem: { item: itemIndex } };
 }
 
 /** Wraps anything that is not already an n8n error; every failure names its item, in its message too ("[item N]"). */
@@ -123,9 +122,7 @@ export class BatchOutput {
 		if (!this.continueOnFail) {
 			throw withNote(asNodeError(this.context, error, failed[0].itemIndex), note);
 		}
-		for (const { itemIndex, fields } of failed) {
-			const item = errorItem(error as Error, itemIndex);
-			this.items[itemIndex] = { ...item, json: { ...item.json, ...fields } };
-		}
+		for (const { itemIndex, fields } of failed)
+			this.items[itemIndex] = errorItem(error as Error, itemIndex, fields);
 	}
 }

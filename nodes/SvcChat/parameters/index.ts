@@ -68,7 +68,6 @@ export class ParameterReader {
 		private readonly itemIndex?: number,
 	) {}
 
-	/** The field's label, as the editor shows it. */
 	label(name: string): string {
 		return parameterLabel(this.properties, name);
 	}
@@ -97,7 +96,6 @@ export class ParameterReader {
 		return value.trim() || undefined;
 	}
 
-	/** Text that must not be empty. */
 	requiredText(name: string, { fix }: Fix): string {
 		const text = this.optionalText(name);
 		if (text === undefined) throw this.fail(`'${this.label(name)}' is empty`, fix);

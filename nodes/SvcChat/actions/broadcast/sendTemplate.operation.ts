@@ -1,17 +1,12 @@
 // Broadcast > Send Template: POST rt/send_broadcast of kind msgapp, recipients batched into `entries` (spec 4.3).
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
-import { BatchOutput } from '../router';
+import { BatchOutput, type ExecuteBatch } from '../router';
 
 /** Both broadcast kinds: the operator the broadcast is sent for and the channel (spec 4.3). */
 export const senderProperties: INodeProperties[] = [
@@ -184,10 +179,7 @@ export const properties: INodeProperties[] = [
  * at a time, never retried, and each recipient's output says how its request went. Continue-on-fail is decided in
  * BatchOutput.fail only.
  */
-export async function executeBatch(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export const executeBatch: ExecuteBatch = async function (items) {
 	if (!items.length) return [];
 	const output = new BatchOutput(this, items.length);
 	let recipientsPerRequest: number;
@@ -257,7 +249,7 @@ export async function executeBatch(
 		}
 	}
 	return output.items;
-}
+};
 
 /** One input item as a recipient: who sends which template, and the entry sent for this item. */
 type Recipient = ReturnType<typeof readRecipient>;
