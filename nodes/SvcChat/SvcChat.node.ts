@@ -1,11 +1,6 @@
 // The "Svc Chat" action node: its description is assembled from the resources; execution goes to the router.
-import {
-	NodeConnectionTypes,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { router } from './actions/router';
 import { resources } from './actions/resources';
@@ -55,7 +50,7 @@ export class SvcChat implements INodeType {
 		listSearch: { searchChats, searchOperatorEmails, searchOperators },
 	};
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	async execute(this: IExecuteFunctions) {
 		return await router.call(this, resources);
 	}
 }

@@ -1,11 +1,6 @@
 // The "Svc Chat Trigger": a polling trigger that starts workflows for new or changed chats and never loses one.
-import {
-	NodeConnectionTypes,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { triggerProperties } from './trigger/description';
@@ -29,7 +24,7 @@ export class SvcChatTrigger implements INodeType {
 		properties: triggerProperties,
 	};
 
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	async poll(this: IPollFunctions) {
 		return await pollChats.call(this);
 	}
 }

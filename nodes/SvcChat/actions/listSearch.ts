@@ -7,7 +7,7 @@ import type {
 
 import { walkChats } from '../transport/chats';
 import { svcRequest } from '../transport/request';
-import type { Chat, Operator } from '../types';
+import type { Operator } from '../types';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */
 const OPERATORS_PER_PAGE = 100;
@@ -22,20 +22,6 @@ const matches = (filter: string | undefined, ...texts: unknown[]) =>
 			(typeof text === 'string' || typeof text === 'number') &&
 			String(text).toLowerCase().includes(filter.toLowerCase()),
 	);
-
-/** "2024-05-01 10:42" of an ISO time, or the text as given. */
-function shortTime(iso: unknown): string {
-	return typeof iso === 'string' ? iso.replace('T', ' ').slice(0, 16) : '';
-}
-
-function chatItem(chat: Chat): INodeListSearchItems {
-	const fields = chat.visitor?.fields ?? {};
-	const who = fields.name || fields.email || fields.phone;
-	return {
-		name: [`#${chat.id}`, who, shortTime(chat.created_at)].filter(Boolean).join(' · '),
-		value: String(chat.id),
-	};
-}
 
 /** A page of the operators, by position; the token is the position of the next page. */
 export function operatorPage(
@@ -56,36 +42,25 @@ export function operatorPage(
 	};
 }
 
-async function listOperators(context: ILoadOptionsFunctions): Promise<Operator[]> {
-	return await svcRequest(context, 'operators');
-}
-
-const operatorLabel = (operator: Operator) =>
-	`${operator.full_name || operator.email} (${operator.email}, ${operator.status})`;
+/** Operators as From List choices, `value` giving what the parameter stores. */
+const operatorSearch = (value: (operator: Operator) => string) =>
+	async function (
+		this: ILoadOptionsFunctions,
+		filter?: string,
+		paginationToken?: string,
+	): Promise<INodeListSearchResult> {
+		const operators = await svcRequest(this, 'operators');
+		return operatorPage(operators, filter, paginationToken, (operator) => ({
+			name: `${operator.full_name || operator.email} (${operator.email}, ${operator.status})`,
+			value: value(operator),
+		}));
+	};
 
 /** Operators for Set Status: the value is the email, as the API expects it. */
-export async function searchOperatorEmails(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
-	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
-		name: operatorLabel(operator),
-		value: operator.email,
-	}));
-}
+export const searchOperatorEmails = operatorSearch((operator) => operator.email);
 
 /** Operators for broadcasts: the value is the numeric ID. */
-export async function searchOperators(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
-	return operatorPage(await listOperators(this), filter, paginationToken, (operator) => ({
-		name: operatorLabel(operator),
-		value: String(operator.id),
-	}));
-}
+export const searchOperators = operatorSearch((operator) => String(operator.id));
 
 /**
  * Chats changed recently (the most recent of: the last hour, day, week, month, year that has changes), oldest first,
@@ -104,8 +79,14 @@ export async function searchChats(
 		onPage: (page) => {
 			for (const chat of page.chats) {
 				const fields = chat.visitor?.fields ?? {};
-				if (matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
-					results.set(String(chat.id), chatItem(chat));
+				if (!matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
+					continue;
+				// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
+				const created =
+					typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
+				const who = fields.name || fields.email || fields.phone;
+				const name = [`#${chat.id}`, who, created].filter(Boolean).join(' · ');
+				results.set(String(chat.id), { name, value: String(chat.id) });
 			}
 			return results.size >= CHAT_MATCHES_PER_SEARCH;
 		},

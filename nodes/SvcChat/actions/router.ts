@@ -11,45 +11,32 @@ import { showValue } from '../helpers/values';
 
 /** Runs for one input item and returns its output records; the router pairs them with the item. */
 export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
+export type ExecuteBatch = (
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+) => Promise<INodeExecutionData[]>;
 
 /**
- * An operation module as imported (`import * as get from './get.operation'`): its parameters, already limited
- * (displayOptions) to its resource and operation, and either `execute`, run per input item (the router adds
+ * An operation module as imported (`import * as get from './get.operation'`): its parameters (resources.ts shows them
+ * for its resource and operation only) and either `execute`, run per input item (the router adds
  * continue-on-fail, pairedItem and "[item N]"), or `executeBatch`, run once over all items when they share requests
  * (broadcasts), answering for each of them through a BatchOutput.
  */
-type SvcOperation = { description: INodeProperties[] } & (
+export type SvcOperation = { properties: INodeProperties[] } & (
 	| { execute: ExecuteItem }
-	| {
-			executeBatch(
-				this: IExecuteFunctions,
-				items: INodeExecutionData[],
-			): Promise<INodeExecutionData[]>;
-	  }
+	| { executeBatch: ExecuteBatch }
 );
-
-/** A resource from its operations and its selector, written out in full so n8n's lint checks the options. */
-export function resource(
-	operations: Record<string, SvcOperation>,
-	operationSelector: INodeProperties,
-) {
-	const parameters = Object.values(operations).flatMap((operation) => operation.description);
-	return { description: [operationSelector, ...parameters], operations };
-}
-
-/** A resource: its operation selector and its operations by value. */
-export type SvcResource = ReturnType<typeof resource>;
 
 /** `record[key]` for own keys only: a hand-edited "constructor" or "__proto__" must not find Object's prototype. */
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
-/** The output item of a failed input item when continue-on-fail is on: the message and the fix. */
-function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+/** The output item of a failed input item when continue-on-fail is on: the message, the fix and any `fields`. */
+function errorItem(error: Error, itemIndex: number, fields?: IDataObject): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	const description = (error as { description?: unknown }).description;
 	if (typeof description === 'string' && description) json.description = description;
-	return { json, pairedItem: { item: itemIndex } };
+	return { json: { ...json, ...fields }, pairedItem: { item: itemIndex } };
 }
 
 /** Wraps anything that is not already an n8n error; every failure names its item, in its message too ("[item N]"). */
@@ -67,7 +54,7 @@ function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: numb
 /** Runs the chosen operation of `resources`. */
 export async function router(
 	this: IExecuteFunctions,
-	resources: Record<string, SvcResource>,
+	resources: Record<string, { operations: Record<string, SvcOperation> }>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
@@ -81,9 +68,7 @@ export async function router(
 	}
 
 	// Batched operations (broadcasts) see every item at once and answer for each of them.
-	if ('executeBatch' in operation) {
-		return [await operation.executeBatch.call(this, items)];
-	}
+	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
 
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -91,20 +76,11 @@ export async function router(
 			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) returnData.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
-			if (this.continueOnFail()) {
-				returnData.push(errorItem(error as Error, itemIndex));
-				continue;
-			}
-			throw asNodeError(this, error, itemIndex);
+			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			returnData.push(errorItem(error as Error, itemIndex));
 		}
 	}
 	return [returnData];
-}
-
-interface FailedItem {
-	itemIndex: number;
-	/** Added to the error item, e.g. which request the item was in. */
-	fields?: IDataObject;
 }
 
 /** A copy of the error with a sentence added to its description; the error that was thrown stays as it was. */
@@ -142,13 +118,11 @@ export class BatchOutput {
 	 * Without continue-on-fail, the failure stops the run, as the router would throw the error of its first item (with
 	 * the note, if any); with it, each failed item gets its error item and the batch goes on.
 	 */
-	fail(error: unknown, failed: FailedItem[], note?: string): void {
+	fail(error: unknown, failed: Array<{ itemIndex: number; fields?: IDataObject }>, note?: string) {
 		if (!this.continueOnFail) {
 			throw withNote(asNodeError(this.context, error, failed[0].itemIndex), note);
 		}
-		for (const { itemIndex, fields } of failed) {
-			const item = errorItem(error as Error, itemIndex);
-			this.items[itemIndex] = { ...item, json: { ...item.json, ...fields } };
-		}
+		for (const { itemIndex, fields } of failed)
+			this.items[itemIndex] = errorItem(error as Error, itemIndex, fields);
 	}
 }

@@ -1,8 +1,11 @@
 // Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor), written once.
 import type { INodeProperties } from 'n8n-workflow';
 
-/** "Return All" and "Limit", the pair n8n users know from every Get Many operation. */
-export const returnAllOrLimit: INodeProperties[] = [
+/**
+ * "Return All" and "Limit", the pair n8n users know from every Get Many operation; a `hint` under Limit says what it
+ * counts (n8n's lint fixes the description's wording).
+ */
+export const returnAllOrLimit = (hint?: string): INodeProperties[] => [
 	{
 		displayName: 'Return All',
 		name: 'returnAll',
@@ -18,15 +21,9 @@ export const returnAllOrLimit: INodeProperties[] = [
 		default: 50,
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
+		...(hint ? { hint } : {}),
 	},
 ];
-
-/** The same pair with a hint under Limit saying what it counts (n8n's lint fixes the description's wording). */
-export function returnAllOrLimitWithHint(hint: string): INodeProperties[] {
-	return returnAllOrLimit.map((property) =>
-		property.name === 'limit' ? { ...property, hint } : property,
-	);
-}
 
 /** The "Options" collection that holds an operation's optional settings. */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

@@ -15,10 +15,6 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
-const isProperty = (option: PropertyOption): option is INodeProperties => 'type' in option;
-const isValueGroup = (option: PropertyOption): option is INodePropertyCollection =>
-	'values' in option;
-
 /**
  * A parameter's label in errors: its displayName in the description, looked up by name, so no call site types it
  * again. A dotted name goes into collections ("options.recipientsPerRequest" is "Recipients per Request"). A
@@ -26,21 +22,13 @@ const isValueGroup = (option: PropertyOption): option is INodePropertyCollection
  * its rows under that name. A name the description lacks is a programming error.
  */
 export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
-	const [head, ...path] = name.split('.');
-	const top = properties.find((property) => property.name === head);
-	if (!top) throw new Error(`The parameter "${name}" is not in the description it is read with`);
-	let label = top.displayName;
-	let options: readonly PropertyOption[] | undefined = top.options;
-	for (const key of path) {
-		const child = options?.find((option) => option.name === key);
-		if (child && isValueGroup(child)) {
-			options = child.values;
-		} else if (child && isProperty(child)) {
-			label = child.displayName;
-			options = child.options;
-		} else {
-			throw new Error(`The parameter "${name}" is not in the description it is read with`);
-		}
+	let label = '';
+	let options: readonly PropertyOption[] | undefined = properties;
+	for (const key of name.split('.')) {
+		const child: PropertyOption | undefined = options?.find((option) => option.name === key);
+		if (child && 'values' in child) options = child.values;
+		else if (child && 'type' in child) [label, options] = [child.displayName, child.options];
+		else throw new Error(`The parameter "${name}" is not in the description it is read with`);
 	}
 	return label;
 }
@@ -75,11 +63,11 @@ export class ParameterReader {
 	constructor(
 		private readonly context: { getNode(): INode },
 		private readonly properties: readonly INodeProperties[],
-		private readonly get: (name: string, fallback: unknown) => unknown,
+		/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
+		readonly raw: (name: string, fallback?: unknown) => unknown,
 		private readonly itemIndex?: number,
 	) {}
 
-	/** The field's label, as the editor shows it. */
 	label(name: string): string {
 		return parameterLabel(this.properties, name);
 	}
@@ -91,11 +79,6 @@ export class ParameterReader {
 			description: fix,
 			...(itemIndex === undefined ? {} : { itemIndex }),
 		});
-	}
-
-	/** The value as n8n gives it (expressions resolved), for checks no reader below makes. */
-	raw(name: string, fallback?: unknown): unknown {
-		return this.get(name, fallback);
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
@@ -113,7 +96,6 @@ export class ParameterReader {
 		return value.trim() || undefined;
 	}
 
-	/** Text that must not be empty. */
 	requiredText(name: string, { fix }: Fix): string {
 		const text = this.optionalText(name);
 		if (text === undefined) throw this.fail(`'${this.label(name)}' is empty`, fix);

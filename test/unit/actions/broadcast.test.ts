@@ -306,6 +306,21 @@ describe('Broadcast > Send Template', () => {
 		expect(error.message).toContain(message);
 	});
 
+	test('with continue-on-fail, a bad batch size fails every item and sends nothing', async () => {
+		const output = await runNode(recipient({ options: { recipientsPerRequest: 2.5 } }), {
+			items: items(2),
+			continueOnFail: true,
+		});
+		expect(output).toHaveLength(2);
+		output.forEach((item, itemIndex) => {
+			expect(item.pairedItem).toEqual({ item: itemIndex });
+			expect(item.json.error).toContain(
+				"'Recipients per Request' must be a whole number of 0 or more (2.5)",
+			);
+			expect(item.json.description).toBe('Use 0 to send all items in one request.');
+		});
+	});
+
 	test('an operator ID given as digits (from an expression) is sent as a number', async () => {
 		const bodies = captureBroadcasts(1);
 		await runNode(recipient({ operatorId: '12' as never }));

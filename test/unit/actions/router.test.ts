@@ -1,8 +1,9 @@
-// The execute contract's BatchOutput: where a batched operation decides continue-on-fail; a note goes on a copy of the error.
+// The execute contract: the router refuses an operation it does not have; BatchOutput decides a batch's continue-on-fail.
 import { mock } from 'jest-mock-extended';
 import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
-import { BatchOutput } from '../../../nodes/SvcChat/actions/router';
+import { resources } from '../../../nodes/SvcChat/actions/resources';
+import { BatchOutput, router } from '../../../nodes/SvcChat/actions/router';
 
 const node = { name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 2 } as INode;
 
@@ -67,3 +68,18 @@ test('with continue-on-fail, each failed item gets its error item with its field
 		})),
 	]);
 });
+
+test.each([
+	['chat', 'constructor', 'The operation "constructor" of "chat" is not supported'],
+	['__proto__', 'get', 'The operation "get" of "__proto__" is not supported'],
+])(
+	'the router refuses %s > %s, even a name every object has',
+	async (resource, operation, message) => {
+		const context = batchContext(false);
+		context.getInputData.mockReturnValue([{ json: {} }]);
+		context.getNodeParameter.mockImplementation(
+			(name: string) => ({ resource, operation })[name as 'resource'],
+		);
+		await expect(router.call(context, resources)).rejects.toThrow(message);
+	},
+);

@@ -1,12 +1,12 @@
 // Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { readSender, senderProperties } from './common';
+import { readSender, senderProperties } from './sendTemplate.operation';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...senderProperties,
 	{
 		displayName: 'Payload (JSON)',
@@ -18,11 +18,6 @@ const properties: INodeProperties[] = [
 			'The content of the broadcast, as a JSON object. The API documentation does not show its fields, so give the object your Svc account expects. It is sent once per input item and never retried.',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['broadcast'], operation: ['sendOverChatHistory'] } },
-	properties,
-);
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const { operatorId, channelId } = readSender(this, itemIndex);

@@ -1,19 +1,70 @@
 // Broadcast > Send Template: POST rt/send_broadcast of kind msgapp, recipients batched into `entries` (spec 4.3).
-import {
-	updateDisplayOptions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
-import { BatchOutput } from '../router';
-import { readSender, senderProperties } from './common';
+import { BatchOutput, type ExecuteBatch } from '../router';
+
+/** Both broadcast kinds: the operator the broadcast is sent for and the channel (spec 4.3). */
+export const senderProperties: INodeProperties[] = [
+	{
+		displayName: 'Operator',
+		name: 'operatorId',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: 'The operator on whose behalf the broadcast is sent',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchOperators', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 12',
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: '^\\s*\\d+\\s*$',
+							errorMessage: 'An operator ID is a whole number',
+						},
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Channel ID',
+		name: 'channelId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. wa-main',
+		description:
+			'ID of the messaging-app channel to send through, as shown in the channel settings of Svc',
+	},
+];
+
+/** The operator and channel of one input item. */
+export function readSender(context: IExecuteFunctions, itemIndex: number) {
+	const read = itemParameters(context, itemIndex, senderProperties);
+	return {
+		operatorId: read.positiveInteger('operatorId', {
+			fix: 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
+		}),
+		channelId: read.requiredText('channelId', {
+			fix: 'Enter the ID of the messaging-app channel, as shown in Svc.',
+		}),
+	};
+}
 
 /** Bounded by default: the API names no size limit but a real server has one, and a failed request is never retried. */
 const DEFAULT_RECIPIENTS_PER_REQUEST = 1000;
@@ -64,7 +115,7 @@ function templatePart(
 	};
 }
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName:
 			"Each input item is one recipient. Recipients go out 1,000 per request unless you change 'Recipients per Request'. A request is never retried, so nobody gets the message twice.",
@@ -123,20 +174,12 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['broadcast'], operation: ['sendTemplate'] } },
-	properties,
-);
-
 /**
  * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
  * at a time, never retried, and each recipient's output says how its request went. Continue-on-fail is decided in
  * BatchOutput.fail only.
  */
-export async function executeBatch(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export const executeBatch: ExecuteBatch = async function (items) {
 	if (!items.length) return [];
 	const output = new BatchOutput(this, items.length);
 	let recipientsPerRequest: number;
@@ -206,7 +249,7 @@ export async function executeBatch(
 		}
 	}
 	return output.items;
-}
+};
 
 /** One input item as a recipient: who sends which template, and the entry sent for this item. */
 type Recipient = ReturnType<typeof readRecipient>;
@@ -270,9 +313,8 @@ function planRequests(recipients: Recipient[], recipientsPerRequest: number): Re
 	const groups = new Map<string, Recipient[]>();
 	for (const recipient of recipients) {
 		const key = JSON.stringify([recipient.operatorId, recipient.channelId, recipient.templateId]);
-		const group = groups.get(key) ?? [];
-		group.push(recipient);
-		groups.set(key, group);
+		if (!groups.has(key)) groups.set(key, []);
+		groups.get(key)!.push(recipient);
 	}
 	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
 	return [...groups.values()].flatMap((group) => {

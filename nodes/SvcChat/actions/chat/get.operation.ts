@@ -1,5 +1,5 @@
 // Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
@@ -8,7 +8,7 @@ import type { ExecuteItem } from '../router';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Chat',
 		name: 'chatId',
@@ -29,11 +29,6 @@ const properties: INodeProperties[] = [
 	},
 	...chatOutputProperties,
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['chat'], operation: ['get'] } },
-	properties,
-);
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);

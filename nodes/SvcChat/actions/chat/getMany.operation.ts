@@ -1,5 +1,5 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { walkChats } from '../../transport/chats';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
@@ -8,12 +8,12 @@ import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {
 	includeCursorOption,
 	optionsCollection,
-	returnAllOrLimitWithHint,
+	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Since',
 		name: 'since',
@@ -55,7 +55,7 @@ const properties: INodeProperties[] = [
 		description:
 			"The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
 	},
-	...returnAllOrLimitWithHint(
+	...returnAllOrLimit(
 		'Counts chats, not items: with One Item per Message, each chat gives one item per message.',
 	),
 	...chatOutputProperties,
@@ -65,11 +65,6 @@ const properties: INodeProperties[] = [
 		),
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['chat'], operation: ['getMany'] } },
-	properties,
-);
 
 /** The microsecond cursor to start from, from a date or a cursor typed (or saved) by the user. */
 function readSinceCursor(read: ParameterReader): string {

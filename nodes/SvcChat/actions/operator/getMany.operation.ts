@@ -1,15 +1,15 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { describeValueType } from '../../helpers/values';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
+import { OPERATOR_STATUS_OPTIONS } from './setStatus.operation';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
-	...returnAllOrLimit,
+export const properties: INodeProperties[] = [
+	...returnAllOrLimit(),
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -49,11 +49,6 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['operator'], operation: ['getMany'] } },
-	properties,
-);
 
 /** A multi-choice filter: a list of texts (a single text counts as a list of one); nothing means no filter. */
 function readChoices(read: ParameterReader, value: unknown, name: string): unknown[] {

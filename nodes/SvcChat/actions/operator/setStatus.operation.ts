@@ -1,13 +1,33 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { OPERATOR_STATUS_OPTIONS } from './statusOptions';
 import { optionsCollection } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+/** The statuses seen in the spec (Get Many filters by them too); the full set is not shown, so expressions may give others. */
+export const OPERATOR_STATUS_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Dinner', value: 'dinner', description: 'On a break (Svc calls every break "dinner")' },
+	{
+		name: 'Invisible',
+		value: 'invisible',
+		description: 'Signed in, but not shown to visitors as available',
+	},
+	{
+		name: 'Offline',
+		value: 'offline',
+		description: 'Signed out. Set Status cannot bring an operator back from offline.',
+	},
+	{ name: 'Online', value: 'online', description: 'Available for chats' },
+	{
+		name: 'Pre-Dinner',
+		value: 'pre-dinner',
+		description: 'About to go on a break: Svc\'s status before "dinner"',
+	},
+];
+
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Operator',
 		name: 'email',
@@ -72,11 +92,6 @@ const properties: INodeProperties[] = [
 
 const UNKNOWN_OUTCOME_NOTE =
 	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Operator > Get Many) before trying again.";
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['operator'], operation: ['setStatus'] } },
-	properties,
-);
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);

@@ -1,17 +1,10 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
-
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [...returnAllOrLimit];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['tariff'], operation: ['getMany'] } },
-	properties,
-);
+export const properties = returnAllOrLimit();
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });

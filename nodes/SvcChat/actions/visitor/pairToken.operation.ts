@@ -1,53 +1,28 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { readAuthToken } from './authToken';
 import type { ExecuteItem } from '../router';
 
-/** The visitor keys seen in the spec (2.8) besides `id`, offered as ready-made fields. */
-const KNOWN_FIELD_LABELS = {
-	email: {
-		displayName: 'Email',
-		placeholder: 'name@email.com',
-		description: "The visitor's email, shown to operators",
-	},
-	icq: {
-		displayName: 'ICQ',
-		placeholder: 'e.g. 123456789',
-		description: "The visitor's ICQ number",
-	},
-	login: {
-		displayName: 'Login',
-		placeholder: 'e.g. jsmith',
-		description: "The visitor's login name on your website",
-	},
-	name: {
-		displayName: 'Name',
-		placeholder: 'e.g. Jane Smith',
-		description: 'The name operators see for this visitor',
-	},
-	phone: {
-		displayName: 'Phone',
-		placeholder: 'e.g. +15550000001',
-		description: "The visitor's phone number",
-	},
-	profile_url: {
-		displayName: 'Profile URL',
-		placeholder: 'e.g. https://example.com/users/42',
-		description: "Link to the visitor's profile in your system, so operators can open it",
-	},
-	site: {
-		displayName: 'Site',
-		placeholder: 'e.g. https://example.com',
-		description: 'The website the visitor is logged in to',
-	},
-};
+/** A visitor key seen in the spec (2.8) besides `id`, offered as a ready-made field. */
+const knownField = (
+	name: string,
+	displayName: string,
+	placeholder: string,
+	description: string,
+) => ({
+	displayName,
+	name,
+	type: 'string' as const,
+	default: '',
+	placeholder,
+	description,
+});
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Auth Token',
 		name: 'authToken',
@@ -88,16 +63,25 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { fieldsInputMode: ['fields'] } },
 		description:
 			'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
-		options: Object.entries(KNOWN_FIELD_LABELS).map(
-			([name, { displayName, placeholder, description }]) => ({
-				displayName,
-				name,
-				type: 'string' as const,
-				default: '',
-				placeholder,
-				description,
-			}),
-		),
+		options: [
+			knownField('email', 'Email', 'name@email.com', "The visitor's email, shown to operators"),
+			knownField('icq', 'ICQ', 'e.g. 123456789', "The visitor's ICQ number"),
+			knownField('login', 'Login', 'e.g. jsmith', "The visitor's login name on your website"),
+			knownField('name', 'Name', 'e.g. Jane Smith', 'The name operators see for this visitor'),
+			knownField('phone', 'Phone', 'e.g. +15550000001', "The visitor's phone number"),
+			knownField(
+				'profile_url',
+				'Profile URL',
+				'e.g. https://example.com/users/42',
+				"Link to the visitor's profile in your system, so operators can open it",
+			),
+			knownField(
+				'site',
+				'Site',
+				'e.g. https://example.com',
+				'The website the visitor is logged in to',
+			),
+		],
 	},
 	{
 		displayName: 'Custom Fields',
@@ -142,11 +126,6 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['visitor'], operation: ['pairToken'] } },
-	properties,
-);
-
 /** The extra fields, in the order given, from the chosen input mode. */
 function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	if ((read.raw('fieldsInputMode', 'fields') as string) === 'json') {
@@ -155,15 +134,12 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 		});
 		return Object.entries(json);
 	}
-	const known = read.collection('knownFields');
-	const custom = read.rows('customFields.field');
-	// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
-	const givenKnown = Object.entries(known).filter(
-		([, value]) => value !== undefined && value !== '',
-	);
 	return [
-		...givenKnown,
-		...custom.map(({ name, value }, position): [string, unknown] => {
+		// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
+		...Object.entries(read.collection('knownFields')).filter(
+			([, v]) => v !== undefined && v !== '',
+		),
+		...read.rows('customFields.field').map(({ name, value }, position): [string, unknown] => {
 			if (name === undefined || name === null) return ['', value];
 			if (typeof name === 'string' || (typeof name === 'number' && Number.isFinite(name)))
 				return [String(name), value];
@@ -179,11 +155,7 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
  * `visitor_fields` (spec 2.1, 4.1): `id` first, then each extra field as text. `id` may only come from the visitor ID,
  * so a second, different id cannot slip in through the extra fields.
  */
-function visitorFields(
-	read: ParameterReader,
-	visitorId: string,
-	extra: Array<[string, unknown]>,
-): Record<string, string> {
+function visitorFields(read: ParameterReader, visitorId: string): Record<string, string> {
 	const refuse = (problem: string) =>
 		read.fail(
 			problem,
@@ -191,7 +163,7 @@ function visitorFields(
 		);
 	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
 	const fields = new Map<string, string>([['id', visitorId]]);
-	for (const [rawKey, value] of extra) {
+	for (const [rawKey, value] of readExtraFields(read)) {
 		const key = rawKey.trim();
 		if (!key)
 			throw refuse('A visitor field has an empty name. Give every field a name, or remove it.');
@@ -228,12 +200,20 @@ function authTokenSnippet(token: string): string {
 	return `window.svc_auth_token = ${literal};`;
 }
 
+/** The token exactly as given (whitespace-only counts as empty), numbers as text; undefined when empty. */
+export function readAuthToken(read: ParameterReader): string | undefined {
+	return read.optionalText('authToken', {
+		keepSpaces: true,
+		fix: 'Give the token as text, e.g. the value your website stores in window.svc_auth_token.',
+	});
+}
+
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
 	});
-	const fields = visitorFields(read, visitorId, readExtraFields(read));
+	const fields = visitorFields(read, visitorId);
 	const authToken = readAuthToken(read) ?? randomUUID();
 	await svcRequest(this, 'rt/provide_visitor_fields', {
 		body: { auth_token: authToken, visitor_fields: fields },

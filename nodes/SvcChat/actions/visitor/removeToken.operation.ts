@@ -1,12 +1,12 @@
 // Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { readAuthToken } from './authToken';
+import { readAuthToken } from './pairToken.operation';
 import type { ExecuteItem } from '../router';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Auth Token',
 		name: 'authToken',
@@ -19,11 +19,6 @@ const properties: INodeProperties[] = [
 			'The token whose pairing to remove, e.g. when the visitor logs out of your website',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['visitor'], operation: ['removeToken'] } },
-	properties,
-);
 
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
