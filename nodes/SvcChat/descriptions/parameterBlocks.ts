@@ -1,4 +1,4 @@
-// Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor), written once.
+// Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor, locators), written once.
 import type { INodeProperties } from 'n8n-workflow';
 
 /**
@@ -45,5 +45,47 @@ export function includeCursorOption(description: string): INodeProperties {
 		type: 'boolean',
 		default: false,
 		description,
+	};
+}
+
+/**
+ * A required resource locator: From List (one of the node's searchable list methods), then one typed mode, which a
+ * `regex` checks in the editor as it is typed (otherwise a typed value is only checked when the node runs).
+ */
+export function listLocator(
+	field: { displayName: string; name: string; description: string; searchListMethod: string },
+	typed: {
+		displayName: string;
+		name: string;
+		placeholder: string;
+		regex?: string;
+		errorMessage?: string;
+	},
+): INodeProperties {
+	const { regex, errorMessage = '' } = typed;
+	return {
+		displayName: field.displayName,
+		name: field.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: field.description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
+			},
+			{
+				displayName: typed.displayName,
+				name: typed.name,
+				type: 'string',
+				placeholder: typed.placeholder,
+				...(regex === undefined
+					? {}
+					: { validation: [{ type: 'regex', properties: { regex, errorMessage } }] }),
+			},
+		],
 	};
 }

@@ -3,44 +3,28 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { optionsCollection } from '../../descriptions/parameterBlocks';
+import { listLocator, optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
 import { BatchOutput, type ExecuteBatch } from '../router';
 
 /** Both broadcast kinds: the operator the broadcast is sent for and the channel (spec 4.3). */
 export const senderProperties: INodeProperties[] = [
-	{
-		displayName: 'Operator',
-		name: 'operatorId',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description: 'The operator on whose behalf the broadcast is sent',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchOperators', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 12',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: '^\\s*\\d+\\s*$',
-							errorMessage: 'An operator ID is a whole number',
-						},
-					},
-				],
-			},
-		],
-	},
+	listLocator(
+		{
+			displayName: 'Operator',
+			name: 'operatorId',
+			description: 'The operator on whose behalf the broadcast is sent',
+			searchListMethod: 'searchOperators',
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			placeholder: 'e.g. 12',
+			regex: '^\\s*\\d+\\s*$',
+			errorMessage: 'An operator ID is a whole number',
+		},
+	),
 	{
 		displayName: 'Channel ID',
 		name: 'channelId',

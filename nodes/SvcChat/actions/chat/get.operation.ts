@@ -4,29 +4,22 @@ import type { INodeProperties } from 'n8n-workflow';
 import { svcRequest } from '../../transport/request';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
+import { listLocator } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
 export const properties: INodeProperties[] = [
-	{
-		displayName: 'Chat',
-		name: 'chatId',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description:
-			'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchChats', searchable: true },
-			},
-			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 1042' },
-		],
-	},
+	listLocator(
+		{
+			displayName: 'Chat',
+			name: 'chatId',
+			description:
+				'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
+			searchListMethod: 'searchChats',
+		},
+		{ displayName: 'By ID', name: 'id', placeholder: 'e.g. 1042' },
+	),
 	...chatOutputProperties,
 ];
 

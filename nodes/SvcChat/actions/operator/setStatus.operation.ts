@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-wor
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { optionsCollection } from '../../descriptions/parameterBlocks';
+import { listLocator, optionsCollection } from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
 /** The statuses seen in the spec (Get Many filters by them too); the full set is not shown, so expressions may give others. */
@@ -28,37 +28,21 @@ export const OPERATOR_STATUS_OPTIONS: INodePropertyOptions[] = [
 ];
 
 export const properties: INodeProperties[] = [
-	{
-		displayName: 'Operator',
-		name: 'email',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description: 'The operator whose status to set',
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchOperatorEmails', searchable: true },
-			},
-			{
-				displayName: 'By Email',
-				name: 'email',
-				type: 'string',
-				placeholder: 'name@email.com',
-				validation: [
-					{
-						type: 'regex',
-						properties: {
-							regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
-							errorMessage: 'Enter an email such as name@email.com',
-						},
-					},
-				],
-			},
-		],
-	},
+	listLocator(
+		{
+			displayName: 'Operator',
+			name: 'email',
+			description: 'The operator whose status to set',
+			searchListMethod: 'searchOperatorEmails',
+		},
+		{
+			displayName: 'By Email',
+			name: 'email',
+			placeholder: 'name@email.com',
+			regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
+			errorMessage: 'Enter an email such as name@email.com',
+		},
+	),
 	{
 		displayName: 'Status',
 		name: 'status',
