@@ -91,11 +91,8 @@ async function catchUpToNow(
 			const createdMs = page.chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
 			newestCreatedMs = Math.max(newestCreatedMs, ...createdMs);
 			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-			if (settings.emit === 'newChats')
-				seenIds = rememberSeen(
-					seenIds,
-					page.chats.map((chat) => String(chat.id)),
-				);
+			const ids = page.chats.map((chat) => String(chat.id));
+			if (settings.emit === 'newChats') seenIds = rememberSeen(seenIds, ids);
 		},
 	});
 	reportFailure(context, walk, state.cursor);
