@@ -2,55 +2,39 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
+import type { INodeExecutionData, ITaskDataConnections } from 'n8n-workflow';
+
 import { run } from './processes';
 import { ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
 
-interface BinaryMeta {
-	fileName?: string;
-	mimeType?: string;
-	fileSize?: string;
-	[key: string]: unknown;
-}
-
-export interface OutputItem {
-	json: Record<string, unknown>;
-	binary?: Record<string, BinaryMeta>;
-}
-
-interface NodeRun {
-	data?: { main: Array<OutputItem[] | null> };
-	error?: Record<string, unknown> & { message?: string; description?: string };
-	executionStatus?: string;
-}
+/** An error as n8n stores it on a run or a node run. */
+type StoredError = Record<string, unknown> & {
+	message?: string;
+	description?: string;
+	node?: { name: string };
+};
 
 export interface RunData {
 	resultData: {
-		runData: Record<string, NodeRun[]>;
-		error?: Record<string, unknown> & {
-			message?: string;
-			description?: string;
-			node?: { name: string };
-		};
+		runData: Record<
+			string,
+			Array<{ data?: ITaskDataConnections; error?: StoredError; executionStatus?: string }>
+		>;
+		error?: StoredError;
 		lastNodeExecuted?: string;
 	};
 	/** What main queued for a worker: a job that crashed before it ran keeps its trigger's items only here. */
 	executionData?: {
-		nodeExecutionStack?: Array<{
-			node: { name: string };
-			data: { main: Array<OutputItem[] | null> };
-		}>;
+		nodeExecutionStack?: Array<{ node: { name: string }; data: ITaskDataConnections }>;
 	};
 }
 
-interface ExecutionState {
+export interface StoredExecution {
 	id: number;
 	mode: string;
 	status: string;
 	startedAt: string | null;
 	stoppedAt: string | null;
-}
-
-export interface StoredExecution extends ExecutionState {
 	data: RunData;
 }
 
@@ -58,7 +42,7 @@ export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 const ALL_STATUSES = [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown'];
 
 /** The items a node gave on one output (default the first), in its first run. */
-export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
+export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): INodeExecutionData[] {
 	const runs = data.resultData.runData[nodeName];
 	if (!runs?.length)
 		throw new Error(
@@ -108,7 +92,7 @@ export async function restExecutions(
 ): Promise<StoredExecution[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ALL_STATUSES }));
 	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
-		results: Array<ExecutionState & { id: string }>;
+		results: Array<Omit<StoredExecution, 'id' | 'data'> & { id: string }>;
 		count: number;
 	};
 	if (page.count > page.results.length)

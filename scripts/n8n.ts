@@ -80,27 +80,6 @@ export interface ExportedCredential {
 	data: Record<string, unknown>;
 }
 
-const svcCredential = ({
-	id,
-	name,
-	host,
-	email,
-	password,
-	ignoreSslIssues,
-}: SvcCredentialExport) => ({
-	id,
-	name,
-	type: 'svcApi',
-	data: { host, email, password, ignoreSslIssues: ignoreSslIssues ?? false },
-});
-
-/** What a credential looks like in logs: everything but the password. */
-function describeCredential(credential: SvcCredentialExport | ExportedCredential): string {
-	return 'type' in credential
-		? `"${credential.name}" (${credential.type})`
-		: `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;
-}
-
 export interface N8nOptions {
 	runtime: N8nRuntime;
 	/** Default: a fresh temporary folder, removed by dispose(). */
@@ -110,6 +89,8 @@ export interface N8nOptions {
 	log?: Log;
 	/** Added to (or overriding) the offline settings. */
 	env?: Record<string, string>;
+	/** What start() runs: `start` (default), or another long-running command (`worker`, `webhook`). */
+	command?: string[];
 }
 
 export interface Owner {
@@ -121,26 +102,17 @@ export interface Owner {
 
 export class N8n {
 	readonly runtime: N8nRuntime;
-
 	readonly userFolder: string;
-
 	readonly port: number;
-
 	readonly baseUrl: string;
-
 	readonly env: Record<string, string>;
-
+	readonly command: string[];
 	private readonly ownsUserFolder: boolean;
-
 	private readonly log: Log;
-
 	private owner?: Owner;
-
 	private server?: Started;
-
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
 	private session?: Promise<RestCall>;
-
 	/** What earlier runs of the server said: tests look for which process ran what, across restarts. */
 	private earlierOutput = '';
 
@@ -151,6 +123,7 @@ export class N8n {
 		this.port = port;
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.log = options.log ?? quiet;
+		this.command = options.command ?? ['start'];
 		this.env = {
 			PATH: `${path.dirname(this.runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
 			HOME: userFolder,
@@ -313,9 +286,16 @@ export class N8n {
 	async importCredentials(
 		credentials: Array<SvcCredentialExport | ExportedCredential>,
 	): Promise<void> {
-		const exported = credentials.map((credential) =>
-			'type' in credential ? credential : svcCredential(credential),
-		);
+		const exported = credentials.map((credential) => {
+			if ('type' in credential) return credential;
+			const { id, name, ...data } = credential;
+			return {
+				id,
+				name,
+				type: 'svcApi',
+				data: { ...data, ignoreSslIssues: !!data.ignoreSslIssues },
+			};
+		});
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
 		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
 		try {
@@ -323,7 +303,10 @@ export class N8n {
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		for (const credential of credentials) this.log(`credential ${describeCredential(credential)}`);
+		for (const { id, name, type, data } of exported) {
+			const svc = type === 'svcApi' ? `: host ${String(data.host)}, ${String(data.email)}` : '';
+			this.log(`credential "${name}" (${id}, ${type})${svc}`); // never the password
+		}
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
@@ -401,15 +384,15 @@ export class N8n {
 	}
 
 	/**
-	 * Starts `n8n start` (or another long-running command: `worker`, `webhook`) and waits until it answers
-	 * /healthz/readiness on this instance's port (a worker's health port: QUEUE_HEALTH_CHECK_PORT).
+	 * Starts the instance's command and waits until it answers /healthz/readiness on this instance's port (a worker's
+	 * health port: QUEUE_HEALTH_CHECK_PORT).
 	 */
-	async start(options: { readyTimeoutMs?: number; command?: string[] } = {}): Promise<void> {
+	async start(readyTimeoutMs = 120_000): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		const command = options.command ?? ['start'];
-		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: n8n ${command.join(' ')} ---\n`;
-		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...command], {
+		const what = `n8n ${this.command.join(' ')}`;
+		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: ${what} ---\n`;
+		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...this.command], {
 			env: this.env,
 			cwd: this.userFolder,
 		});
@@ -419,17 +402,15 @@ export class N8n {
 				async () =>
 					(await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }))
 						.status === 200,
-				{
-					what: `n8n ${command.join(' ')}`,
-					timeoutMs: options.readyTimeoutMs ?? 120_000,
-					process: server,
-				},
+				{ what, timeoutMs: readyTimeoutMs, process: server },
 			);
 		} catch (error) {
 			await this.stop();
 			throw error;
 		}
-		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		this.log(
+			`${what} ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+		);
 	}
 
 	/** Everything the server said, over its restarts (the tail of each run). */
@@ -442,8 +423,8 @@ export class N8n {
 		return (await this.server)?.exitCode ?? null;
 	}
 
-	get serverPid(): number | undefined {
-		return this.server?.pid;
+	get running(): boolean {
+		return this.server !== undefined;
 	}
 
 	/** Stops the server's whole process group with `signal` (SIGKILL: a crash; SIGTERM, then SIGKILL after a grace period). */
@@ -454,10 +435,6 @@ export class N8n {
 		if (!server) return;
 		await stopProcess(server, signal);
 		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
-	}
-
-	async kill(signal: NodeJS.Signals): Promise<void> {
-		await this.stop(signal);
 	}
 
 	/**
