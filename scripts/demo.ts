@@ -1,4 +1,5 @@
 // `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -46,19 +47,19 @@ function localTimeZone(): string {
 }
 
 async function assertPortFree(port: number): Promise<void> {
-	await new Promise<void>((resolve, reject) => {
-		const probe = net.createServer();
-		probe.once('error', (error: NodeJS.ErrnoException) =>
-			reject(
-				new Error(
-					error.code === 'EADDRINUSE'
-						? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
-						: `Port ${port} cannot be used: ${error.message}`,
-				),
-			),
+	const probe = net.createServer().listen(port, '127.0.0.1');
+	try {
+		await once(probe, 'listening');
+	} catch (error) {
+		const { code, message } = error as NodeJS.ErrnoException;
+		throw new Error(
+			code === 'EADDRINUSE'
+				? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
+				: `Port ${port} cannot be used: ${message}`,
 		);
-		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
-	});
+	} finally {
+		probe.close();
+	}
 }
 
 function prepare(): ReturnType<typeof ensureRuntime> {

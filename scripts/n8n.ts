@@ -1,9 +1,11 @@
 // Drives one real n8n (the pinned runtime) for the e2e tests and the demo: its package, its CLI and its REST API.
+import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { text } from 'node:stream/consumers';
 
 import {
 	FINISHED_STATUSES,
@@ -492,37 +494,27 @@ export class N8n {
  * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
-export function postJsonOnNewConnection(
+export async function postJsonOnNewConnection(
 	url: string,
 	body: unknown,
 	timeoutMs: number,
 ): Promise<{ status: number; text: string }> {
 	const payload = JSON.stringify(body);
-	return new Promise((resolve, reject) => {
-		const request = http.request(
-			url,
-			{
-				method: 'POST',
-				agent: false,
-				headers: {
-					'content-type': 'application/json',
-					'content-length': Buffer.byteLength(payload),
-					connection: 'close',
-				},
-				timeout: timeoutMs,
-			},
-			(response) => {
-				let text = '';
-				response.setEncoding('utf8');
-				response.on('data', (chunk: string) => (text += chunk));
-				response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-				response.on('error', reject);
-			},
-		);
-		request.on('timeout', () =>
-			request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
-		);
-		request.on('error', reject);
-		request.end(payload);
+	const request = http.request(url, {
+		method: 'POST',
+		agent: false,
+		headers: {
+			'content-type': 'application/json',
+			'content-length': Buffer.byteLength(payload),
+			connection: 'close',
+		},
+		timeout: timeoutMs,
 	});
+	request.on('timeout', () =>
+		request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
+	);
+	request.end(payload);
+	// once() rejects on the request's 'error' (refused, reset, timed out); text() on a broken body.
+	const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+	return { status: response.statusCode ?? 0, text: await text(response) };
 }
