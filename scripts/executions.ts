@@ -1,11 +1,10 @@
-// n8n's stored executions: their run data, read through n8n's REST API while n8n runs, else from its sqlite file.
+// n8n's stored executions: their run data, read through n8n's REST API.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import type { INodeExecutionData, ITaskDataConnections } from 'n8n-workflow';
 
-import { run } from './processes';
-import { ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
+import type { N8nRuntime } from './runtime';
 
 /** An error as n8n stores it on a run or a node run. */
 type StoredError = Record<string, unknown> & {
@@ -97,7 +96,8 @@ export async function restExecutions(
 	};
 	if (page.count > page.results.length)
 		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
-	const { parse } = flatted(runtime);
+	const n8nRequire = createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'));
+	const { parse } = n8nRequire('flatted') as { parse(text: string): unknown };
 	const executions = page.results
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);
@@ -106,36 +106,4 @@ export async function restExecutions(
 		execution.data = parse(data) as RunData;
 	}
 	return executions;
-}
-
-const flatted = (runtime: N8nRuntime) =>
-	createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'))('flatted') as {
-		parse(text: string): unknown;
-	};
-
-/**
- * A workflow's finished executions from n8n's sqlite file, for when n8n is down or no owner can log in (after a
- * crash, after `n8n execute-batch`). It runs on the 2.x runtime's Node 24 (node:sqlite; 1.x runs on Node 20), opens
- * the file read-only and waits out n8n's write locks: it never fights n8n for its database.
- */
-export async function sqliteExecutions(
-	runtime: N8nRuntime,
-	databaseFile: string,
-	workflowId: string,
-	env: Record<string, string>,
-): Promise<StoredExecution[]> {
-	const reader = runtime.flavour.name === 'n8n-2' ? runtime : ensureRuntime();
-	const result = await run(
-		reader.nodeBin,
-		[
-			'--disable-warning=ExperimentalWarning',
-			path.join(REPO_ROOT, 'scripts/sqlite-read.cjs'),
-			databaseFile,
-			workflowId,
-			path.join(runtime.dir, 'node_modules'),
-		],
-		{ env, timeoutMs: 60_000 },
-	);
-	if (result.code !== 0) throw new Error(`Reading executions failed:\n${result.stderr}`);
-	return JSON.parse(result.stdout) as StoredExecution[];
 }

@@ -10,7 +10,6 @@ import { text } from 'node:stream/consumers';
 import {
 	FINISHED_STATUSES,
 	restExecutions,
-	sqliteExecutions,
 	type RestCall,
 	type RunData,
 	type StoredExecution,
@@ -29,6 +28,13 @@ import {
 import type { N8nRuntime } from './runtime';
 
 const PACKAGE_NAME = 'n8n-nodes-svc';
+/** Who the REST session logs in as unless setOwner names another: executions are read through the REST API. */
+const DEFAULT_OWNER: Owner = {
+	email: 'owner@n8n-nodes-svc.test',
+	password: 'Svc-owner-2026',
+	firstName: 'Svc',
+	lastName: 'Owner',
+};
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
@@ -111,7 +117,7 @@ export class N8n {
 	readonly command: string[];
 	private readonly ownsUserFolder: boolean;
 	private readonly log: Log;
-	private owner?: Owner;
+	private owner = DEFAULT_OWNER;
 	private server?: Started;
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
 	private session?: Promise<RestCall>;
@@ -157,6 +163,7 @@ export class N8n {
 			else this.env[name] = value;
 		}
 		Object.assign(this.env, options.env);
+		this.setOwner(DEFAULT_OWNER);
 	}
 
 	static async create(options: N8nOptions): Promise<N8n> {
@@ -224,17 +231,23 @@ export class N8n {
 	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
 	 * carries the session cookie and answers the reply's `data`. n8n must be running.
 	 */
-	async restSession(owner: Owner | undefined = this.owner): Promise<RestCall> {
-		if (!owner) throw new Error('n8n has no owner to log in as (setOwner)');
-		const login = await fetch(`${this.baseUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({
-				emailOrLdapLoginId: owner.email,
-				email: owner.email,
-				password: owner.password,
-			}),
+	async restSession(owner = this.owner): Promise<RestCall> {
+		const post = async (route: string, body: unknown) =>
+			await fetch(`${this.baseUrl}/rest/${route}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		let login = await post('login', {
+			emailOrLdapLoginId: owner.email,
+			email: owner.email,
+			password: owner.password,
 		});
+		// n8n 1.x takes no owner from the environment (2.17 does): the first session sets it up, as the setup page does.
+		if (login.status !== 200 && this.runtime.flavour.name === 'n8n-1') {
+			const setup = await post('owner/setup', owner);
+			if (setup.status === 200) login = setup;
+		}
 		if (login.status !== 200)
 			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
@@ -440,25 +453,29 @@ export class N8n {
 	}
 
 	/**
-	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones. Through the
-	 * REST API while n8n runs with an owner (queue mode has no other way); else from the sqlite file (n8n is down).
+	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones, through the
+	 * REST API. n8n answers only while it runs: when it is down (after a crash, after execute-batch) it runs for the read,
+	 * and then its published workflows run their triggers too.
 	 */
 	async readExecutions(
 		workflowId: string,
 		options: { all?: boolean; withData?: boolean } = {},
 	): Promise<StoredExecution[]> {
-		const executions =
-			this.server && this.owner
-				? await restExecutions(
-						await this.rest(),
-						this.runtime,
-						workflowId,
-						options.withData ?? true,
-					)
-				: await sqliteExecutions(this.runtime, this.databaseFile, workflowId, this.env);
-		return options.all
-			? executions
-			: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
+		const startedForRead = !this.server;
+		if (startedForRead) await this.start();
+		try {
+			const executions = await restExecutions(
+				await this.rest(),
+				this.runtime,
+				workflowId,
+				options.withData ?? true,
+			);
+			return options.all
+				? executions
+				: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
+		} finally {
+			if (startedForRead) await this.stop();
+		}
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */

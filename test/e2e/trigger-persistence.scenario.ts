@@ -416,11 +416,11 @@ async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<P
 			nowServer.control.requestLog().length > nowRequestsBefore ? true : undefined,
 		);
 		await delay(3_000);
+		const allExecutions = await n8n.readExecutions(WORKFLOW_IDS.all);
+		const nowExecutions = await n8n.readExecutions(WORKFLOW_IDS.now);
 		await n8n.stop('SIGKILL');
 
 		const allStored = await readStored(n8n, WORKFLOW_IDS.all);
-		const allExecutions = await n8n.readExecutions(WORKFLOW_IDS.all);
-		const nowExecutions = await n8n.readExecutions(WORKFLOW_IDS.now);
 		const outputIds = (run: (typeof allExecutions)[number], node: string) =>
 			run.data.resultData.runData[node] ? chatIdsOf(nodeOutput(run.data, node)) : [];
 		const completed = allExecutions.filter((execution) => execution.status === 'success');
