@@ -156,12 +156,6 @@ export interface ExampleStep {
 	response?: { status: number; body: unknown };
 }
 
-export interface RunExamplesOptions {
-	log?: Log;
-	/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
-	onStep?: (step: ExampleStep) => void | Promise<void>;
-}
-
 /** Each node's output items: their json, plus the name, type and size of any file they carry. */
 function outputsOf(
 	run: RunData,
@@ -224,7 +218,11 @@ async function webhookStep(
  */
 export async function runExamples(
 	n8n: N8n,
-	options: RunExamplesOptions = {},
+	options: {
+		log?: Log;
+		/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
+		onStep?: (step: ExampleStep) => void | Promise<void>;
+	} = {},
 ): Promise<ExampleStep[]> {
 	const log = options.log ?? (() => undefined);
 	const examples = readExamples();
