@@ -318,9 +318,12 @@ export class N8n {
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		for (const { id, name, type, data } of exported) {
-			const svc = type === 'svcApi' ? `: host ${String(data.host)}, ${String(data.email)}` : '';
-			this.log(`credential "${name}" (${id}, ${type})${svc}`); // never the password
+		for (const credential of credentials) {
+			if ('type' in credential) this.log(`credential "${credential.name}" (${credential.type})`);
+			else
+				this.log(
+					`credential "${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`,
+				);
 		}
 	}
 
@@ -423,9 +426,7 @@ export class N8n {
 			await this.stop();
 			throw error;
 		}
-		this.log(
-			`${what} ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
-		);
+		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	}
 
 	/** Everything the server said, over its restarts (the tail of each run). */
