@@ -238,11 +238,19 @@ export class N8n {
 				headers: { 'content-type': 'application/json' },
 				body: JSON.stringify(body),
 			});
-		let login = await post('login', {
+		const credentials = {
 			emailOrLdapLoginId: owner.email,
 			email: owner.email,
 			password: owner.password,
-		});
+		};
+		// n8n 1.x mounts its REST API a moment after /healthz/readiness answers: until then, /rest/login is a 404.
+		let login = await waitUntil(
+			async () => {
+				const reply = await post('login', credentials);
+				return reply.status !== 404 && reply;
+			},
+			{ what: `n8n's REST API on ${this.baseUrl}`, timeoutMs: 60_000, process: this.server },
+		);
 		// n8n 1.x takes no owner from the environment (2.17 does): the first session sets it up, as the setup page does.
 		if (login.status !== 200 && this.runtime.flavour.name === 'n8n-1') {
 			const setup = await post('owner/setup', owner);
