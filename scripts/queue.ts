@@ -1,5 +1,4 @@
 // n8n in queue mode for the e2e tests: main + workers (+ webhook processor) on one Postgres and one Redis (scripts/services.ts).
-import type { StoredExecution } from './executions';
 import { N8n, type Owner } from './n8n';
 import { freePort, quiet, type Log } from './processes';
 import type { N8nRuntime } from './runtime';
@@ -32,7 +31,6 @@ export class QueueCluster {
 		readonly main: N8n,
 		readonly postgres: Postgres,
 		readonly redis: Service,
-		private readonly options: QueueClusterOptions,
 	) {}
 
 	/** Starts Postgres and Redis and prepares main (not started: import and publish first, then startAll()). */
@@ -40,77 +38,57 @@ export class QueueCluster {
 		const log = options.log ?? quiet;
 		const postgres = await startPostgres(log);
 		let redis: Service | undefined;
-		let main: N8n | undefined;
+		const created: N8n[] = [];
 		try {
 			redis = await startRedis(log);
-			const sharedEnv = QueueCluster.sharedEnv(postgres, redis, options.env);
-			main = await N8n.create({ runtime: options.runtime, log, env: sharedEnv });
-			main.installPackage(options.packageDir);
-			main.setOwner(options.owner);
-			const cluster = new QueueCluster(main, postgres, redis, options);
+			const env = {
+				DB_TYPE: 'postgresdb',
+				DB_POSTGRESDB_HOST: postgres.host,
+				DB_POSTGRESDB_PORT: String(postgres.port),
+				DB_POSTGRESDB_DATABASE: postgres.database,
+				DB_POSTGRESDB_USER: postgres.user,
+				DB_POSTGRESDB_PASSWORD: '',
+				EXECUTIONS_MODE: 'queue',
+				QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+				QUEUE_BULL_REDIS_PORT: String(redis.port),
+				// Info level: the workers' "started execution N" lines say which worker runs what.
+				N8N_LOG_LEVEL: 'info',
+				...options.env,
+			};
+			// A worker answers /healthz/readiness on its QUEUE_HEALTH_CHECK_PORT, which is then its port.
+			const create = async (command: string[], worker = false) => {
+				const port = await freePort();
+				const instance = await N8n.create({
+					runtime: options.runtime,
+					log,
+					port,
+					command,
+					env: worker
+						? { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) }
+						: env,
+				});
+				created.push(instance);
+				instance.installPackage(options.packageDir);
+				return instance;
+			};
+			const cluster = new QueueCluster(await create(['start']), postgres, redis);
+			cluster.main.setOwner(options.owner);
 			for (let index = 0; index < (options.workers ?? 2); index++)
-				cluster.workers.push(
-					await cluster.createProcess({ QUEUE_HEALTH_CHECK_ACTIVE: 'true' }, true),
-				);
-			if (options.webhookProcessor) cluster.webhook = await cluster.createProcess({});
+				cluster.workers.push(await create(['worker', '--concurrency=5'], true));
+			if (options.webhookProcessor) cluster.webhook = await create(['webhook']);
 			return cluster;
 		} catch (error) {
-			await main?.dispose();
+			await Promise.allSettled(created.map((instance) => instance.dispose()));
 			await redis?.stop();
 			await postgres.stop();
 			throw error;
 		}
 	}
 
-	private static sharedEnv(
-		postgres: Postgres,
-		redis: Service,
-		extra: Record<string, string> = {},
-	): Record<string, string> {
-		return {
-			DB_TYPE: 'postgresdb',
-			DB_POSTGRESDB_HOST: postgres.host,
-			DB_POSTGRESDB_PORT: String(postgres.port),
-			DB_POSTGRESDB_DATABASE: postgres.database,
-			DB_POSTGRESDB_USER: postgres.user,
-			DB_POSTGRESDB_PASSWORD: '',
-			EXECUTIONS_MODE: 'queue',
-			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-			QUEUE_BULL_REDIS_PORT: String(redis.port),
-			// Info level: the workers' "started execution N" lines say which worker runs what.
-			N8N_LOG_LEVEL: 'info',
-			...extra,
-		};
-	}
-
-	private async createProcess(env: Record<string, string>, healthPort = false): Promise<N8n> {
-		const port = await freePort();
-		const processEnv = {
-			...QueueCluster.sharedEnv(this.postgres, this.redis, this.options.env),
-			...env,
-		};
-		if (healthPort) processEnv.QUEUE_HEALTH_CHECK_PORT = String(port);
-		const instance = await N8n.create({
-			runtime: this.options.runtime,
-			log: this.options.log,
-			port,
-			env: processEnv,
-		});
-		instance.installPackage(this.options.packageDir);
-		return instance;
-	}
-
 	/** Starts main, then the workers (and the webhook processor) side by side. */
 	async startAll(): Promise<void> {
 		await this.main.start();
-		await Promise.all([
-			...this.workers.map((worker) => this.startWorker(worker)),
-			this.webhook?.start({ command: ['webhook'] }),
-		]);
-	}
-
-	async startWorker(worker: N8n): Promise<void> {
-		await worker.start({ command: ['worker', '--concurrency=5'] });
+		await Promise.all([...this.workers, this.webhook].map((instance) => instance?.start()));
 	}
 
 	/**
@@ -123,14 +101,6 @@ export class QueueCluster {
 			const workflow = await rest('GET', `workflows/${id}`);
 			await rest('POST', `workflows/${id}/activate`, { versionId: workflow.versionId });
 		}
-	}
-
-	/**
-	 * Every execution of a workflow (any status), oldest first, through main's REST API: with its run data, or
-	 * without it (cheap enough to poll often). Main reads n8n's Postgres for us, as the editor does.
-	 */
-	async executions(workflowId: string, withData = true): Promise<StoredExecution[]> {
-		return await this.main.readExecutions(workflowId, { all: true, withData });
 	}
 
 	/** The workflow's static data (where a polling trigger keeps its cursor), as n8n stored it. */
@@ -146,7 +116,7 @@ export class QueueCluster {
 	workerRunning(executionId: number): N8n | undefined {
 		return this.workers.find(
 			(worker) =>
-				worker.serverPid !== undefined &&
+				worker.running &&
 				worker.serverOutput.includes(`Worker started execution ${executionId} (`) &&
 				!worker.serverOutput.includes(`Worker finished execution ${executionId} (`),
 		);

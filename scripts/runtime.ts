@@ -59,10 +59,8 @@ const installEnv = (runtime: N8nRuntime) => ({
 });
 
 /** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
-function runtimePaths(
-	dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime'),
-	flavour: N8nFlavour = FLAVOURS['n8n-2'],
-): N8nRuntime {
+function runtimePaths(flavour: N8nFlavour): N8nRuntime {
+	const dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime');
 	const flavourDir = flavour.pins === '.' ? dir : `${dir}-${flavour.name}`;
 	const modules = path.join(flavourDir, 'node_modules');
 	return {
@@ -81,7 +79,7 @@ export function ensureRuntime(
 	log: Log = quiet,
 	flavour: N8nFlavour = FLAVOURS['n8n-2'],
 ): N8nRuntime {
-	const runtime = runtimePaths(undefined, flavour);
+	const runtime = runtimePaths(flavour);
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
 		process.stderr.write(
@@ -107,7 +105,7 @@ export function ensureRuntime(
  * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
  */
 export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
-	const runtime = runtimePaths(undefined, flavour);
+	const runtime = runtimePaths(flavour);
 	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;
 	fs.mkdirSync(path.dirname(logFile), { recursive: true });
 	const output = fs.openSync(logFile, 'a');
@@ -122,11 +120,10 @@ export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 }
 
 /** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
-export function buildPackageInRepo(): string {
+export function buildPackageInRepo(): void {
 	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
 	if (result.exitCode !== 0)
 		throw new Error(`npm run build failed:
 ${result.stdout}
 ${result.stderr}`);
-	return REPO_ROOT;
 }

@@ -1,7 +1,6 @@
 // The queue-mode services for the e2e tests: a throwaway Postgres and Redis (the machine's, else Debian's) on loopback.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -89,21 +88,6 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	return { host: '127.0.0.1', port, database: 'n8n', user, stop: stopPostgres };
 }
 
-async function redisAnswersPing(port: number): Promise<boolean> {
-	return await new Promise((resolve) => {
-		const socket = net.connect(port, '127.0.0.1');
-		let reply = '';
-		socket.setTimeout(2_000, () => socket.destroy());
-		socket.on('connect', () => socket.write('PING\r\n'));
-		socket.on('data', (chunk) => {
-			reply += chunk.toString();
-			if (reply.includes('\r\n')) socket.end();
-		});
-		socket.on('close', () => resolve(reply.startsWith('+PONG')));
-		socket.on('error', () => resolve(false));
-	});
-}
-
 /** A throwaway Redis: no persistence, 127.0.0.1 only. */
 export async function startRedis(log: Log = quiet): Promise<Service> {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
@@ -129,7 +113,8 @@ export async function startRedis(log: Log = quiet): Promise<Service> {
 		fs.rmSync(folder, { recursive: true, force: true });
 	};
 	try {
-		await waitUntil(() => redisAnswersPing(port), {
+		// Redis says so once it listens (every version since 2.x).
+		await waitUntil(async () => server.output().includes('Ready to accept connections'), {
 			what: 'Redis',
 			timeoutMs: 60_000,
 			process: server,

@@ -1,8 +1,20 @@
-// Finds the programs the e2e tests run (a browser, Postgres, Redis) wherever the machine has them: Debian, Ubuntu, GitHub's runners.
+// Finds the programs the e2e tests run (a browser, Postgres, Redis) on Debian, Ubuntu or GitHub's runners; installs Debian packages where that is the way.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { ensureSystemPackages } from './system-packages';
+/** Installs missing Debian packages via system-packages.sh (as root or through passwordless sudo), or throws with the command a person must run; never skips silently. */
+function ensureSystemPackages(packages: string[]): void {
+	const result = spawnSync('bash', [path.join(__dirname, 'system-packages.sh'), ...packages], {
+		stdio: ['ignore', 'inherit', 'pipe'],
+		encoding: 'utf8',
+	});
+	process.stderr.write(result.stderr ?? '');
+	if (result.status !== 0) {
+		const reason = (result.stderr ?? '').trim().split('\n').pop() ?? `exit ${result.status}`;
+		throw new Error(`Needed system packages are missing (${packages.join(', ')}): ${reason}`);
+	}
+}
 
 const isExecutable = (file: string): boolean => {
 	try {
@@ -92,17 +104,6 @@ const POSTGRES_ROOT = '/usr/lib/postgresql';
 
 export type PostgresPrograms = Record<(typeof POSTGRES_PROGRAMS)[number], string>;
 
-const versionParts = (name: string) => name.split('.').map(Number);
-/** Newest first: 16 before 15 before 9.6. */
-const byNewestVersion = (a: string, b: string): number => {
-	const [left, right] = [versionParts(a), versionParts(b)];
-	for (let index = 0; index < Math.max(left.length, right.length); index++) {
-		const difference = (right[index] ?? 0) - (left[index] ?? 0);
-		if (difference) return difference;
-	}
-	return 0;
-};
-
 /**
  * Where the Postgres programs are: `/usr/lib/postgresql/<version>/bin`, newest version first, then the PATH folders.
  * `versions` is the listing of POSTGRES_ROOT (empty when it does not exist).
@@ -114,7 +115,7 @@ export function findPostgresPrograms(
 ): PostgresPrograms | undefined {
 	const versioned = versions
 		.filter((name) => /^\d+(\.\d+)?$/.test(name))
-		.sort(byNewestVersion)
+		.sort((a, b) => b.localeCompare(a, 'en', { numeric: true })) // 16 before 15 before 9.6
 		.map((version) => path.join(POSTGRES_ROOT, version, 'bin'));
 	const folder = firstFolderWithAll([...versioned, ...pathFolders], POSTGRES_PROGRAMS, exists);
 	if (!folder) return undefined;

@@ -50,7 +50,9 @@ function successfulRun(id: string): RunData {
 	return runs[id];
 }
 
+/** n8n's stored record of a batch run, read through its REST API: n8n starts on the first read and runs until afterAll. */
 async function onlyExecution(workflowId: string): Promise<StoredExecution> {
+	if (!env.n8n.running) await env.n8n.start();
 	const executions = await env.n8n.readExecutions(workflowId);
 	expect(executions).toHaveLength(1);
 	return executions[0];

@@ -44,12 +44,12 @@ const timeline: Array<{ event: string; lastExecutionId: number; at: number }> = 
 const started = Date.now();
 
 async function executions(workflowId: string): Promise<StoredExecution[]> {
-	return await cluster.executions(workflowId);
+	return await cluster.main.readExecutions(workflowId, { all: true });
 }
 
 /** Without run data: the waits poll this often, and must not slow the sandbox that shares this process. */
 async function states(workflowId: string) {
-	return await cluster.executions(workflowId, false);
+	return await cluster.main.readExecutions(workflowId, { all: true, withData: false });
 }
 
 async function note(event: string): Promise<void> {
@@ -90,7 +90,7 @@ const chatIds = (items: Array<Record<string, unknown>>) => items.map((item) => S
 
 async function restartMain(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
 	await note(`main ${signal}`);
-	await cluster.main.kill(signal);
+	await cluster.main.stop(signal);
 	await cluster.main.start();
 	await note('main restarted');
 }
@@ -222,8 +222,8 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 			.filter((execution) => cluster.workerRunning(execution.id) === victim)
 			.map((execution) => execution.id);
 		await note(`worker SIGKILL during executions ${killedExecutions.join(', ')}`);
-		await victim.kill('SIGKILL');
-		await cluster.startWorker(victim);
+		await victim.stop('SIGKILL');
+		await victim.start();
 		// n8n gives Bull maxStalledCount 0: the dead worker's job is failed, never re-run; wait until n8n says so.
 		const failedRun = await waitFor(
 			`execution ${victimExecution} to end`,
@@ -494,8 +494,8 @@ describe('workflows started by a webhook run on a worker', () => {
 			60_000,
 			20,
 		);
-		await worker.kill('SIGKILL');
-		await cluster.startWorker(worker);
+		await worker.stop('SIGKILL');
+		await worker.start();
 		await waitFor(`broadcast execution ${executionId} to end`, async () => {
 			const execution = (await states(workflowId)).find(
 				(candidate) => candidate.id === executionId,

@@ -386,7 +386,7 @@ async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<P
 				all: allServer,
 				migrated: migratedServer,
 			}));
-		await n8n.kill('SIGKILL');
+		await n8n.stop('SIGKILL');
 		log(`killed with execution ${killed.id} (${killed.status}) running`);
 
 		// 2. While n8n is down.
@@ -416,11 +416,11 @@ async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<P
 			nowServer.control.requestLog().length > nowRequestsBefore ? true : undefined,
 		);
 		await delay(3_000);
-		await n8n.kill('SIGKILL');
-
-		const allStored = await readStored(n8n, WORKFLOW_IDS.all);
 		const allExecutions = await n8n.readExecutions(WORKFLOW_IDS.all);
 		const nowExecutions = await n8n.readExecutions(WORKFLOW_IDS.now);
+		await n8n.stop('SIGKILL');
+
+		const allStored = await readStored(n8n, WORKFLOW_IDS.all);
 		const outputIds = (run: (typeof allExecutions)[number], node: string) =>
 			run.data.resultData.runData[node] ? chatIdsOf(nodeOutput(run.data, node)) : [];
 		const completed = allExecutions.filter((execution) => execution.status === 'success');
