@@ -42,6 +42,8 @@ export interface SandboxSettings {
 	emptyPageLastTs: EmptyPageLastTs;
 	/** Spec 4: real-time commands take a JSON body; when true (default) a body not sent as application/json is refused. */
 	requireJsonContentType: boolean;
+	/** Not shown in the spec: the `error` code GET /chat gives for an id it does not have ('chat-not-found' by default). */
+	unknownChatError: string;
 }
 
 const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
@@ -418,6 +420,11 @@ export function validateSettings(partial: unknown): Partial<SandboxSettings> {
 	) {
 		throw new Error(`emptyPageLastTs must be one of ${EMPTY_PAGE_LAST_TS.join(', ')}`);
 	}
+	if (
+		'unknownChatError' in settings &&
+		(typeof settings.unknownChatError !== 'string' || !settings.unknownChatError)
+	)
+		throw new Error('unknownChatError must be a non-empty string');
 	if ('allowedStatuses' in settings) {
 		const statuses = settings.allowedStatuses;
 		if (!Array.isArray(statuses) || statuses.some((s) => typeof s !== 'string'))
@@ -451,4 +458,5 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
 	equalTimestamps: false,
 	emptyPageLastTs: 'latest',
 	requireJsonContentType: true,
+	unknownChatError: 'chat-not-found',
 };

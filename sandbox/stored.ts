@@ -103,7 +103,7 @@ export function storedData(state: SandboxState, path: string, query: URLSearchPa
 			const id = query.get('id');
 			if (id === null || id === '') return fail('argument-missing');
 			const chat = state.getChat(id);
-			return chat ? { chat } : fail('chat-not-found');
+			return chat ? { chat } : fail(state.settings.unknownChatError);
 		}
 		case 'chats': {
 			const since = parseCursor(query.get('since'));

@@ -21,6 +21,8 @@ const BATCH = [
 	'svcE2eBroadcast',
 	'svcE2eWrongPass',
 	'svcE2eNoOperator',
+	'svcE2eUnknownChat',
+	'svcE2eUnknownChatOn',
 ];
 
 let env: E2eEnvironment;
@@ -31,7 +33,8 @@ let errors: Record<string, string>;
 beforeAll(async () => {
 	// More than two pages of /chats (100 per page), so Return All has to follow the cursor.
 	env = await startE2eEnvironment({
-		sandbox: { seed: 3, chats: 250 },
+		// GET /chat answers an unknown id with the code that gives no reason, as some servers do (the spec is silent).
+		sandbox: { seed: 3, chats: 250, settings: { unknownChatError: 'unknown' } },
 		wrongPasswordCredential: true,
 	});
 	operatorsBefore = env.sandbox.control.getOperators();
@@ -201,6 +204,29 @@ describe('real-time commands', () => {
 });
 
 describe('errors reach the n8n execution as node errors', () => {
+	const MAY_NOT_EXIST =
+		'Chat "no-such-chat" could not be read, and the server gave no reason: the chat may not exist';
+
+	test('an unknown chat answered with "unknown" names the chat and says it may not exist', async () => {
+		const execution = await onlyExecution('svcE2eUnknownChat');
+		expect(execution.status).toBe('error');
+		const error = execution.data.resultData.error!;
+		expect(error.node?.name).toBe('Get chat');
+		expect(error.message).toBe(`${MAY_NOT_EXIST} [item 0]`);
+		expect(error.description).toMatch(/^Check the chat ID;.*If the chat exists, try again later/);
+		expect(error.description).toContain('(Svc code: unknown)');
+	});
+
+	test('with Continue On Fail, the same chat becomes an error item with the message and the fix', async () => {
+		const run = successfulRun('svcE2eUnknownChatOn');
+		const [item] = nodeOutput(run, 'Get chat');
+		expect(item).toEqual({
+			error: MAY_NOT_EXIST,
+			description: expect.stringContaining('(Svc code: unknown)'),
+		});
+		expect(nodeOutput(run, 'Get chat')).toHaveLength(1);
+	});
+
 	test('a wrong password fails the execution at the Svc node with a clear message, without the password', async () => {
 		expect(errors.svcE2eWrongPass).toMatch(/password/i);
 		const execution = await onlyExecution('svcE2eWrongPass');

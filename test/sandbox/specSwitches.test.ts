@@ -1,5 +1,6 @@
 // The sandbox's stricter and optional behaviour: Content-Type on real-time commands, equal timestamps, last_ts of an
-// empty page, and a share of minimal list entries; each switch off by default where the spec is silent.
+// empty page, a share of minimal list entries and GET /chat's code for an unknown id; each off by default where the
+// spec is silent.
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { DEFAULT_SETTINGS } from '../../sandbox/state';
 import type { Chat, ChatsReply } from '../../nodes/SvcChat/types';
@@ -25,8 +26,31 @@ test('the spec-silent switches are off by default; the Content-Type check is on'
 			equalTimestamps: false,
 			emptyPageLastTs: 'latest',
 			requireJsonContentType: true,
+			unknownChatError: 'chat-not-found',
 		}),
 	);
+});
+
+describe("GET /chat's code for an unknown id (unknownChatError)", () => {
+	test.each([['chat-not-found'], ['unknown']])(
+		'answers %s, and a known id still gives the chat',
+		async (code) => {
+			if (code !== 'chat-not-found') sandbox.control.setSettings({ unknownChatError: code });
+			const missing = await get(sandbox, 'chat', { id: 'no-such-chat' });
+			expect(missing.status).toBe(200);
+			expect(missing.json).toEqual({ error: code });
+			const [first] = (await chats(0)).chats;
+			expect(
+				((await get(sandbox, 'chat', { id: String(first.id) })).json as { chat: Chat }).chat.id,
+			).toBe(first.id);
+		},
+	);
+
+	test('refuses an empty code', () => {
+		expect(() => sandbox.control.setSettings({ unknownChatError: '' })).toThrow(
+			'unknownChatError must be a non-empty string',
+		);
+	});
 });
 
 describe('real-time commands take a JSON body (spec 4)', () => {

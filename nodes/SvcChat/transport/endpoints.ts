@@ -13,7 +13,7 @@ import type {
 	UsageStats,
 } from '../types';
 import { isPlainObject } from '../helpers/values';
-import type { SvcErrorText } from './errors';
+import { isDocumentedCode, svcCodeNote, type SvcErrorText } from './errors';
 
 /** An integer-valued microsecond cursor, as a number or a string of digits (spec 4.6). */
 export const isCursor = (value: unknown): value is Cursor =>
@@ -35,7 +35,7 @@ export interface Endpoint<Reply> {
 	notRetried?: string;
 	/**
 	 * Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. `errorCode` is the
-	 * API's code as sent (not yet redacted); the rule's `code` is used when the reply carries none of its own.
+	 * API's code, redacted; the rule's `code` is used when the reply carries none of its own.
 	 */
 	readError?(read: {
 		status: number;
@@ -57,8 +57,9 @@ const REAL_TIME_SHAPE: Endpoint<RealTimeReply>['shape'] = {
 
 const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
 
-// GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it. Every
-// other code (unknown, argument-missing, no-tariff-option…) keeps its own message: `unknown` may be temporary.
+// GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it for sure.
+// `unknown` and undocumented codes give no reason, so they name the chat and say it may not exist (they may also be
+// a real failure); a documented code (argument-missing, no-tariff-option…) keeps its own message.
 const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
 
 const endpoint = <Reply>(entry: Endpoint<Reply>): Endpoint<Reply> => entry;
@@ -139,13 +140,20 @@ export const ENDPOINTS = {
 				(errorCode === undefined
 					? !(isPlainObject(reply) && isPlainObject(reply.chat))
 					: NOT_FOUND_CODE.test(errorCode));
-			if (status !== 404 && !chatMissing) return undefined;
+			const chat = `Chat ${JSON.stringify(qs.id)}`;
+			if (status === 404 || chatMissing) {
+				const fix = 'Check the chat ID. Chat > Get Many lists the IDs of recent chats.';
+				return { text: { message: `${chat} not found`, fix }, code: 'chat-not-found' };
+			}
+			const noReason =
+				errorCode !== undefined && (errorCode === 'unknown' || !isDocumentedCode(errorCode));
+			if (status !== 200 || !noReason) return undefined;
 			return {
 				text: {
-					message: `Chat ${JSON.stringify(qs.id)} not found`,
-					fix: 'Check the chat ID. Chat > Get Many lists the IDs of recent chats.',
+					message: `${chat} could not be read, and the server gave no reason: the chat may not exist`,
+					fix: `Check the chat ID; Chat > Get Many lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. ${svcCodeNote(errorCode)}`,
 				},
-				code: 'chat-not-found',
+				code: errorCode,
 			};
 		},
 	}),

@@ -143,9 +143,15 @@ function shorten(text: string): string {
 	return text.length > MAX_SHOWN_LENGTH ? `${text.slice(0, MAX_SHOWN_LENGTH)}…` : text;
 }
 
+/** True for a code of spec 7 (own keys only: a server's "constructor" is no documented code). */
+export const isDocumentedCode = (code: string) => Object.hasOwn(SVC_ERROR_CODES, code);
+
+/** How a description names the API's code, so it can be looked up or reported to Svc support. */
+export const svcCodeNote = (code: string) => `(Svc code: ${shorten(code)})`;
+
 /** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
 export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
-	const known = SVC_ERROR_CODES[code];
+	const known = isDocumentedCode(code) ? SVC_ERROR_CODES[code] : undefined;
 	const details = ERROR_DETAIL_MEMBERS.filter((member) => reply[member] !== undefined)
 		.map(
 			(member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`,
@@ -156,7 +162,7 @@ export function describeErrorCode(code: string, reply: IDataObject): SvcErrorTex
 	if (known)
 		return {
 			message: `${known.message}${suffix}`,
-			fix: `${known.fix} (Svc code: ${shorten(code)})`,
+			fix: `${known.fix} ${svcCodeNote(code)}`,
 		};
 	return {
 		message: `The server refused the request with the code '${shorten(code)}'${suffix}`,

@@ -179,7 +179,7 @@ function decodeReply<Reply>(
 		failure: { text, httpCode: status, code, reply },
 	});
 
-	const own = endpoint.readError?.({ status, isJson, reply, errorCode: rawCode, qs });
+	const own = endpoint.readError?.({ status, isJson, reply, errorCode, qs });
 	if (own !== undefined) return fail(own.text, errorCode ?? own.code, errorMembers);
 	if (errorCode !== undefined && errorMembers && [200, 401, 403].includes(status))
 		return fail(

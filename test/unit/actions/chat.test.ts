@@ -118,33 +118,50 @@ describe('Chat > Get', () => {
 		expect(error.message).toBe('Chat "999" not found [item 0]');
 	});
 
-	test.each([
-		['unknown', 'The server could not carry out the request and gave no reason [item 0]'],
-		['argument-missing', 'A required query argument is missing [item 0]'],
-	])(
-		'GET /chat answering %s keeps that code\'s own message, not "not found"',
-		async (code, message) => {
+	const MAY_NOT_EXIST =
+		'Chat "999" could not be read, and the server gave no reason: the chat may not exist';
+	const mayNotExistFix = (code: string) =>
+		`Check the chat ID; Chat > Get Many lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. (Svc code: ${code})`;
+
+	test.each([['unknown'], ['svc-internal-trouble'], ['constructor']])(
+		'GET /chat answering %s (no reason given) names the chat, says it may not exist and keeps the code',
+		async (code) => {
 			svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
 			const error = await runNodeError({ ...get, chatId: '999' });
-			expect(error.message).toBe(message);
-			expect(error.description).toContain(`Svc code: ${code}`);
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect(error.message).toBe(`${MAY_NOT_EXIST} [item 0]`);
+			expect(error.description).toBe(mayNotExistFix(code));
+			expect((error as NodeApiError).context.svcError).toBe(code);
 		},
 	);
 
-	test('continue-on-fail: an unknown id becomes an error item, the next id is read', async () => {
-		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: 'chat-not-found' });
-		svc().get('/api/v2/chat').query({ id: '1' }).reply(200, { chat: FULL_CHAT });
-		const ids = ['999', '1'];
-		const output = await runNode((i) => ({ ...get, chatId: ids[i], output: 'raw' }), {
-			items: items(2),
-			continueOnFail: true,
-		});
-		expect(output[0]).toEqual({
-			json: { error: 'Chat "999" not found', description: expect.any(String) },
-			pairedItem: { item: 0 },
-		});
-		expect(output[1]).toEqual({ json: FULL_CHAT, pairedItem: { item: 1 } });
+	test("GET /chat answering a documented code (argument-missing) keeps that code's own message", async () => {
+		svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: 'argument-missing' });
+		const error = await runNodeError({ ...get, chatId: '999' });
+		expect(error.message).toBe('A required query argument is missing [item 0]');
+		expect(error.description).toContain('Svc code: argument-missing');
 	});
+
+	test.each([
+		['chat-not-found', 'Chat "999" not found'],
+		['unknown', MAY_NOT_EXIST],
+	])(
+		'continue-on-fail: an id answered with %s becomes an error item naming it, the next id is read',
+		async (code, message) => {
+			svc().get('/api/v2/chat').query({ id: '999' }).reply(200, { error: code });
+			svc().get('/api/v2/chat').query({ id: '1' }).reply(200, { chat: FULL_CHAT });
+			const ids = ['999', '1'];
+			const output = await runNode((i) => ({ ...get, chatId: ids[i], output: 'raw' }), {
+				items: items(2),
+				continueOnFail: true,
+			});
+			expect(output[0]).toEqual({
+				json: { error: message, description: expect.stringContaining('Check the chat ID') },
+				pairedItem: { item: 0 },
+			});
+			expect(output[1]).toEqual({ json: FULL_CHAT, pairedItem: { item: 1 } });
+		},
+	);
 
 	test('an empty id is a parameter error', async () => {
 		const error = await runNodeError({ ...get, chatId: '' });

@@ -145,6 +145,13 @@ describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))(
 	},
 );
 
+test('a code named like an object member ("constructor") is an undocumented code, not a broken one', () => {
+	for (const code of ['constructor', '__proto__', 'toString'])
+		expect(describeErrorCode(code, {}).message).toBe(
+			`The server refused the request with the code '${code}'`,
+		);
+});
+
 test('each documented code has a message of its own', () => {
 	const codes = [...new Set(SPEC_CASES.map((c) => c.code))];
 	const messages = codes.map((code) => describeErrorCode(code, {}).message);
@@ -187,18 +194,25 @@ describe('a code that exists nowhere', () => {
 			expect(readFileSync(path.join(sandboxDir, file), 'utf8')).not.toContain(NOWHERE);
 	});
 
-	test.each([
-		['POST', 'rt/agent_status', { body: { email: 'op@svc.test', status: 'online' } }],
-		['GET', 'chat', { qs: { id: '5' } }],
-	] as const)(
-		'gives the generic unknown-code error on %s %s, never a guess such as "not found"',
-		async (method, apiPath, options) => {
-			answer(method, apiPath, 200, { error: NOWHERE });
-			const error = await failureOf(method, apiPath, options);
-			expect(error.message).toBe(`The server refused the request with the code '${NOWHERE}'`);
-			expect(error.context.svcError).toBe(NOWHERE);
-		},
-	);
+	test('gives the generic unknown-code error on POST rt/agent_status', async () => {
+		answer('POST', 'rt/agent_status', 200, { error: NOWHERE });
+		const error = await failureOf('POST', 'rt/agent_status', {
+			body: { email: 'op@svc.test', status: 'online' },
+		});
+		expect(error.message).toBe(`The server refused the request with the code '${NOWHERE}'`);
+		expect(error.context.svcError).toBe(NOWHERE);
+	});
+
+	test('on GET chat names the chat and says it may not exist, never that it was "not found"', async () => {
+		answer('GET', 'chat', 200, { error: NOWHERE });
+		const error = await failureOf('GET', 'chat', { qs: { id: '5' } });
+		expect(error.message).toBe(
+			'Chat "5" could not be read, and the server gave no reason: the chat may not exist',
+		);
+		expect(error.message).not.toMatch(/not found/i);
+		expect(error.description).toContain(`(Svc code: ${NOWHERE})`);
+		expect(error.context.svcError).toBe(NOWHERE);
+	});
 });
 
 test('an overlong code or member is shortened in the message', () => {
