@@ -29,8 +29,27 @@ export interface SandboxControl {
 	allVersions(): string[];
 	/** The cursor of the latest change: what /chats gives as last_ts once everything was read. */
 	latestCursor(): number;
-	setOperatorStatus(email: string, status: string): Operator;
+	/** Sets the status of the operator with this id or e-mail. */
+	setOperatorStatus(who: number | string, status: string): Operator;
 	getOperators(): Operator[];
+	/** A new operator with the next free id (status offline and role operator unless given). */
+	addOperator(fields: {
+		email: string;
+		full_name?: string;
+		status?: string;
+		roles?: string[];
+	}): Operator;
+	/** Removes the operator with this id or e-mail from GET /operators. */
+	removeOperator(who: number | string): Operator;
+	/**
+	 * Moves every operator (or those named by id or e-mail) to the status after its own in `statuses`, once now; with
+	 * `everyMs`, again every everyMs until a cycle with everyMs 0, a reset or stop().
+	 */
+	cycleOperators(cycle: {
+		statuses: string[];
+		operators?: Array<number | string>;
+		everyMs?: number;
+	}): Operator[];
 	setSettings(partial: Partial<SandboxSettings>): SandboxSettings;
 	getSettings(): SandboxSettings;
 	/** Every accepted send_broadcast with its full request data. */
@@ -43,9 +62,21 @@ export interface SandboxControl {
 	requestLog(): RequestLogEntry[];
 }
 
-export function createControl(state: SandboxState, faults: FaultInjector): SandboxControl {
+/** `timers`: the sandbox's timers, which stop() clears; the operator cycle's is one of them. */
+export function createControl(
+	state: SandboxState,
+	faults: FaultInjector,
+	timers: Set<NodeJS.Timeout>,
+): SandboxControl {
+	let cycleTimer: NodeJS.Timeout | undefined;
+	const stopCycle = () => {
+		if (cycleTimer) timers.delete(cycleTimer);
+		clearInterval(cycleTimer);
+		cycleTimer = undefined;
+	};
 	return {
 		reset: () => {
+			stopCycle();
 			state.reset();
 			faults.clear();
 		},
@@ -58,12 +89,33 @@ export function createControl(state: SandboxState, faults: FaultInjector): Sandb
 		fingerprint: (chat) => fingerprint(chat),
 		allVersions: () => state.allVersions(),
 		latestCursor: () => state.latestTs(),
-		setOperatorStatus: (email, status) => {
+		setOperatorStatus: (who, status) => {
 			if (typeof status !== 'string' || status === '')
 				throw new Error('status must be a non-empty string');
-			return state.setOperatorStatus(email, status);
+			return state.setOperatorStatus(who, status);
 		},
 		getOperators: () => state.publicOperators(),
+		addOperator: (fields) => state.addOperator(fields),
+		removeOperator: (who) => state.removeOperator(who),
+		cycleOperators: ({ statuses, operators, everyMs = 0 }) => {
+			if (
+				!Array.isArray(statuses) ||
+				!statuses.length ||
+				statuses.some((one) => !one || typeof one !== 'string')
+			)
+				throw new Error('statuses must be a list of non-empty strings');
+			if (!Number.isInteger(everyMs) || everyMs < 0)
+				throw new Error('everyMs must be a non-negative integer');
+			stopCycle();
+			const moved = state.cycleOperators(statuses, operators);
+			if (everyMs > 0) {
+				cycleTimer = setInterval(() => state.cycleOperators(statuses, operators), everyMs);
+				// A running cycle never keeps a test process or the CLI alive on its own.
+				cycleTimer.unref();
+				timers.add(cycleTimer);
+			}
+			return moved;
+		},
 		setSettings: (partial) => state.setSettings(partial),
 		getSettings: () => structuredClone(state.settings),
 		broadcasts: () => structuredClone(state.broadcasts),
@@ -111,7 +163,13 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'GET cursor': () => ({ last_ts: control.latestCursor() }),
 		'GET operators': () => control.getOperators(),
 		'POST operators/status': ({ body }) =>
-			control.setOperatorStatus(body.email as string, body.status as string),
+			control.setOperatorStatus((body.id ?? body.email) as string, body.status as string),
+		'POST operators/add': ({ body }) =>
+			control.addOperator(body as Parameters<SandboxControl['addOperator']>[0]),
+		'POST operators/remove': ({ body }) =>
+			control.removeOperator((body.id ?? body.email) as string),
+		'POST operators/cycle': ({ body }) =>
+			control.cycleOperators(body as Parameters<SandboxControl['cycleOperators']>[0]),
 		'GET settings': () => control.getSettings(),
 		'POST settings': ({ body }) => control.setSettings(body),
 		'GET broadcasts': () => control.broadcasts(),

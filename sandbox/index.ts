@@ -98,8 +98,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 	});
 	const faults = new FaultInjector(seed);
-	const control = createControl(state, faults);
 	const timers = new Set<NodeJS.Timeout>();
+	const control = createControl(state, faults, timers);
 	const handler = createRequestHandler({ state, faults, control, timers });
 
 	const tls = options.https ? await selfSignedCertificate() : undefined;
@@ -134,7 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		certificate: tls?.cert,
 		stop: () => {
 			stopped ??= new Promise<void>((resolve) => {
-				for (const timer of timers) clearTimeout(timer);
+				for (const timer of timers) clearTimeout(timer); // clears intervals too
 				timers.clear();
 				server.close(() => resolve());
 				server.closeAllConnections();

@@ -5,6 +5,7 @@ import {
 	newChatRecord,
 	recordFingerprint,
 	seededCreatedMs,
+	OPERATOR_PASSWORD,
 	seedOperators,
 	SEEN_STATUSES,
 	type ChatRecord,
@@ -109,6 +110,8 @@ export class SandboxState {
 	private laterVersions!: string[];
 	private initialVersionCount!: number;
 	private mutationRandom!: Random;
+	/** The seeded operators' ids, which chats are built with: adding or removing an operator changes no chat. */
+	private chatOperatorIds!: number[];
 
 	constructor(private readonly options: StateOptions) {
 		this.seed = options.seed;
@@ -125,6 +128,7 @@ export class SandboxState {
 		const { seed, chats: count } = this.options;
 		this.settings = structuredClone(this.options.settings);
 		this.operators = seedOperators(Random.of(seed, 0, 7), this.options.admin);
+		this.chatOperatorIds = this.operators.map((operator) => operator.id);
 		this.pairings = new Map();
 		this.broadcasts = [];
 		this.requestLog = [];
@@ -177,11 +181,7 @@ export class SandboxState {
 	}
 
 	private build(record: ChatRecord): Chat {
-		return buildChat(
-			this.seed,
-			record,
-			this.operators.map((operator) => operator.id),
-		);
+		return buildChat(this.seed, record, this.chatOperatorIds);
 	}
 
 	/** How many chats were created in [fromMs, toMs). */
@@ -372,11 +372,62 @@ export class SandboxState {
 		});
 	}
 
-	setOperatorStatus(email: string, status: string): Operator {
-		const operator = this.findOperator(email);
-		if (!operator) throw new Error(`No operator has the e-mail ${JSON.stringify(email)}`);
+	/** The operator with this id (a number, or digits as text) or e-mail (any case); throws when there is none. */
+	private operatorOf(who: unknown): SeedOperator {
+		const operator =
+			typeof who === 'string' && who.includes('@')
+				? this.findOperator(who)
+				: this.operators.find((candidate) => String(candidate.id) === String(who));
+		if (!operator) throw new Error(`No operator has the id or e-mail ${JSON.stringify(who)}`);
+		return operator;
+	}
+
+	setOperatorStatus(who: unknown, status: string): Operator {
+		const operator = this.operatorOf(who);
 		operator.status = status;
 		return this.publicOperators().find((shown) => shown.id === operator.id) as Operator;
+	}
+
+	/** A new operator (the next free id, `operator-password`); the e-mail must be free. */
+	addOperator(fields: {
+		email: string;
+		full_name?: string;
+		status?: string;
+		roles?: string[];
+	}): Operator {
+		if (
+			typeof fields.email !== 'string' ||
+			!fields.email.includes('@') ||
+			this.findOperator(fields.email)
+		)
+			throw new Error('email must be an e-mail no other operator has');
+		const id = Math.max(0, ...this.operators.map((operator) => operator.id)) + 1;
+		this.operators.push({
+			id,
+			email: fields.email,
+			full_name: fields.full_name ?? fields.email,
+			status: fields.status ?? 'offline',
+			roles: fields.roles ?? ['operator'],
+			created_at: this.now().toISOString(),
+			password: OPERATOR_PASSWORD,
+		});
+		return this.publicOperators().find((shown) => shown.id === id) as Operator;
+	}
+
+	/** Removes an operator from GET /operators; their chats keep their operator_id. */
+	removeOperator(who: unknown): Operator {
+		const operator = this.operatorOf(who);
+		const [shown] = this.publicOperators().filter((candidate) => candidate.id === operator.id);
+		this.operators = this.operators.filter((candidate) => candidate !== operator);
+		return shown;
+	}
+
+	/** Every operator (or those named) moves to the status after its own in `statuses` (the first if not in it). */
+	cycleOperators(statuses: string[], who?: unknown[]): Operator[] {
+		const chosen = who === undefined ? this.operators : who.map((one) => this.operatorOf(one));
+		for (const operator of chosen)
+			operator.status = statuses[(statuses.indexOf(operator.status) + 1) % statuses.length];
+		return this.publicOperators();
 	}
 
 	// ----- settings -----

@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-wor
 
 import { router } from './actions/router';
 import { resources } from './actions/resources';
-import { searchChats, searchOperatorEmails, searchOperators } from './actions/listSearch';
+import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
 export class SvcChat implements INodeType {

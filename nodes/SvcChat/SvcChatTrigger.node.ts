@@ -1,9 +1,12 @@
-// The "Svc Chat Trigger": a polling trigger that starts workflows for new or changed chats and never loses one.
+// The "Svc Chat Trigger": a polling trigger that starts workflows for new or changed chats, never losing one, or for
+// changes of the operators' statuses.
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
+import { searchOperators } from './descriptions/listSearch';
 import { triggerProperties } from './trigger/description';
+import { operatorProperties } from './trigger/operators';
 import { pollChats } from './trigger/poll';
 
 export class SvcChatTrigger implements INodeType {
@@ -14,15 +17,17 @@ export class SvcChatTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats"}[$parameter["emit"]] }}',
+			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats", "operatorStatusChanged": "Operator status changed", "operatorAvailabilityChanged": "Operator availability changed"}[$parameter["emit"]] }}',
 		description: SVC_CHAT_TRIGGER_DESCRIPTION,
 		defaults: { name: 'Svc Chat Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true }],
-		properties: triggerProperties,
+		properties: [...triggerProperties, ...operatorProperties],
 	};
+
+	methods = { listSearch: { searchOperators } };
 
 	async poll(this: IPollFunctions) {
 		return await pollChats.call(this);

@@ -9,7 +9,7 @@ import {
 	searchChats,
 	searchOperatorEmails,
 	searchOperators,
-} from '../../nodes/SvcChat/actions/listSearch';
+} from '../../nodes/SvcChat/descriptions/listSearch';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { createExecuteContext, testCredentials } from '../harness/contexts';
 import { useSandbox } from '../harness/sandboxSuite';

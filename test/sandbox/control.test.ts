@@ -82,6 +82,89 @@ test('operators and settings', async () => {
 	expect((await get(sandbox, 'departments')).status).toBe(200);
 });
 
+test('operators change over time: status by id or email, added, removed, cycled once or on a timer; reset restores the seed', async () => {
+	const seeded = sandbox.control.getOperators();
+	const chatsBefore = sandbox.control.allVersions();
+	const statusOf = async (id: number) =>
+		((await get(sandbox, 'operators')).json as Array<{ id: number; status: string }>).find(
+			(operator) => operator.id === id,
+		)?.status;
+
+	expect(
+		(await control('POST', 'operators/status', { id: 3, status: 'online' })).json,
+	).toMatchObject({
+		id: 3,
+		email: 'boris@svc.test',
+		status: 'online',
+	});
+	expect(await statusOf(3)).toBe('online');
+	expect((await control('POST', 'operators/status', { id: 99, status: 'online' })).status).toBe(
+		400,
+	);
+
+	const added = await control('POST', 'operators/add', {
+		email: 'fiona@svc.test',
+		full_name: 'Fiona Lee',
+		status: 'online',
+	});
+	expect(added).toEqual({
+		status: 200,
+		json: {
+			id: 7,
+			email: 'fiona@svc.test',
+			full_name: 'Fiona Lee',
+			status: 'online',
+			roles: ['operator'],
+			created_at: expect.any(String),
+		},
+	});
+	expect((await control('POST', 'operators/add', { email: 'FIONA@svc.test' })).status).toBe(400);
+	expect((await control('POST', 'operators/remove', { id: 2 })).json).toMatchObject({ id: 2 });
+	expect((await control('POST', 'operators/remove', { email: 'anna@svc.test' })).status).toBe(400);
+	const ids = ((await get(sandbox, 'operators')).json as Array<{ id: number }>).map((o) => o.id);
+	expect(ids).toEqual([1, 3, 4, 5, 6, 7]);
+	// Chats keep the operators they were built with.
+	expect(sandbox.control.allVersions()).toEqual(chatsBefore);
+
+	// Once now: each listed operator moves to the status after its own (the first when its own is not listed).
+	const cycled = await control('POST', 'operators/cycle', {
+		statuses: ['online', 'offline'],
+		operators: [1, 'carla@svc.test'],
+	});
+	expect(
+		(cycled.json as Array<{ id: number; status: string }>).map((o) => [o.id, o.status]),
+	).toEqual([
+		[1, 'offline'],
+		[3, 'online'],
+		[4, 'online'],
+		[5, 'invisible'],
+		[6, 'pre-dinner'],
+		[7, 'online'],
+	]);
+	expect((await control('POST', 'operators/cycle', { statuses: [] })).status).toBe(400);
+	expect(
+		(await control('POST', 'operators/cycle', { statuses: ['online'], everyMs: -1 })).status,
+	).toBe(400);
+
+	// On a timer: every operator flips between offline and online every 20 ms, until stopped.
+	await control('POST', 'operators/cycle', { statuses: ['offline', 'online'], everyMs: 20 });
+	const seen = new Set<string | undefined>();
+	for (let wait = 0; wait < 100 && seen.size < 2; wait++) {
+		seen.add(await statusOf(7));
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+	expect(seen).toEqual(new Set(['offline', 'online']));
+	await control('POST', 'operators/cycle', { statuses: ['dinner'], everyMs: 0 });
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	expect(await statusOf(7)).toBe('dinner');
+
+	// A reset restores the seeded operators and stops any cycle.
+	await control('POST', 'operators/cycle', { statuses: ['offline', 'online'], everyMs: 10 });
+	expect((await control('POST', 'reset')).json).toEqual({ result: 'ok' });
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	expect(sandbox.control.getOperators()).toEqual(seeded);
+});
+
 test('records: broadcasts, pairings and the request log', async () => {
 	await rt(sandbox, 'provide_visitor_fields', {
 		auth_token: 'tok',

@@ -8,4 +8,4 @@ export const SVC_CHAT_DESCRIPTION =
  * n8n's node creator merges "Svc Chat Trigger" into the "Svc Chat" entry and shows the trigger's description under
  * that heading, so the trigger's description starts with the app's and then says what the trigger adds.
  */
-export const SVC_CHAT_TRIGGER_DESCRIPTION = `${SVC_CHAT_DESCRIPTION}, or start a workflow when chats are new or have changed`;
+export const SVC_CHAT_TRIGGER_DESCRIPTION = `${SVC_CHAT_DESCRIPTION}, or start a workflow when chats are new or have changed, or when operators' statuses change`;

@@ -1,5 +1,5 @@
 // Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor, locators), written once.
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 /**
  * "Return All" and "Limit", the pair n8n users know from every Get Many operation; a `hint` under Limit says what it
@@ -25,6 +25,34 @@ export const returnAllOrLimit = (hint?: string): INodeProperties[] => [
 	},
 ];
 
+/** The statuses seen in the spec (Get Many and the trigger filter by them too); the full set is not shown, so expressions may give others. */
+export const OPERATOR_STATUS_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Dinner', value: 'dinner', description: 'On a break (Svc calls every break "dinner")' },
+	{
+		name: 'Invisible',
+		value: 'invisible',
+		description: 'Signed in, but not shown to visitors as available',
+	},
+	{
+		name: 'Offline',
+		value: 'offline',
+		description: 'Signed out. Set Status cannot bring an operator back from offline.',
+	},
+	{ name: 'Online', value: 'online', description: 'Available for chats' },
+	{
+		name: 'Pre-Dinner',
+		value: 'pre-dinner',
+		description: 'About to go on a break: Svc\'s status before "dinner"',
+	},
+];
+
+/** The roles of spec 2.2, for the filters by role. */
+export const OPERATOR_ROLE_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Admin', value: 'admin' },
+	{ name: 'Operator', value: 'operator' },
+	{ name: 'Supervisor', value: 'supervisor' },
+];
+
 /** The "Options" collection that holds an operation's optional settings. */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	return {
@@ -48,21 +76,36 @@ export function includeCursorOption(description: string): INodeProperties {
 	};
 }
 
+/** The typed modes of an operator's locator: by email (Set Status, the trigger), by ID (broadcasts, the trigger). */
+export const OPERATOR_BY_EMAIL = {
+	displayName: 'By Email',
+	name: 'email',
+	placeholder: 'name@email.com',
+	regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
+	errorMessage: 'Enter an email such as name@email.com',
+};
+export const OPERATOR_BY_ID = {
+	displayName: 'By ID',
+	name: 'id',
+	placeholder: 'e.g. 12',
+	regex: '^\\s*\\d+\\s*$',
+	errorMessage: 'An operator ID is a whole number',
+};
+
 /**
- * A required resource locator: From List (one of the node's searchable list methods), then one typed mode, which a
- * `regex` checks in the editor as it is typed (otherwise a typed value is only checked when the node runs).
+ * A required resource locator: From List (one of the node's searchable list methods), then the typed modes, each of
+ * which a `regex` checks in the editor as it is typed (otherwise a typed value is only checked when the node runs).
  */
 export function listLocator(
 	field: { displayName: string; name: string; description: string; searchListMethod: string },
-	typed: {
+	...typedModes: Array<{
 		displayName: string;
 		name: string;
 		placeholder: string;
 		regex?: string;
 		errorMessage?: string;
-	},
+	}>
 ): INodeProperties {
-	const { regex, errorMessage = '' } = typed;
 	return {
 		displayName: field.displayName,
 		name: field.name,
@@ -77,15 +120,13 @@ export function listLocator(
 				type: 'list',
 				typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
 			},
-			{
-				displayName: typed.displayName,
-				name: typed.name,
-				type: 'string',
-				placeholder: typed.placeholder,
+			...typedModes.map(({ regex, errorMessage = '', ...typed }) => ({
+				...typed,
+				type: 'string' as const,
 				...(regex === undefined
 					? {}
-					: { validation: [{ type: 'regex', properties: { regex, errorMessage } }] }),
-			},
+					: { validation: [{ type: 'regex' as const, properties: { regex, errorMessage } }] }),
+			})),
 		],
 	};
 }

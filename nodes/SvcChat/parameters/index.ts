@@ -176,6 +176,18 @@ export class ParameterReader {
 		);
 	}
 
+	/** A multi-choice field: a list of texts (a single text counts as a list of one); nothing means an empty list. */
+	list(name: string): string[] {
+		const value = this.raw(name, []);
+		if (value === undefined || value === null) return [];
+		if (typeof value === 'string') return [value];
+		if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
+		throw this.fail(
+			`The '${this.label(name)}' filter must be a list of texts, but it is ${describeValueType(value)}`,
+			'Choose the values in the editor, or give a list such as ["online"].',
+		);
+	}
+
 	/** A JSON object typed as text or given by an expression; lists, null and broken JSON are refused. */
 	jsonObject(name: string, { fix }: Fix): IDataObject {
 		let value = this.raw(name, '{}');

@@ -10,6 +10,10 @@ import { includeCursorOption, optionsCollection } from '../descriptions/paramete
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
+/** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
+const CHAT_EVENTS = ['everyChange', 'finishedChats', 'newChats'];
+const forChats = { show: { emit: CHAT_EVENTS } };
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
@@ -17,6 +21,7 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'testEventNotice',
 		type: 'notice',
 		default: '',
+		displayOptions: forChats,
 	},
 	{
 		displayName: 'Start From',
@@ -44,6 +49,7 @@ export const triggerProperties: INodeProperties[] = [
 		default: 'now',
 		description:
 			'Where the trigger starts reading changes the first time it runs. Changing this on an active workflow restarts from the new point.',
+		displayOptions: forChats,
 	},
 	{
 		displayName: 'Start Date',
@@ -82,10 +88,24 @@ export const triggerProperties: INodeProperties[] = [
 				description:
 					'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
 			},
+			{
+				name: 'Operator Availability Changed',
+				value: 'operatorAvailabilityChanged',
+				action: 'On operator availability changed',
+				description:
+					"Once when no operator is left in the 'Available Statuses' (Online by default), and once when one is back",
+			},
+			{
+				name: 'Operator Status Changed',
+				value: 'operatorStatusChanged',
+				action: 'On operator status changed',
+				description:
+					'Each operator whose status differs from the previous poll, including operators added or removed',
+			},
 		],
 		default: 'everyChange',
 		description:
-			'Which chats start the workflow. Within one poll a chat is emitted once, in its latest version.',
+			"Which chats or operators' changes start the workflow. Within one poll a chat is emitted once, in its latest version.",
 	},
 	{
 		displayName: 'Output',
@@ -95,25 +115,30 @@ export const triggerProperties: INodeProperties[] = [
 		options: CHAT_OUTPUT_OPTIONS,
 		default: 'simplified',
 		description: 'The shape of the emitted items',
+		displayOptions: forChats,
 	},
-	optionsCollection([
-		includeCursorOption(
-			"Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
-		),
-		{
-			displayName: 'Max Chats per Poll',
-			name: 'maxChatsPerPoll',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: DEFAULT_MAX_CHATS_PER_POLL,
-			description:
-				'The poll stops at the end of the page (up to 100 chats) on which this many chats have been read; the rest follows on the next poll, so memory stays bounded',
-		},
-	]),
+	{
+		...optionsCollection([
+			includeCursorOption(
+				"Whether to add last_ts to each item: the server's position in its list of changes where this poll stopped",
+			),
+			{
+				displayName: 'Max Chats per Poll',
+				name: 'maxChatsPerPoll',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_MAX_CHATS_PER_POLL,
+				description:
+					'The poll stops at the end of the page (up to 100 chats) on which this many chats have been read; the rest follows on the next poll, so memory stays bounded',
+			},
+		]),
+		displayOptions: forChats,
+	},
 ];
 
 type StartFrom = 'now' | 'beginning' | 'date';
 type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
+export type OperatorEvent = 'operatorAvailabilityChanged' | 'operatorStatusChanged';
 
 export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 

@@ -8,10 +8,12 @@ import {
 
 import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
 import { readCredentials } from '../transport/request';
+import { pollParameters } from '../parameters';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { readTriggerSettings, type TriggerSettings } from './description';
+import { readTriggerSettings, triggerProperties, type TriggerSettings } from './description';
+import { pollOperators } from './operators';
 import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
@@ -27,6 +29,9 @@ type PollResult = INodeExecutionData[][] | null;
  * here only, after the pages were read: an error never moves the stored cursor.
  */
 export async function pollChats(this: IPollFunctions): Promise<PollResult> {
+	const event = pollParameters(this, triggerProperties).choice<string>('emit');
+	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
+		return await pollOperators(this, event);
 	const settings = readTriggerSettings(this);
 	// Read once per poll: n8n decrypts the credentials on every read.
 	const credentials = await readCredentials(this);

@@ -1,5 +1,5 @@
 // The trigger's memory in the workflow's static data: the cursor, where it started from, the server and account it
-// belongs to, and the ids New Chats Only has seen.
+// belongs to, the ids New Chats Only has seen, and (under one key of their own) the operator events' statuses.
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -129,11 +129,14 @@ export function loadState(
 	};
 }
 
+/** The key of the operator events' state (trigger/operators.ts), which the chat state leaves alone. */
+export const OPERATOR_STATE_KEY = 'operatorEvents';
+
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
 export function saveState(staticData: IDataObject, state: TriggerState): void {
 	const next = state as unknown as IDataObject;
 	for (const key of Object.keys(staticData)) {
-		if (next[key] === undefined) delete staticData[key];
+		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
 	}
 	for (const [key, value] of Object.entries(next)) {
 		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))

@@ -123,6 +123,8 @@ describe('placeholders', () => {
 		expect([...new Set(typed.map((mode) => `${mode.of}:${mode.name}`))].sort()).toEqual([
 			'chatId:id',
 			'email:email',
+			'operator:email',
+			'operator:id',
 			'operatorId:id',
 		]);
 		for (const mode of typed)
@@ -240,22 +242,22 @@ describe('canvas subtitle', () => {
 	});
 });
 
-describe("defaults a new node gets (the editor's own parameter check)", () => {
-	/** The issues n8n's editor marks on a freshly added node with these values, by parameter name. */
-	function issuesOf(description: INodeTypeDescription, values: INodeParameters): string[] {
-		const parameters = strictParameters(description, values);
-		const node: INode = {
-			id: 'n',
-			name: 'n',
-			type: description.name,
-			typeVersion: 2,
-			position: [0, 0],
-			parameters,
-		};
-		const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
-		return Object.keys(issues?.parameters ?? {}).sort();
-	}
+/** The issues n8n's editor marks on a freshly added node with these values, by parameter name. */
+function issuesOf(description: INodeTypeDescription, values: INodeParameters): string[] {
+	const parameters = strictParameters(description, values);
+	const node: INode = {
+		id: 'n',
+		name: 'n',
+		type: description.name,
+		typeVersion: 2,
+		position: [0, 0],
+		parameters,
+	};
+	const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
+	return Object.keys(issues?.parameters ?? {}).sort();
+}
 
+describe("defaults a new node gets (the editor's own parameter check)", () => {
 	const pairs = operationOptions.map((option) => {
 		const selector = action.properties.find(
 			(property) =>
@@ -295,6 +297,8 @@ describe("defaults a new node gets (the editor's own parameter check)", () => {
 });
 
 describe('the trigger in the node creator', () => {
+	const values = (property: INodeProperties) =>
+		(property.options as INodePropertyOptions[]).map((option) => option.value);
 	/** n8n's node creator lists a polling trigger's events from a property labelled Event, Events or Trigger On. */
 	const events = trigger.properties.find((property) =>
 		['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
@@ -307,7 +311,59 @@ describe('the trigger in the node creator', () => {
 			everyChange: 'On every change',
 			newChats: 'On new chats only',
 			finishedChats: 'On finished chats only',
+			operatorStatusChanged: 'On operator status changed',
+			operatorAvailabilityChanged: 'On operator availability changed',
 		});
+	});
+
+	test.each((events!.options as INodePropertyOptions[]).map((option) => [option.action, option]))(
+		'"%s" has no article and is in sentence case',
+		(label) => {
+			expect(label).not.toMatch(/\b(a|an|the)\b/i);
+			expect(label!.slice(1)).toBe(label!.slice(1).toLowerCase());
+		},
+	);
+
+	test('the canvas subtitle names every event', () => {
+		const expression = (trigger.subtitle as string).replace(/^=\{\{/, '').replace(/\}\}$/, '');
+		const subtitleFor = (emit: unknown) =>
+			new Function('$parameter', `return (${expression});`)({ emit }) as unknown;
+		expect(Object.fromEntries(values(events!).map((emit) => [emit, subtitleFor(emit)]))).toEqual({
+			everyChange: 'Every change',
+			newChats: 'New chats',
+			finishedChats: 'Finished chats',
+			operatorStatusChanged: 'Operator status changed',
+			operatorAvailabilityChanged: 'Operator availability changed',
+		});
+	});
+
+	test("each panel shows only its event's fields, and each is valid as it comes", () => {
+		const shown = (emit: string) => Object.keys(strictParameters(trigger, { emit })).sort();
+		const CHAT = ['emit', 'options', 'output', 'startFrom', 'testEventNotice'];
+		for (const emit of ['everyChange', 'newChats', 'finishedChats'])
+			expect(shown(emit)).toEqual(CHAT);
+		expect(shown('operatorStatusChanged')).toEqual([
+			'emit',
+			'operatorEventNotice',
+			'operators',
+			'roles',
+			'toStatuses',
+		]);
+		expect(shown('operatorAvailabilityChanged')).toEqual([
+			'availableStatuses',
+			'emit',
+			'operatorEventNotice',
+			'roles',
+		]);
+		for (const emit of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
+			expect(issuesOf(trigger, { emit })).toEqual([]);
+	});
+
+	test('a notice on the operator panels says what Fetch Test Event shows and that the first poll emits nothing', () => {
+		const notice = trigger.properties.find((property) => property.name === 'operatorEventNotice');
+		expect(notice?.type).toBe('notice');
+		expect(notice?.displayName).toMatch(/Fetch Test Event/);
+		expect(notice?.displayName).toMatch(/first poll .* emits nothing/);
 	});
 
 	test('a notice on the panel says what Fetch Test Event shows and what activation does', () => {

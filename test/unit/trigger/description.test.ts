@@ -31,17 +31,46 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'emit',
 		'output',
 		'options',
+		'operatorEventNotice',
+		'operators',
+		'toStatuses',
+		'availableStatuses',
+		'roles',
 	]);
 	expect(values('startFrom').sort()).toEqual(['beginning', 'date', 'now']);
 	expect(property('startFrom').default).toBe('now');
 	expect(property('startDate').displayOptions).toEqual({ show: { startFrom: ['date'] } });
-	expect(values('emit').sort()).toEqual(['everyChange', 'finishedChats', 'newChats']);
+	expect(values('emit').sort()).toEqual([
+		'everyChange',
+		'finishedChats',
+		'newChats',
+		'operatorAvailabilityChanged',
+		'operatorStatusChanged',
+	]);
+	expect(property('emit').default).toBe('everyChange');
 	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified']);
 	const options = property('options').options as INodeProperties[];
 	expect(options.map((option) => [option.name, option.default])).toEqual([
 		['includeCursor', false],
 		['maxChatsPerPoll', 1000],
 	]);
+	expect(property('output').default).toBe('simplified');
+});
+
+test('the operator filters: Operators from a list, by email or by ID; seen statuses; roles; Online is available', () => {
+	const locator = (property('operators').options as Array<{ values: INodeProperties[] }>)[0]
+		.values[0];
+	expect(locator.type).toBe('resourceLocator');
+	expect(locator.modes?.map((mode) => mode.name)).toEqual(['list', 'email', 'id']);
+	expect(locator.modes?.[0].typeOptions?.searchListMethod).toBe('searchOperators');
+	expect(typeof new SvcChatTrigger().methods.listSearch.searchOperators).toBe('function');
+	const seen = ['dinner', 'invisible', 'offline', 'online', 'pre-dinner'];
+	expect(values('toStatuses')).toEqual(seen);
+	expect(values('availableStatuses')).toEqual(seen);
+	expect(property('availableStatuses').default).toEqual(['online']);
+	expect(values('roles')).toEqual(['admin', 'operator', 'supervisor']);
+	expect(property('roles').default).toEqual([]);
+	expect(property('toStatuses').default).toEqual([]);
 });
 
 test('the "Now" option says how clock differences are handled', () => {

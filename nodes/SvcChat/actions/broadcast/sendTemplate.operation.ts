@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { readCredentials, svcRequest, type SvcCredentials } from '../../transport/request';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import { listLocator, optionsCollection } from '../../descriptions/parameterBlocks';
+import { listLocator, OPERATOR_BY_ID, optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
 import { BatchOutput, type ExecuteBatch } from '../router';
@@ -17,13 +17,7 @@ export const senderProperties: INodeProperties[] = [
 			description: 'The operator on whose behalf the broadcast is sent',
 			searchListMethod: 'searchOperators',
 		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			placeholder: 'e.g. 12',
-			regex: '^\\s*\\d+\\s*$',
-			errorMessage: 'An operator ID is a whole number',
-		},
+		OPERATOR_BY_ID,
 	),
 	{
 		displayName: 'Channel ID',

@@ -2,10 +2,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import { itemParameters, type ParameterReader } from '../../parameters';
-import { describeValueType } from '../../helpers/values';
-import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import { OPERATOR_STATUS_OPTIONS } from './setStatus.operation';
+import { itemParameters } from '../../parameters';
+import {
+	OPERATOR_ROLE_OPTIONS,
+	OPERATOR_STATUS_OPTIONS,
+	returnAllOrLimit,
+} from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
@@ -30,11 +32,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Role',
 				name: 'role',
 				type: 'multiOptions',
-				options: [
-					{ name: 'Admin', value: 'admin' },
-					{ name: 'Operator', value: 'operator' },
-					{ name: 'Supervisor', value: 'supervisor' },
-				],
+				options: OPERATOR_ROLE_OPTIONS,
 				default: [],
 				description: 'Only operators that have at least one of these roles',
 			},
@@ -50,23 +48,12 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-/** A multi-choice filter: a list of texts (a single text counts as a list of one); nothing means no filter. */
-function readChoices(read: ParameterReader, value: unknown, name: string): unknown[] {
-	if (value === undefined || value === null) return [];
-	if (typeof value === 'string') return [value];
-	if (Array.isArray(value) && value.every((choice) => typeof choice === 'string')) return value;
-	throw read.fail(
-		`The '${read.label(name)}' filter must be a list of texts, but it is ${describeValueType(value)}`,
-		'Choose the values in the editor, or give a list such as ["online"].',
-	);
-}
-
 export const execute: ExecuteItem = async function (itemIndex) {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
-	const roles = readChoices(read, filters.role, 'filters.role');
-	const statuses = readChoices(read, filters.status, 'filters.status');
+	const roles = read.list('filters.role');
+	const statuses = read.list('filters.status');
 	const operators = await svcRequest(this, 'operators', { itemIndex });
 	const matching = operators.filter(
 		(operator) =>

@@ -1,31 +1,15 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
-import { listLocator, optionsCollection } from '../../descriptions/parameterBlocks';
+import {
+	listLocator,
+	OPERATOR_BY_EMAIL,
+	OPERATOR_STATUS_OPTIONS,
+	optionsCollection,
+} from '../../descriptions/parameterBlocks';
 import type { ExecuteItem } from '../router';
-
-/** The statuses seen in the spec (Get Many filters by them too); the full set is not shown, so expressions may give others. */
-export const OPERATOR_STATUS_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'Dinner', value: 'dinner', description: 'On a break (Svc calls every break "dinner")' },
-	{
-		name: 'Invisible',
-		value: 'invisible',
-		description: 'Signed in, but not shown to visitors as available',
-	},
-	{
-		name: 'Offline',
-		value: 'offline',
-		description: 'Signed out. Set Status cannot bring an operator back from offline.',
-	},
-	{ name: 'Online', value: 'online', description: 'Available for chats' },
-	{
-		name: 'Pre-Dinner',
-		value: 'pre-dinner',
-		description: 'About to go on a break: Svc\'s status before "dinner"',
-	},
-];
 
 export const properties: INodeProperties[] = [
 	listLocator(
@@ -35,13 +19,7 @@ export const properties: INodeProperties[] = [
 			description: 'The operator whose status to set',
 			searchListMethod: 'searchOperatorEmails',
 		},
-		{
-			displayName: 'By Email',
-			name: 'email',
-			placeholder: 'name@email.com',
-			regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
-			errorMessage: 'Enter an email such as name@email.com',
-		},
+		OPERATOR_BY_EMAIL,
 	),
 	{
 		displayName: 'Status',

@@ -1,4 +1,4 @@
-// The "From List" choices of the resource locators: recent chats and the operators, searchable and paged.
+// The "From List" choices of the resource locators of both nodes: recent chats and the operators, searchable and paged.
 import type {
 	ILoadOptionsFunctions,
 	INodeListSearchItems,

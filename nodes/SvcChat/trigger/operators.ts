@@ -1,0 +1,250 @@
+// The trigger's operator events: their parameters, the statuses they remember between polls, and the diff they emit.
+import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
+
+import { svcRequest, readCredentials } from '../transport/request';
+import {
+	listLocator,
+	OPERATOR_BY_EMAIL,
+	OPERATOR_BY_ID,
+	OPERATOR_ROLE_OPTIONS,
+	OPERATOR_STATUS_OPTIONS,
+} from '../descriptions/parameterBlocks';
+import { isPlainObject } from '../helpers/values';
+import { pollParameters } from '../parameters';
+import type { Operator } from '../types';
+import type { OperatorEvent } from './description';
+import { bindingChange, bindingDigest, OPERATOR_STATE_KEY, serverBinding } from './state';
+
+const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
+
+export const operatorProperties: INodeProperties[] = [
+	{
+		displayName:
+			"'Fetch Test Event' shows the operators as they are now (each with the current status as the previous one), or the current availability, and changes nothing the trigger remembers. Once the workflow is active, the first poll records every operator's status and emits nothing; later polls emit what changed.",
+		name: 'operatorEventNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: forEvents('operatorAvailabilityChanged', 'operatorStatusChanged'),
+	},
+	{
+		displayName: 'Operators',
+		name: 'operators',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Operator',
+		default: {},
+		description: 'Only changes of these operators; none means every operator',
+		displayOptions: forEvents('operatorStatusChanged'),
+		options: [
+			{
+				displayName: 'Operator',
+				name: 'operator',
+				values: [
+					listLocator(
+						{
+							displayName: 'Operator',
+							name: 'operator',
+							description: 'An operator whose changes start the workflow',
+							searchListMethod: 'searchOperators',
+						},
+						OPERATOR_BY_EMAIL,
+						OPERATOR_BY_ID,
+					),
+				],
+			},
+		],
+	},
+	{
+		displayName: 'To Status',
+		name: 'toStatuses',
+		type: 'multiOptions',
+		options: OPERATOR_STATUS_OPTIONS,
+		default: [],
+		description:
+			'Only changes to one of these statuses; none means any change. For a status that is not listed, switch to an expression and give a list such as ["online", "busy"].',
+		displayOptions: forEvents('operatorStatusChanged'),
+	},
+	{
+		displayName: 'Available Statuses',
+		name: 'availableStatuses',
+		type: 'multiOptions',
+		options: OPERATOR_STATUS_OPTIONS,
+		default: ['online'],
+		description:
+			'The statuses in which an operator counts as available. For a status that is not listed, switch to an expression.',
+		displayOptions: forEvents('operatorAvailabilityChanged'),
+	},
+	{
+		displayName: 'Roles',
+		name: 'roles',
+		type: 'multiOptions',
+		options: OPERATOR_ROLE_OPTIONS,
+		default: [],
+		description:
+			'Only operators with at least one of these roles (for example Operator, to leave out administrators who never take chats); none means every operator',
+		displayOptions: forEvents('operatorAvailabilityChanged', 'operatorStatusChanged'),
+	},
+];
+
+/** What the trigger remembers of one operator between polls: no email or name, only what the events compare. */
+interface SeenOperator extends IDataObject {
+	id: number | string;
+	status: string | null;
+	roles: string[];
+}
+
+/** The operator events' part of the static data, beside the chat cursor, under OPERATOR_STATE_KEY. */
+export interface OperatorState extends IDataObject {
+	event: OperatorEvent;
+	/** bindingDigest of the server and account the statuses were read from. */
+	boundTo: string;
+	operators: SeenOperator[];
+}
+
+const isSeenOperator = (value: unknown): value is SeenOperator =>
+	isPlainObject(value) &&
+	(typeof value.id === 'number' || typeof value.id === 'string') &&
+	(typeof value.status === 'string' || value.status === null) &&
+	Array.isArray(value.roles) &&
+	value.roles.every((role) => typeof role === 'string');
+
+const isOperatorState = (value: unknown): value is OperatorState =>
+	isPlainObject(value) &&
+	typeof value.event === 'string' &&
+	typeof value.boundTo === 'string' &&
+	Array.isArray(value.operators) &&
+	value.operators.every(isSeenOperator);
+
+/** What is remembered of an operator of the reply (spec 2.2): a status or roles of another type count as none. */
+const seen = (operator: Operator): SeenOperator => ({
+	id: operator.id,
+	status: typeof operator.status === 'string' ? operator.status : null,
+	roles: Array.isArray(operator.roles) ? operator.roles.filter((r) => typeof r === 'string') : [],
+});
+
+/** The fields of an operator in the items; an operator who is gone is known by id, status and roles only. */
+const describe = (operator: SeenOperator, known?: Operator): IDataObject => ({
+	id: operator.id,
+	email: known?.email ?? null,
+	full_name: known?.full_name ?? null,
+	roles: operator.roles,
+	status: operator.status,
+});
+
+type OperatorSettings = ReturnType<typeof readOperatorSettings>;
+
+function readOperatorSettings(context: IPollFunctions, event: OperatorEvent) {
+	const read = pollParameters(context, operatorProperties);
+	const roles = read.list('roles');
+	if (event === 'operatorAvailabilityChanged') {
+		const availableStatuses = read.list('availableStatuses');
+		if (!availableStatuses.length)
+			throw read.fail(
+				`'${read.label('availableStatuses')}' is empty`,
+				'Choose the statuses in which an operator takes chats, e.g. Online.',
+			);
+		return { roles, availableStatuses, toStatuses: [] as string[], wanted: [] as string[] };
+	}
+	// From List and By ID give an ID, By Email an email: told apart by the @, so expressions may give either.
+	const wanted = read.rows('operators.operator').map((row, index) => {
+		const value = isPlainObject(row.operator) ? row.operator.value : row.operator;
+		const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+		if (!text)
+			throw read.fail(
+				`'${read.label('operators.operator')}', entry ${index + 1} has no operator`,
+				'Pick the operator from the list, enter their email or ID, or remove the entry.',
+			);
+		return text.toLowerCase();
+	});
+	return { roles, availableStatuses: [] as string[], toStatuses: read.list('toStatuses'), wanted };
+}
+
+const hasRole = (operator: SeenOperator, roles: string[]) =>
+	!roles.length || operator.roles.some((role) => roles.includes(role));
+
+const isAvailable = (operator: SeenOperator, settings: OperatorSettings) =>
+	settings.availableStatuses.includes(operator.status as string) &&
+	hasRole(operator, settings.roles);
+
+/** Whether a Status Changed item passes the filters: Operators, To Status and Roles. */
+const passes = (item: IDataObject, { wanted, toStatuses, roles }: OperatorSettings) =>
+	(!wanted.length ||
+		wanted.includes(String(item.id)) ||
+		wanted.includes(String(item.email ?? '').toLowerCase())) &&
+	(!toStatuses.length || toStatuses.includes(item.status as string)) &&
+	hasRole(item as SeenOperator, roles);
+
+/** The Status Changed items from the remembered statuses to the current ones, filtered as the settings say. */
+function statusChanges(
+	before: SeenOperator[],
+	operators: Operator[],
+	settings: OperatorSettings,
+): IDataObject[] {
+	const previous = new Map(before.map((operator) => [String(operator.id), operator]));
+	const items: IDataObject[] = [];
+	for (const operator of operators) {
+		const now = seen(operator);
+		const was = previous.get(String(now.id));
+		previous.delete(String(now.id));
+		if (!was || was.status !== now.status)
+			items.push({ ...describe(now, operator), previous_status: was ? was.status : null });
+	}
+	// Those left were there at the last poll and are gone now.
+	for (const gone of previous.values())
+		items.push({ ...describe({ ...gone, status: null }), previous_status: gone.status });
+	return items.filter((item) => passes(item, settings));
+}
+
+/**
+ * One poll of an operator event. GET /operators is its only request; the first poll after activation (or after an
+ * edit to the event, or a credential moved to another server or account) records the statuses and emits nothing.
+ * The state is written only after the read succeeded, so a failed poll emits nothing and keeps what the last good
+ * one saw: a change is neither lost nor reported twice.
+ */
+export async function pollOperators(context: IPollFunctions, event: OperatorEvent) {
+	const settings = readOperatorSettings(context, event);
+	const credentials = await readCredentials(context);
+	// An element without an id (not the spec's shape) cannot be followed from poll to poll; it is left out.
+	const operators = (await svcRequest(context, 'operators', { credentials })).filter(
+		(operator) => isPlainObject(operator) && ['number', 'string'].includes(typeof operator.id),
+	);
+	const current = operators.map(seen);
+	const available = current.flatMap((one, index) =>
+		isAvailable(one, settings) ? [describe(one, operators[index])] : [],
+	);
+	const availability = {
+		available: available.length > 0,
+		count: available.length,
+		operators: available,
+	};
+	let items: IDataObject[] = [];
+
+	if (context.getMode() === 'manual') {
+		// Fetch Test Event: a sample to map fields from; with filters that match nobody, every operator rather than none.
+		const all = current.map((one, index) => ({
+			...describe(one, operators[index]),
+			previous_status: one.status,
+		}));
+		const matching = all.filter((item) => passes(item, settings));
+		if (event === 'operatorAvailabilityChanged') items = [availability];
+		else items = matching.length ? matching : all;
+	} else {
+		const staticData = context.getWorkflowStaticData('node');
+		const stored = staticData[OPERATOR_STATE_KEY];
+		const binding = serverBinding(credentials);
+		const known = isOperatorState(stored) && stored.event === event;
+		const moved = known ? bindingChange(stored, binding) : undefined;
+		if (moved) context.logger.warn(`Svc Chat Trigger: ${moved}; recording the operators again`);
+		if (known && !moved && event === 'operatorStatusChanged')
+			items = statusChanges(stored.operators, operators, settings);
+		const wasAvailable = known && stored.operators.some((one) => isAvailable(one, settings));
+		if (known && !moved && event === 'operatorAvailabilityChanged')
+			items = wasAvailable === availability.available ? [] : [availability];
+		const next: OperatorState = { event, boundTo: bindingDigest(binding), operators: current };
+		// Only a change is written: n8n saves the workflow's static data when it was touched.
+		if (JSON.stringify(stored) !== JSON.stringify(next)) staticData[OPERATOR_STATE_KEY] = next;
+	}
+	const detectedAt = new Date(Date.now()).toISOString();
+	const stamped = items.map((item) => ({ ...item, detected_at: detectedAt }));
+	return stamped.length ? [context.helpers.returnJsonArray(stamped)] : null;
+}
