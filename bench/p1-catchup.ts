@@ -9,7 +9,7 @@ import type { IDataObject, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { FULL_CHAT_CONCURRENCY } from '../nodes/SvcChat/transport/chats';
 import type { Chat, ChatsReply } from '../nodes/SvcChat/types';
 import { n8nHttpRequestWithAuthentication } from '../test/harness/n8nRequest';
-import { credentialsFor, pollContextForTiming } from './harness';
+import { catchUpPollContext, credentialsFor } from './harness';
 import { loadNodes } from './nodes';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
 import { elapsedMs, figures, round, type Figures } from './stats';
@@ -152,18 +152,7 @@ export async function benchCatchUp({
 		const credentials = credentialsFor(sandbox);
 		const { last_ts: latest } = await sandbox.control<{ last_ts: number }>('GET', 'cursor');
 		const newContext = (staticData: IDataObject) =>
-			pollContextForTiming({
-				description: trigger.description,
-				// Raw output: the baseline keeps the chats as the API sends them, so the trigger does too.
-				parameters: {
-					startFrom: 'beginning',
-					emit: 'everyChange',
-					output: 'raw',
-					options: { maxChatsPerPoll: chats * 10 },
-				},
-				credentials,
-				staticData,
-			});
+			catchUpPollContext(trigger.description, credentials, chats, staticData);
 
 		// Each contender returns the chats it holds; they are checked after the clock stops.
 		const runners: Record<Contender, () => Promise<IDataObject[]>> = {

@@ -3,11 +3,9 @@
 // trigger's rate and n8n's poll budget it works out how long a 100,000-chat Beginning of History catch-up takes.
 import https from 'node:https';
 
-import type { IDataObject } from 'n8n-workflow';
-
 import { POLL_BUDGET_SHARE } from '../nodes/SvcChat/trigger/poll';
 import type { ChatsReply } from '../nodes/SvcChat/types';
-import { credentialsFor, pollContextForTiming } from './harness';
+import { catchUpPollContext, credentialsFor } from './harness';
 import { loadNodes } from './nodes';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
 import { elapsedMs, figures, round, type Figures } from './stats';
@@ -137,17 +135,7 @@ export async function benchNetwork({ runs, chats, latencyMs, log }: P8Options): 
 			},
 			trigger: async () => {
 				const result = await trigger.poll.call(
-					pollContextForTiming({
-						description: trigger.description,
-						parameters: {
-							startFrom: 'beginning',
-							emit: 'everyChange',
-							output: 'raw',
-							options: { maxChatsPerPoll: chats * 10 },
-						},
-						credentials,
-						staticData: {} as IDataObject,
-					}),
+					catchUpPollContext(trigger.description, credentials, chats, {}),
 				);
 				const emitted = result?.[0].length ?? 0;
 				if (emitted !== chats)
