@@ -13,7 +13,9 @@ beforeAll(async () => {
 afterAll(async () => await sandbox.stop());
 
 /** GET /departments with `agent`, and how long it took from the request to the last byte of the reply. */
-function timedGet(agent: https.Agent): Promise<{ ms: number; status: number; body: string }> {
+function timedGet(
+	agent: https.Agent,
+): Promise<{ ms: number; status: number; body: string; reusedSocket: boolean }> {
 	const startedAt = performance.now();
 	return new Promise((resolve, reject) => {
 		const request = https.get(
@@ -23,7 +25,12 @@ function timedGet(agent: https.Agent): Promise<{ ms: number; status: number; bod
 				let body = '';
 				response.on('data', (chunk: Buffer) => (body += chunk.toString()));
 				response.on('end', () =>
-					resolve({ ms: performance.now() - startedAt, status: response.statusCode ?? 0, body }),
+					resolve({
+						ms: performance.now() - startedAt,
+						status: response.statusCode ?? 0,
+						body,
+						reusedSocket: request.reusedSocket,
+					}),
 				);
 			},
 		);
@@ -48,9 +55,10 @@ test('a new connection pays the TCP and TLS round trips; a kept-alive one pays o
 		expect(JSON.parse(second.body)).toEqual(JSON.parse(first.body));
 		// TCP's handshake, TLS's, then the request: at least three round trips (a timer may fire 1 ms early).
 		expect(first.ms).toBeGreaterThanOrEqual(6 * ONE_WAY_MS - 2);
-		// The same socket again: the request's own round trip, and no handshake.
+		// The same connection again (no handshake): the request's own round trip. Only lower bounds are timed, since a
+		// busy machine can only add time.
+		expect([first.reusedSocket, second.reusedSocket]).toEqual([false, true]);
 		expect(second.ms).toBeGreaterThanOrEqual(2 * ONE_WAY_MS - 2);
-		expect(second.ms).toBeLessThan(4 * ONE_WAY_MS);
 	} finally {
 		agent.destroy();
 	}
