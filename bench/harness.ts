@@ -33,6 +33,28 @@ export function pollContextForTiming(options: PollContextOptions): IPollFunction
 }
 
 /**
+ * A poll of the whole backlog from Beginning of History in one go (Max Chats per Poll above it), with Raw output:
+ * the baselines keep the chats as the API sends them, so the trigger does too.
+ */
+export const catchUpPollContext = (
+	description: INodeTypeDescription,
+	credentials: SvcCredentials,
+	backlog: number,
+	staticData: IDataObject,
+) =>
+	pollContextForTiming({
+		description,
+		parameters: {
+			startFrom: 'beginning',
+			emit: 'everyChange',
+			output: 'raw',
+			options: { maxChatsPerPoll: backlog * 10 },
+		},
+		credentials,
+		staticData,
+	});
+
+/**
  * getNodeParameter over parameters resolved once, as n8n stores them, with some given per item (what an expression
  * such as {{ $json.phone }} gives); the harness would resolve the whole description again on every read.
  */

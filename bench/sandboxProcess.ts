@@ -25,6 +25,10 @@ export interface SandboxProcess {
 export async function startSandboxProcess(options: {
 	chats: number;
 	seed?: number;
+	/** HTTPS with the sandbox's self-signed certificate. */
+	https?: boolean;
+	/** The sandbox's one-way network delay (sandbox/README.md). */
+	latencyMs?: number;
 }): Promise<SandboxProcess> {
 	const args = [
 		path.join(ROOT, 'sandbox/cli.ts'),
@@ -32,15 +36,19 @@ export async function startSandboxProcess(options: {
 		String(options.chats),
 		'--seed',
 		String(options.seed ?? 1),
+		...(options.https ? ['--https'] : []),
+		...(options.latencyMs ? ['--latency-ms', String(options.latencyMs)] : []),
 	];
 	const child = start(TSX, args, { cwd: ROOT });
-	const url = await waitUntil(
-		async () =>
-			child.output().includes('Press Ctrl-C') &&
-			/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(child.output())?.[1],
+	const printed = await waitUntil(
+		async () => child.output().includes('Press Ctrl-C') && child.output(),
 		{ what: 'The sandbox', timeoutMs: READY_TIMEOUT_MS, process: child, everyMs: 50 },
 	);
+	const url = /listening on (https?:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+	const host = /Host: +(\S+)/.exec(printed)?.[1];
+	if (!url || !host) throw new Error(`The sandbox printed no URL or Host:\n${printed}`);
 	const admin = { ...DEFAULT_ADMIN };
+	// Node's fetch refuses the self-signed certificate of --https, so the control routes are for plain HTTP runs.
 	const control = async <T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> => {
 		const reply = await fetch(`${url}/__control/${route}`, {
 			method,
@@ -53,7 +61,7 @@ export async function startSandboxProcess(options: {
 	};
 	return {
 		url,
-		host: url,
+		host,
 		admin,
 		authorization: `Basic ${Buffer.from(`${admin.email}:${admin.password}`).toString('base64')}`,
 		control,

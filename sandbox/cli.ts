@@ -1,4 +1,4 @@
-// `npm run sandbox -- --chats 50 --seed 7 --port 8787 --https --last-ts-as-string`: starts the sandbox for people.
+// `npm run sandbox -- --chats 50 --seed 7 --port 8787 --https --latency-ms 30 --last-ts-as-string`: starts the sandbox for people.
 import { parseArgs } from 'node:util';
 
 import { startSandbox } from './index';
@@ -9,6 +9,7 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --seed N              seed of the generated data (default 1)
   --port N              port on 127.0.0.1 (default 0: any free port)
   --https               HTTPS with a self-signed certificate (turn on "Ignore SSL Issues" in n8n)
+  --latency-ms N        one-way network delay: every byte each way waits N ms, a new connection one round trip more
   --last-ts-as-string   /chats answers last_ts as a string instead of a number
   --lockout-threshold N failed logins before 403 (default 5)
   --help                this text`;
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
 			seed: { type: 'string' },
 			port: { type: 'string' },
 			https: { type: 'boolean', default: false },
+			'latency-ms': { type: 'string' },
 			'last-ts-as-string': { type: 'boolean', default: false },
 			'lockout-threshold': { type: 'string' },
 			help: { type: 'boolean', default: false },
@@ -43,13 +45,15 @@ async function main(): Promise<void> {
 		seed: integer('seed', values.seed, 1),
 		port: integer('port', values.port, 0),
 		https: values.https,
+		latencyMs: integer('latency-ms', values['latency-ms'], 0),
 		lastTsAsString: values['last-ts-as-string'],
 		lockoutThreshold:
 			values['lockout-threshold'] === undefined
 				? undefined
 				: Math.max(1, integer('lockout-threshold', values['lockout-threshold'], 5)),
 	});
-	console.log(`Svc sandbox listening on ${sandbox.url} (${sandbox.control.chatCount()} chats)
+	const latency = sandbox.latencyMs ? `, ${sandbox.latencyMs} ms each way` : '';
+	console.log(`Svc sandbox listening on ${sandbox.url} (${sandbox.control.chatCount()} chats${latency})
 
   In n8n, create "Svc API" credentials with:
     Host:      ${sandbox.host}

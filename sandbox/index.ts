@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { createControl, type SandboxControl } from './control';
 import { FaultInjector } from './faults';
+import { startLatencyRelay } from './latency';
 import { createRequestHandler } from './server';
 import { DEFAULT_SETTINGS, SandboxState, validateSettings, type SandboxSettings } from './state';
 
@@ -32,6 +33,11 @@ export interface SandboxOptions {
 	lockoutWindowMs?: number;
 	/** Injectable clock (allowed online time, lockouts, new change timestamps, the 30 days of seeded history). */
 	now?: () => Date;
+	/**
+	 * Default 0. A one-way network delay in ms: every byte each way arrives this much later, and a new connection waits
+	 * one more round trip before its first byte, as TCP's handshake makes it (see latency.ts).
+	 */
+	latencyMs?: number;
 	/** Any other starting settings (see README), e.g. `{ equalTimestamps: true }`; kept across control resets. */
 	settings?: Partial<SandboxSettings>;
 }
@@ -50,6 +56,8 @@ export interface Sandbox {
 	control: SandboxControl;
 	/** The self-signed certificate (PEM) in https mode, so a client can trust exactly this server. */
 	certificate?: string;
+	/** The one-way delay the relay adds (0: none). */
+	latencyMs: number;
 	/** Closes the server and all its sockets. */
 	stop(): Promise<void>;
 }
@@ -82,6 +90,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const chats = options.chats ?? 10;
 	if (!Number.isInteger(chats) || chats < 0)
 		throw new Error('chats must be a non-negative integer');
+	const latencyMs = options.latencyMs ?? 0;
+	if (!Number.isInteger(latencyMs) || latencyMs < 0)
+		throw new Error('latencyMs must be a non-negative integer');
 	const admin = { ...(options.admin ?? DEFAULT_ADMIN) };
 	const seed = options.seed ?? 1;
 	const state = new SandboxState({
@@ -116,12 +127,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
-		server.listen(options.port ?? 0, '127.0.0.1', () => {
+		// With latency the server sits behind the relay, which takes the chosen port.
+		server.listen(latencyMs ? 0 : (options.port ?? 0), '127.0.0.1', () => {
 			server.off('error', reject);
 			resolve();
 		});
 	});
-	const { port } = server.address() as AddressInfo;
+	const relay = latencyMs
+		? await startLatencyRelay((server.address() as AddressInfo).port, latencyMs, options.port)
+		: undefined;
+	const port = relay?.port ?? (server.address() as AddressInfo).port;
 	const scheme = tls ? 'https' : 'http';
 	let stopped: Promise<void> | undefined;
 
@@ -132,6 +147,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		admin,
 		control,
 		certificate: tls?.cert,
+		latencyMs,
 		stop: () => {
 			stopped ??= new Promise<void>((resolve) => {
 				for (const timer of timers) clearTimeout(timer); // clears intervals too
@@ -139,7 +155,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				server.close(() => resolve());
 				server.closeAllConnections();
 				for (const socket of sockets) socket.destroy();
-			});
+			}).then(() => relay?.stop());
 			return stopped;
 		},
 	};

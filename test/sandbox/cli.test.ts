@@ -68,3 +68,22 @@ test('a bad option is refused with the usage text and exit code 1', async () => 
 	expect(cli.output()).toContain('--chats needs a non-negative integer, got "many"');
 	expect(cli.output()).toContain('Usage: npm run sandbox');
 });
+
+test('--latency-ms puts the relay in front and says so; the API answers through it', async () => {
+	const cli = runCli(['--chats', '2', '--latency-ms', '20']);
+	const printed = await cli.ready;
+	const url = /listening on (http:\/\/127\.0\.0\.1:\d+) \(2 chats, 20 ms each way\)/.exec(
+		printed,
+	)?.[1];
+	expect(url).toBeDefined();
+	const reply = await get(
+		{ url: url!, admin: { email: 'admin@svc.test', password: 'sandbox-password' } },
+		'chats',
+		{
+			since: '0',
+		},
+	);
+	expect((reply.json as { chats: unknown[] }).chats).toHaveLength(2);
+	cli.child.kill('SIGTERM');
+	expect(await cli.exited).toBe(0);
+});

@@ -227,16 +227,15 @@ export class ParameterReader {
 	rows(name: string): IDataObject[] {
 		const value = this.raw(name, []);
 		if (value === undefined || value === null) return [];
-		const label = this.label(name);
 		if (!Array.isArray(value))
 			throw this.fail(
-				`'${label}' must be a list, but it is ${describeValueType(value)}`,
+				`'${this.label(name)}' must be a list, but it is ${describeValueType(value)}`,
 				RESET_FIX,
 			);
 		const bad = value.findIndex((row) => !isPlainObject(row));
 		if (bad >= 0)
 			throw this.fail(
-				`'${label}', entry ${bad + 1} is ${describeValueType(value[bad])}`,
+				`'${this.label(name)}', entry ${bad + 1} is ${describeValueType(value[bad])}`,
 				RESET_FIX,
 			);
 		return value as IDataObject[];

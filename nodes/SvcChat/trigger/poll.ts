@@ -20,7 +20,7 @@ import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } f
 const TEST_EVENT_CHATS = 5;
 const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
-const POLL_BUDGET_SHARE = 0.5;
+export const POLL_BUDGET_SHARE = 0.5;
 
 type PollResult = INodeExecutionData[][] | null;
 

@@ -258,27 +258,27 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 /** The parameters of one template part, each as text, in the order given; footer parameters carry no type. */
 function readPart(read: ParameterReader, part: 'header' | 'body' | 'footer'): IDataObject[] {
 	const name = `${part}Parameters.parameter`;
-	const label = read.label(name);
+	// Looked up only for an error: a label per part and item would be most of a large broadcast's own time.
+	const where = (position: number) => `${read.label(name)}, parameter ${position + 1}`;
 	return read.rows(name).map((row, position) => {
-		const where = `${label}, parameter ${position + 1}`;
 		const text =
 			typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
 		if (typeof text !== 'string') {
 			throw read.fail(
-				`'${where}' must be text, but it is ${describeValueType(row.text)}`,
+				`'${where(position)}' must be text, but it is ${describeValueType(row.text)}`,
 				'Give the parameter a text value.',
 			);
 		}
 		if (!text.trim()) {
 			throw read.fail(
-				`'${where}' is empty`,
+				`'${where(position)}' is empty`,
 				'Fill in every template parameter, or remove the empty one.',
 			);
 		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
 			throw read.fail(
-				`'${where}' has the type ${showValue(type)}`,
+				`'${where(position)}' has the type ${showValue(type)}`,
 				`Use one of: ${HEADER_TYPES.join(', ')}.`,
 			);
 		}
