@@ -98,7 +98,7 @@ async function headless(): Promise<void> {
 	try {
 		n8n.installPackage(REPO_ROOT);
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
-		const steps = await runExamples(n8n, { log });
+		const steps = await runExamples(n8n, sandbox, { log });
 		for (const step of steps) printStep(step);
 		const broadcasts = sandbox.control.broadcasts();
 		console.log(
@@ -142,6 +142,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  4. "Svc: daily operator statistics…": open it and click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
     to a few seconds first. Operator statuses: curl -s ${sandbox.url}/__control/operators
+ 6. "Svc: tell the team when nobody is online…" is published and checks every minute. Set everyone offline:
+      curl -s ${sandbox.url}/__control/operators/cycle -H 'content-type: application/json' -d '{"statuses":["offline"]}'
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.
@@ -209,6 +211,7 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 			EXAMPLE_IDS.exportFinishedChats,
 			EXAMPLE_IDS.crmBroadcast,
 			EXAMPLE_IDS.visitorPairing,
+			EXAMPLE_IDS.nobodyOnline,
 		]);
 		await n8n.start();
 	} catch (error) {

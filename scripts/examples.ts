@@ -2,7 +2,7 @@
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox';
-import { nodeItems, type RunData } from './executions';
+import { nodeItems, type RunData, type StoredExecution } from './executions';
 import {
 	postJsonOnNewConnection,
 	readWorkflowsIn,
@@ -26,6 +26,7 @@ export const EXAMPLE_IDS = {
 	visitorPairing: 'svcExample4Visitor',
 	dailyStats: 'svcExample5Stats',
 	aiAgent: 'svcExample6Agent',
+	nobodyOnline: 'svcExample7Nobody',
 } as const;
 
 /** Examples that `npm start -- --headless` imports but does not run, and why. */
@@ -129,6 +130,26 @@ function manualVariant(
 	};
 }
 
+/** Poll times for every `seconds` s: one custom cron per second mark, as n8n refuses a cron firing more than once a minute. */
+export const pollEvery = (seconds: number) => ({
+	item: Array.from({ length: 60 / seconds }, (_, index) => ({
+		mode: 'custom' as const,
+		cronExpression: `${index * seconds} * * * * *`,
+	})),
+});
+
+/** A copy of a polling example whose trigger polls every `seconds` s, so that a run need not wait for minute marks. */
+function pollingVariant(workflow: Workflow, triggerName: string, id: string, seconds: number) {
+	const trigger = findNode(workflow, triggerName);
+	const fast = { ...trigger, parameters: { ...trigger.parameters, pollTimes: pollEvery(seconds) } };
+	return {
+		...workflow,
+		id,
+		name: `${workflow.name} (polling every ${seconds} s)`,
+		nodes: workflow.nodes.map((node) => (node === trigger ? fast : node)),
+	};
+}
+
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
 	const pinned = (
@@ -178,6 +199,16 @@ function outputsOf(
 	);
 }
 
+/** The `nth` finished execution of a workflow, once there is one; throws if it did not succeed. */
+async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<StoredExecution> {
+	const execution = (await n8n.waitForExecutions(workflowId, nth))[nth - 1];
+	if (execution.status !== 'success')
+		throw new Error(
+			`Execution ${nth} of ${workflowId} ended "${execution.status}": ${JSON.stringify(execution.data.resultData.error)}`,
+		);
+	return execution;
+}
+
 /**
  * Calls one webhook example (retrying while n8n still registers it: 404 right after start), checks its answer, and
  * records the execution it started (the `nth` of its workflow).
@@ -205,7 +236,7 @@ async function webhookStep(
 	}
 	if (reply.status !== 200)
 		throw new Error(`"${webhook}" answered ${reply.status}: ${JSON.stringify(answer)}`);
-	const run = (await n8n.waitForExecutions(workflow.id, nth))[nth - 1];
+	const run = await nthSuccess(n8n, workflow.id, nth);
 	const response = { status: reply.status, body: answer };
 	return { title, workflowId: workflow.id, how, outputs: outputsOf(run.data, shown), response };
 }
@@ -213,11 +244,14 @@ async function webhookStep(
 /**
  * Runs every example once against the sandbox the `Svc sandbox` credential points at, the way it runs for users:
  * the scheduled ones from their schedule trigger (through `n8n execute-batch`), the webhook ones by calling their
- * production URLs, and the chat trigger by activation in `n8n start`. n8n must have the package and credential.
- * Throws on the first step that fails; always stops the n8n server it started.
+ * production URLs, and the chat triggers by activation in `n8n start` (example 7 polls every 5 s while every
+ * operator goes offline and back). n8n must have the package and credential. Throws on the first step that fails;
+ * always stops the n8n server it started.
  */
 export async function runExamples(
 	n8n: N8n,
+	/** The sandbox the credential points at: example 7 changes its operators' statuses (and restores them). */
+	sandbox: Sandbox,
 	options: {
 		log?: Log;
 		/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
@@ -230,9 +264,16 @@ export async function runExamples(
 	const stats = findExample(examples, EXAMPLE_IDS.dailyStats);
 	const broadcast = findExample(examples, EXAMPLE_IDS.crmBroadcast);
 	const pairing = findExample(examples, EXAMPLE_IDS.visitorPairing);
+	const alertTrigger = 'Operator availability';
 	const variants = {
 		stats: manualVariant(stats, 'Every day at 07:00', 'svcRunStats0700'),
 		lunch: manualVariant(lunch, 'Every day at 13:00', 'svcRunLunch1300'),
+		alert: pollingVariant(
+			findExample(examples, EXAMPLE_IDS.nobodyOnline),
+			alertTrigger,
+			'svcRunAlert5s',
+			5,
+		),
 	};
 	await n8n.importWorkflows([...examples, ...Object.values(variants)]);
 
@@ -268,6 +309,7 @@ export async function runExamples(
 		EXAMPLE_IDS.exportFinishedChats,
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
+		variants.alert.id,
 	]);
 	await n8n.start();
 	try {
@@ -301,18 +343,37 @@ export async function runExamples(
 		);
 
 		// Activation polls once at once; that poll reads the history from the beginning.
-		const [exportRun] = await n8n.waitForExecutions(EXAMPLE_IDS.exportFinishedChats, 1);
-		if (exportRun.status !== 'success') {
-			throw new Error(
-				`The chat trigger's execution ended "${exportRun.status}": ${JSON.stringify(exportRun.data.resultData.error)}`,
-			);
-		}
+		const exportRun = await nthSuccess(n8n, EXAMPLE_IDS.exportFinishedChats, 1);
 		await record({
 			title: 'Finished chats exported (Svc Chat Trigger, polled on activation)',
 			workflowId: EXAMPLE_IDS.exportFinishedChats,
 			how: 'published; n8n start',
 			outputs: outputsOf(exportRun.data, ['Finished chats', 'Spreadsheet columns', 'CSV file']),
 		});
+
+		// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
+		await waitUntil(
+			async () => {
+				const { staticData } = await (await n8n.rest())('GET', `workflows/${variants.alert.id}`);
+				const nodes = staticData as Record<string, { operatorEvents?: unknown }> | null;
+				return nodes?.[`node:${alertTrigger}`]?.operatorEvents !== undefined;
+			},
+			{ what: `the first poll of "${alertTrigger}"`, timeoutMs: 60_000, everyMs: 500 },
+		);
+		const alertStep = async (nth: number, title: string) => {
+			const { data } = await nthSuccess(n8n, variants.alert.id, nth);
+			// The trigger, and whichever branch of the IF ran.
+			const shown = [alertTrigger, 'Message for the team', 'Outside business hours'].filter(
+				(name) => data.resultData.runData[name],
+			);
+			const how = 'published, polling every 5 s; n8n start';
+			await record({ title, workflowId: variants.alert.id, how, outputs: outputsOf(data, shown) });
+		};
+		const before = sandbox.control.getOperators();
+		sandbox.control.cycleOperators({ statuses: ['offline'] });
+		await alertStep(1, 'Nobody online: every operator was set offline');
+		for (const { id, status } of before) sandbox.control.setOperatorStatus(id, status);
+		await alertStep(2, 'Nobody online: the operators are back');
 	} finally {
 		await n8n.stop();
 	}

@@ -9,6 +9,7 @@ import {
 	type ExampleStep,
 } from '../../scripts/examples';
 import type { StoredExecution } from '../../scripts/executions';
+import { waitUntil } from '../../scripts/processes';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
 
@@ -21,13 +22,14 @@ interface Observed {
 
 let operatorsBefore: Operator[];
 const observed: Observed[] = [];
-/** n8n's own record of the chat trigger's run, read while n8n still runs. */
+/** n8n's own record of the chat triggers' runs, read while n8n still runs. */
 let exportExecutions: StoredExecution[] = [];
+let alertExecutions: StoredExecution[] = [];
 
 // The demo's data set.
 const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
 	operatorsBefore = started.sandbox.control.getOperators();
-	await runExamples(started.n8n, {
+	await runExamples(started.n8n, started.sandbox, {
 		onStep: async (step) => {
 			observed.push({
 				step,
@@ -37,6 +39,19 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 			});
 			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats)
 				exportExecutions = await started.n8n.readExecutions(step.workflowId);
+			if (step.workflowId === 'svcRunAlert5s' && /back/.test(step.title)) {
+				// Two more polls after the last change: an availability reported twice would be a third execution.
+				const polls = () =>
+					started.sandbox.control
+						.requestLog()
+						.filter(({ method, path }) => method === 'GET' && path === '/api/v2/operators').length;
+				const seen = polls();
+				await waitUntil(async () => polls() >= seen + 2, {
+					what: 'two more polls of the operators',
+					timeoutMs: 120_000,
+				});
+				alertExecutions = await started.n8n.readExecutions(step.workflowId, { all: true });
+			}
 		},
 	});
 });
@@ -80,6 +95,8 @@ test('every example ran', () => {
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.exportFinishedChats,
+		'svcRunAlert5s',
+		'svcRunAlert5s',
 	]);
 });
 
@@ -233,4 +250,71 @@ test('1. the chat trigger, published in n8n start, polls on activation and expor
 	// It really was the trigger, in production: n8n's own record of the execution.
 	const [execution] = exportExecutions;
 	expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
+});
+
+test('7. nobody online: one execution when every operator went offline, one when they came back; the IF keeps business hours', () => {
+	const offline = observedStep('svcRunAlert5s', /offline/);
+	const back = observedStep('svcRunAlert5s', /back/);
+	const onlineBefore = operatorsBefore.filter((operator) => operator.status === 'online');
+	expect(onlineBefore.length).toBeGreaterThan(0);
+	expect(offline.operators.map(({ status }) => status)).toEqual(
+		operatorsBefore.map(() => 'offline'),
+	);
+	// Put back as seeded, for the steps and tests after it.
+	expect(back.operators).toEqual(operatorsBefore);
+
+	// Exactly two, still after two more polls, both started by the trigger in production.
+	expect(alertExecutions.map(({ mode, status }) => ({ mode, status }))).toEqual([
+		{ mode: 'trigger', status: 'success' },
+		{ mode: 'trigger', status: 'success' },
+	]);
+	const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+	const [down] = offline.step.outputs['Operator availability'];
+	expect(offline.step.outputs['Operator availability']).toEqual([
+		{ available: false, count: 0, operators: [], detected_at: iso },
+	]);
+	const [up] = back.step.outputs['Operator availability'];
+	expect(back.step.outputs['Operator availability']).toEqual([
+		{
+			available: true,
+			count: onlineBefore.length,
+			operators: onlineBefore.map(({ id, email, full_name, roles, status }) => ({
+				id,
+				email,
+				full_name,
+				roles,
+				status,
+			})),
+			detected_at: iso,
+		},
+	]);
+	const downAt = new Date(down.detected_at as string);
+	const upAt = new Date(up.detected_at as string);
+	expect(downAt.getTime()).toBeLessThan(upAt.getTime());
+	expect(upAt.getTime()).toBeLessThanOrEqual(back.at);
+
+	// The instance runs in UTC: business hours are Monday to Friday, 09:00 to 18:00 UTC at detected_at.
+	const expected: Array<[Observed, Record<string, unknown>, Date, string]> = [
+		[offline, down, downAt, `Nobody is online since ${downAt.toISOString().slice(11, 16)}.`],
+		[
+			back,
+			up,
+			upAt,
+			`Back online (${onlineBefore.length}): ${onlineBefore.map(({ full_name }) => full_name).join(', ')}`,
+		],
+	];
+	for (const [{ step }, item, at, text] of expected) {
+		const inHours =
+			at.getUTCDay() >= 1 && at.getUTCDay() <= 5 && at.getUTCHours() >= 9 && at.getUTCHours() < 18;
+		if (inHours)
+			expect(step.outputs).toEqual({
+				'Operator availability': [item],
+				'Message for the team': [{ text }],
+			});
+		else
+			expect(step.outputs).toEqual({
+				'Operator availability': [item],
+				'Outside business hours': [item],
+			});
+	}
 });

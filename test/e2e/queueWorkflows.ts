@@ -1,4 +1,5 @@
 // The workflows of the queue-mode e2e: a fast-polling trigger over a backlog, a webhook export and a webhook broadcast.
+import { pollEvery } from '../../scripts/examples';
 import type { Workflow, WorkflowNode } from '../../scripts/n8n';
 
 export const BACKLOG_CREDENTIAL = { id: 'svcQueueBacklog1', name: 'Svc backlog sandbox' };
@@ -15,7 +16,7 @@ export const EXPORT_NODE = 'All chats';
 export const SEND_NODE = 'Send template';
 export const WEBHOOK_PATHS = { export: 'svc-queue-export', broadcast: 'svc-queue-broadcast' };
 
-/** Seconds between polls; n8n rejects a cron that fires more than once a minute, so it gets one cron per second mark. */
+/** Seconds between the trigger's polls (pollEvery: one cron per second mark). */
 export const POLL_EVERY_SECONDS = 6;
 export const MAX_CHATS_PER_POLL = 1000;
 /** Each trigger execution waits this long on its worker, so a worker can be killed during one. */
@@ -58,17 +59,6 @@ const waitSeconds = (id: string, name: string, seconds: number) =>
 		unit: 'seconds',
 	});
 
-/** Every `POLL_EVERY_SECONDS` s: one "custom" poll time per second mark, each a cron with a single fixed second. */
-function pollTimes(): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
-	const marks = Array.from(
-		{ length: 60 / POLL_EVERY_SECONDS },
-		(_, index) => index * POLL_EVERY_SECONDS,
-	);
-	return {
-		item: marks.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
-	};
-}
-
 export function backlogWorkflow(): Workflow {
 	return {
 		id: IDS.backlog,
@@ -80,7 +70,7 @@ export function backlogWorkflow(): Workflow {
 				'n8n-nodes-svc.svcChatTrigger',
 				1,
 				{
-					pollTimes: pollTimes(),
+					pollTimes: pollEvery(POLL_EVERY_SECONDS),
 					startFrom: 'beginning',
 					emit: 'everyChange',
 					output: 'simplified',
