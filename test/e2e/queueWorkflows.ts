@@ -59,7 +59,7 @@ const waitSeconds = (id: string, name: string, seconds: number) =>
 	});
 
 /** Every `POLL_EVERY_SECONDS` s: one "custom" poll time per second mark, each a cron with a single fixed second. */
-function pollTimes(): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
+export function pollTimes(): { item: Array<{ mode: 'custom'; cronExpression: string }> } {
 	const marks = Array.from(
 		{ length: 60 / POLL_EVERY_SECONDS },
 		(_, index) => index * POLL_EVERY_SECONDS,
