@@ -438,6 +438,10 @@ test("6. the node creator lists the operator events among the trigger's events, 
 		heading,
 		...triggerEvents.map((panel) => panel.action),
 	]);
+	// The operator events come last, below the fold: brought into the picture.
+	await creator
+		.getByText(triggerEvents[triggerEvents.length - 1].action, { exact: true })
+		.scrollIntoViewIfNeeded();
 	await browser.screenshot('6-trigger-events');
 	// Every event, the chat ones and the operator ones alike, is listed after the Triggers heading.
 	expect(lines).toContain(heading);
