@@ -482,7 +482,7 @@ test("6. the node creator lists the operator events among the trigger's events, 
 			parameters,
 			panel.fields.map((field) => field.label),
 			FIELDS_TIMEOUT_MS,
-		).catch((error: Error) => {
+		).catch((error: Error): string[] => {
 			problems.push(`${panel.action}: ${error.message}`);
 			return [];
 		});
