@@ -191,6 +191,33 @@ function isEmptyDefault(value: unknown): boolean {
 	);
 }
 
+/** The properties n8n displays for a fresh node given these parameters (the others at their defaults). */
+function shownProperties(
+	description: INodeTypeDescription,
+	parameters: Record<string, string>,
+): INodeProperties[] {
+	const node = {
+		id: 'x',
+		name: 'x',
+		type: description.name,
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters,
+	};
+	const values =
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			parameters,
+			true,
+			false,
+			node,
+			description,
+		) ?? {};
+	return description.properties.filter((property) =>
+		NodeHelpers.displayParameter(values, property, node, description),
+	);
+}
+
 /** Every resource and operation of the node, in the order of the Resource dropdown. */
 export function operationPanels(description: INodeTypeDescription): OperationPanel[] {
 	const resourceProperty = description.properties.find((property) => property.name === 'resource');
@@ -211,26 +238,7 @@ export function operationPanels(description: INodeTypeDescription): OperationPan
 			action?: string;
 		}>;
 		return operations.map(({ value: operation, action, name }) => {
-			const node = {
-				id: 'x',
-				name: 'x',
-				type: description.name,
-				typeVersion: 1,
-				position: [0, 0] as [number, number],
-				parameters: { resource, operation },
-			};
-			const values =
-				NodeHelpers.getNodeParameters(
-					description.properties,
-					node.parameters,
-					true,
-					false,
-					node,
-					description,
-				) ?? {};
-			const shown = description.properties.filter((property) =>
-				NodeHelpers.displayParameter(values, property, node, description),
-			);
+			const shown = shownProperties(description, { resource, operation });
 			const chosenByOperationOnly = (property: INodeProperties) =>
 				Object.keys(property.displayOptions?.show ?? {}).every(
 					(key) => key === 'resource' || key === 'operation',
@@ -254,4 +262,39 @@ export function operationPanels(description: INodeTypeDescription): OperationPan
 			};
 		});
 	});
+}
+
+export interface TriggerEventPanel {
+	/** The value of the trigger's event field, and its name there. */
+	event: string;
+	name: string;
+	/** The event's name in the node creator's Triggers section. */
+	action: string;
+	/** The fields n8n displays for a fresh node on this event (notices left out): names and labels. */
+	fields: Array<{ name: string; label: string; type: string }>;
+}
+
+/**
+ * Every event of a trigger, as n8n's node creator lists it: the options of the field labelled Event, Events or
+ * Trigger On (what n8n's editor reads), each shown by its `action`.
+ */
+export function triggerEventPanels(description: INodeTypeDescription): TriggerEventPanel[] {
+	const eventField = description.properties.find((property) =>
+		['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
+	);
+	if (!eventField?.options) throw new Error(`${description.displayName} has no event field`);
+	return (eventField.options as Array<{ value: string; name: string; action?: string }>).map(
+		({ value, name, action }) => ({
+			event: value,
+			name,
+			action: action ?? `On ${name}`,
+			fields: shownProperties(description, { [eventField.name]: value })
+				.filter((property) => property.type !== 'notice')
+				.map((property) => ({
+					name: property.name,
+					label: property.displayName,
+					type: property.type,
+				})),
+		}),
+	);
 }

@@ -21,9 +21,11 @@ import {
 	openWorkflow,
 	operationPanels,
 	SCREENSHOTS_DIR,
+	triggerEventPanels,
 	waitForTexts,
 	type Browser,
 	type OperationPanel,
+	type TriggerEventPanel,
 } from './browser-harness';
 import { sandboxGet, useE2eEnvironment } from './environment';
 
@@ -125,6 +127,7 @@ function readmePicture(name: string): string {
 let browser: Browser;
 let svcChat: INodeTypeDescription;
 let panels: OperationPanel[];
+let triggerEvents: TriggerEventPanel[];
 
 // Declared first, so the browser closes before the environment is disposed.
 afterAll(async () => await browser?.close());
@@ -132,6 +135,7 @@ afterAll(async () => await browser?.close());
 const env = useE2eEnvironment({ sandbox: { seed: 5, chats: 20 } }, async (started) => {
 	svcChat = distNode('SvcChat.node.js', 'SvcChat');
 	panels = operationPanels(svcChat);
+	triggerEvents = triggerEventPanels(distNode('SvcChatTrigger.node.js', 'SvcChatTrigger'));
 	started.n8n.setOwner(OWNER);
 	await started.n8n.importWorkflows(workflows);
 	await started.n8n.start();
@@ -391,6 +395,119 @@ test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone'
 	await byTestId(ndv, 'ndv-close-button').click();
 	const after = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);
 	expect(after.staticData).toEqual(before.staticData);
+});
+
+/** The Svc Chat entry of the node creator with its Triggers section open (closed at first under a workflow that has a trigger). */
+async function openSvcChatTriggers(): Promise<Locator> {
+	await openSvcChatActions();
+	const creator = byTestId(browser.page, 'node-creator');
+	const section = byTestId(creator, 'node-creator-category-item').filter({
+		hasText: /Triggers \(\d+\)/,
+	});
+	await section.first().waitFor();
+	// The section and its events render together: events not shown beside it mean it is closed.
+	if (!(await creator.getByText(triggerEvents[0].action, { exact: true }).isVisible()))
+		await section.first().click();
+	return creator;
+}
+
+test("6. the node creator lists the operator events among the trigger's events, and each opens a panel with its own fields only", async () => {
+	const { page } = browser;
+	const event = (value: string) => {
+		const found = triggerEvents.find((panel) => panel.event === value);
+		if (!found) throw new Error(`Svc Chat Trigger has no event ${value}`);
+		return found;
+	};
+	const labels = (value: string) => event(value).fields.map((field) => field.label);
+	// What the build describes, so the browser checks below stand on the right fields.
+	expect(labels('operatorStatusChanged')).toEqual(
+		expect.arrayContaining(['Operators', 'To Status', 'Roles']),
+	);
+	expect(labels('operatorAvailabilityChanged')).toEqual(
+		expect.arrayContaining(['Available Statuses', 'Roles']),
+	);
+	expect(labels('everyChange')).toEqual(expect.arrayContaining(['Start From', 'Output']));
+	for (const operatorEvent of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
+		for (const chatOnly of ['Start From', 'Output'])
+			expect(labels(operatorEvent)).not.toContain(chatOnly);
+
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
+	const creator = await openSvcChatTriggers();
+	const heading = `Triggers (${triggerEvents.length})`;
+	const lines = await waitForTexts(creator, [
+		heading,
+		...triggerEvents.map((panel) => panel.action),
+	]);
+	// The operator events come last, below the fold: brought into the picture.
+	await creator
+		.getByText(triggerEvents[triggerEvents.length - 1].action, { exact: true })
+		.scrollIntoViewIfNeeded();
+	await browser.screenshot('6-trigger-events');
+	// Every event, the chat ones and the operator ones alike, is listed after the Triggers heading.
+	expect(lines).toContain(heading);
+	for (const panel of triggerEvents)
+		expect({
+			action: panel.action,
+			underTriggers: lines.indexOf(panel.action) > lines.indexOf(heading),
+		}).toEqual({ action: panel.action, underTriggers: true });
+	await page.keyboard.press('Escape');
+
+	// A chat event first: its panel shows the chat fields and proves the checks of fields that must be absent.
+	const opened = [
+		event('everyChange'),
+		event('operatorStatusChanged'),
+		event('operatorAvailabilityChanged'),
+	];
+	const everyField = new Map(
+		triggerEvents.flatMap((panel) => panel.fields).map((field) => [field.name, field]),
+	);
+	const problems: string[] = [];
+	for (const panel of opened) {
+		await openSvcChatTriggers();
+		await creator.getByText(panel.action, { exact: true }).click();
+		const ndv = byTestId(page, 'ndv');
+		await ndv.waitFor();
+		const parameters = byTestId(ndv, 'node-parameters');
+		const eventInput = byTestId(parameters, 'parameter-input-emit');
+		await eventInput.waitFor();
+		// The dropdown shows its choice in an input or as text, depending on n8n's version.
+		const chosen = await eventInput.evaluate(
+			(element) =>
+				(element.querySelector('input') as { value?: string } | null)?.value ||
+				(element as unknown as { innerText: string }).innerText,
+		);
+		if (normalizeSpace(chosen) !== panel.name)
+			problems.push(`${panel.action}: 'Trigger On' shows "${chosen}"`);
+		const shownLines = await waitForTexts(
+			parameters,
+			panel.fields.map((field) => field.label),
+			FIELDS_TIMEOUT_MS,
+		).catch((error: Error): string[] => {
+			problems.push(`${panel.action}: ${error.message}`);
+			return [];
+		});
+		await browser.screenshot(`6-trigger-${panel.event}`);
+		for (const field of panel.fields) {
+			// A choice field is an input named after its parameter: the same test id is looked for below, and must be absent.
+			if (
+				['options', 'multiOptions'].includes(field.type) &&
+				!(await byTestId(parameters, `parameter-input-${field.name}`).count())
+			)
+				problems.push(`${panel.action}: no input for "${field.label}"`);
+		}
+		const shownNames = new Set(panel.fields.map((field) => field.name));
+		for (const field of everyField.values()) {
+			if (shownNames.has(field.name)) continue;
+			if (
+				(await byTestId(parameters, `parameter-input-${field.name}`).count()) ||
+				shownLines.includes(field.label)
+			)
+				problems.push(`${panel.action}: "${field.label}" is shown`);
+		}
+		await byTestId(ndv, 'ndv-close-button').click();
+		await ndv.waitFor({ state: 'hidden' });
+	}
+	expect(problems).toEqual([]);
 });
 
 async function recentChatIds(): Promise<string[]> {

@@ -1,4 +1,5 @@
-// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite, reused as is) and the polling trigger.
+// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite, reused as is), the polling trigger and
+// its operator events (the 2.x scenario, reused as is).
 import './n8n1Flavour';
 import './actions.test';
 
@@ -14,6 +15,7 @@ import {
 	startE2eEnvironment,
 	type E2eEnvironment,
 } from './environment';
+import { testOperatorEvents } from './trigger-operators.scenario';
 
 const TRIGGER_WORKFLOW: Workflow = {
 	id: 'svcE2eN8n1Trigger',
@@ -75,3 +77,5 @@ describe('n8n 1.x: the polling trigger', () => {
 		expect(emitted.sort()).toEqual(chats.map((chat) => String(chat.id)).sort());
 	});
 });
+
+testOperatorEvents();

@@ -1,0 +1,227 @@
+// The operator events of Svc Chat Trigger in a real n8n (issue 25): every operator offline and back, asserted exactly.
+import type { OperatorEvent } from '../../nodes/SvcChat/trigger/description';
+import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/state';
+import type { Operator } from '../../nodes/SvcChat/types';
+import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import { nodeOutput, type StoredExecution } from '../../scripts/executions';
+import type { Workflow } from '../../scripts/n8n';
+import { waitUntil } from '../../scripts/processes';
+import { runtimeFlavour, useE2eEnvironment } from './environment';
+
+const TRIGGERS: Record<OperatorEvent, { workflowId: string; node: string }> = {
+	operatorStatusChanged: { workflowId: 'svcE2eOpStatus25', node: 'Operator status' },
+	operatorAvailabilityChanged: { workflowId: 'svcE2eOpAvail25', node: 'Operator availability' },
+};
+const STATUS = TRIGGERS.operatorStatusChanged;
+const AVAILABILITY = TRIGGERS.operatorAvailabilityChanged;
+/** Seconds between polls: the scenario takes polls rather than minutes. */
+const POLL_EVERY_SECONDS = 6;
+/** Polls every trigger makes after a change before executions are counted: a change reported twice would show. */
+const QUIET_POLLS = 3;
+/** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
+const WAIT_MS = 180_000;
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+function triggerWorkflow(event: OperatorEvent, index: number): Workflow {
+	const { workflowId, node } = TRIGGERS[event];
+	return {
+		id: workflowId,
+		name: `Operator events e2e: ${node}`,
+		nodes: [
+			{
+				id: `e2e25000-0000-4000-8000-00000000000${index}`,
+				name: node,
+				type: 'n8n-nodes-svc.svcChatTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				// Every few seconds, so the scenario takes polls rather than minutes; the filters keep their defaults.
+				parameters: { pollTimes: pollEvery(POLL_EVERY_SECONDS), emit: event },
+				credentials: { svcApi: { id: SANDBOX_CREDENTIAL.id, name: SANDBOX_CREDENTIAL.name } },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** An operator as the items show one: the API's fields without created_at. */
+const shown = ({ id, email, full_name, roles, status }: Operator) => ({
+	id,
+	email,
+	full_name,
+	roles,
+	status,
+});
+
+const byId = <T extends { id?: unknown }>(items: T[]) =>
+	[...items].sort((a, b) => Number(a.id) - Number(b.id));
+
+/**
+ * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x), in one n8n start with
+ * both triggers published: activation, every operator offline, quiet polls, every operator back.
+ */
+export function testOperatorEvents(): void {
+	describe(`operator events in real n8n (${runtimeFlavour().name})`, () => {
+		const env = useE2eEnvironment({ sandbox: { seed: 25, chats: 5 } }, async (started) => {
+			const workflows = [
+				triggerWorkflow('operatorStatusChanged', 1),
+				triggerWorkflow('operatorAvailabilityChanged', 2),
+			];
+			await started.n8n.importWorkflows(workflows);
+			await started.n8n.publishWorkflows(workflows.map((workflow) => workflow.id));
+			await started.n8n.start();
+		});
+		/** The operators as seeded, before the scenario changes any status. */
+		let seeded: Operator[];
+
+		const operatorReads = () =>
+			env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/operators').length;
+
+		/** Waits until each trigger has polled `polls` more times (each poll is one GET /operators; both poll alike). */
+		async function afterPolls(polls: number): Promise<void> {
+			const target = operatorReads() + polls * Object.keys(TRIGGERS).length;
+			await waitUntil(async () => operatorReads() >= target, {
+				what: `${polls} more polls of each trigger`,
+				timeoutMs: WAIT_MS,
+				output: () => env.n8n.serverOutput.slice(-4_000),
+				everyMs: 500,
+			});
+		}
+
+		/** Every execution of a trigger's workflow, whatever its status, with the items the trigger gave it. */
+		async function executionsOf(trigger: { workflowId: string; node: string }) {
+			const executions = await env.n8n.readExecutions(trigger.workflowId, { all: true });
+			return executions.map((execution: StoredExecution) => ({
+				execution,
+				items: nodeOutput(execution.data, trigger.node),
+			}));
+		}
+
+		/** Waits for the executions a change should give, then for quiet polls, and returns every execution. */
+		async function executionsAfterChange(expected: { status: number; availability: number }) {
+			await env.n8n.waitForExecutions(STATUS.workflowId, expected.status, WAIT_MS);
+			await env.n8n.waitForExecutions(AVAILABILITY.workflowId, expected.availability, WAIT_MS);
+			await afterPolls(QUIET_POLLS);
+			return { status: await executionsOf(STATUS), availability: await executionsOf(AVAILABILITY) };
+		}
+
+		/** Asserts what every execution of the scenario must be: a successful trigger run, stamped after `since`. */
+		function expectTriggerRuns(
+			runs: Array<{ execution: StoredExecution; items: Array<Record<string, unknown>> }>,
+			since: number,
+		): void {
+			for (const { execution, items } of runs) {
+				expect({ mode: execution.mode, status: execution.status }).toEqual({
+					mode: 'trigger',
+					status: 'success',
+				});
+				for (const item of items) {
+					expect(item.detected_at).toMatch(ISO_UTC);
+					expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(since);
+				}
+			}
+		}
+
+		test('activation: the first poll records every operator in static data and emits nothing', async () => {
+			seeded = env.sandbox.control.getOperators();
+			// The seed has operators online and in other statuses, so both directions below have something to show.
+			expect(seeded.filter((operator) => operator.status === 'online').length).toBeGreaterThan(0);
+			expect(seeded.filter((operator) => operator.status !== 'offline').length).toBeGreaterThan(
+				seeded.filter((operator) => operator.status === 'online').length,
+			);
+			const rest = await env.n8n.rest();
+			for (const [event, trigger] of Object.entries(TRIGGERS)) {
+				// n8n saves a trigger's static data once its activation poll has run.
+				const state = await waitUntil(
+					async () => {
+						const { staticData } = (await rest('GET', `workflows/${trigger.workflowId}`)) as {
+							staticData?: Record<string, Record<string, unknown>> | null;
+						};
+						return staticData?.[`node:${trigger.node}`]?.[OPERATOR_STATE_KEY] as
+							| { event: string; boundTo: string; operators: unknown[] }
+							| undefined;
+					},
+					{
+						what: `the static data of ${trigger.node}`,
+						timeoutMs: WAIT_MS,
+						output: () => env.n8n.serverOutput.slice(-4_000),
+						everyMs: 500,
+					},
+				);
+				expect(state.event).toBe(event);
+				expect(state.boundTo).toMatch(/^[0-9a-f]{64}$/);
+				expect(byId(state.operators as Operator[])).toEqual(
+					byId(seeded).map(({ id, status, roles }) => ({ id, status, roles })),
+				);
+			}
+			// Later polls with nothing changed emit nothing either.
+			await afterPolls(2);
+			expect(await env.n8n.readExecutions(STATUS.workflowId, { all: true })).toEqual([]);
+			expect(await env.n8n.readExecutions(AVAILABILITY.workflowId, { all: true })).toEqual([]);
+		});
+
+		test('every operator offline: one "available: false" execution, and a Status Changed item per operator who was not offline', async () => {
+			const changedAt = Date.now();
+			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
+			const { status, availability } = await executionsAfterChange({
+				status: 1,
+				availability: 1,
+			});
+			expect(availability.map((run) => run.items)).toEqual([
+				[{ available: false, count: 0, operators: [], detected_at: expect.any(String) as string }],
+			]);
+			const items = status.flatMap((run) => run.items);
+			expect(byId(items)).toEqual(
+				byId(seeded)
+					.filter((operator) => operator.status !== 'offline')
+					.map((operator) => ({
+						...shown(operator),
+						status: 'offline',
+						previous_status: operator.status,
+						detected_at: expect.any(String) as string,
+					})),
+			);
+			expectTriggerRuns([...status, ...availability], changedAt);
+		});
+
+		test('a few polls later, nothing was reported twice', async () => {
+			const before = (await executionsOf(STATUS)).length;
+			await afterPolls(QUIET_POLLS);
+			expect(await executionsOf(AVAILABILITY)).toHaveLength(1);
+			expect(await executionsOf(STATUS)).toHaveLength(before);
+		});
+
+		test('every operator back: one more execution, "available: true" with the online operators, and items from offline', async () => {
+			const statusRunsBefore = (await executionsOf(STATUS)).length;
+			const changedAt = Date.now();
+			// One synchronous loop in this process: no poll can see half of it.
+			for (const operator of seeded)
+				env.sandbox.control.setOperatorStatus(operator.id, operator.status);
+			const { status, availability } = await executionsAfterChange({
+				status: statusRunsBefore + 1,
+				availability: 2,
+			});
+			expect(availability).toHaveLength(2);
+			const online = byId(seeded).filter((operator) => operator.status === 'online');
+			expect(availability[1].items).toEqual([
+				{
+					available: true,
+					count: online.length,
+					operators: online.map(shown),
+					detected_at: expect.any(String) as string,
+				},
+			]);
+			const newRuns = status.slice(statusRunsBefore);
+			expect(byId(newRuns.flatMap((run) => run.items))).toEqual(
+				byId(seeded)
+					.filter((operator) => operator.status !== 'offline')
+					.map((operator) => ({
+						...shown(operator),
+						previous_status: 'offline',
+						detected_at: expect.any(String) as string,
+					})),
+			);
+			expectTriggerRuns([...newRuns, availability[1]], changedAt);
+		});
+	});
+}
