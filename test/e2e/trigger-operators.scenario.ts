@@ -14,7 +14,7 @@ const TRIGGERS: Record<OperatorEvent, { workflowId: string; node: string }> = {
 };
 const STATUS = TRIGGERS.operatorStatusChanged;
 const AVAILABILITY = TRIGGERS.operatorAvailabilityChanged;
-/** Seconds between polls: the scenario takes polls rather than minutes. */
+/** Seconds between the triggers' polls. */
 const POLL_EVERY_SECONDS = 6;
 /** Polls every trigger makes after a change before executions are counted: a change reported twice would show. */
 const QUIET_POLLS = 3;
