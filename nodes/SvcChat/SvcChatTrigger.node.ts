@@ -7,7 +7,7 @@ import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { searchOperators } from './descriptions/listSearch';
 import { triggerProperties } from './trigger/description';
 import { operatorProperties } from './trigger/operators';
-import { pollChats } from './trigger/poll';
+import { pollTrigger } from './trigger/poll';
 
 export class SvcChatTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,6 +30,6 @@ export class SvcChatTrigger implements INodeType {
 	methods = { listSearch: { searchOperators } };
 
 	async poll(this: IPollFunctions) {
-		return await pollChats.call(this);
+		return await pollTrigger.call(this);
 	}
 }

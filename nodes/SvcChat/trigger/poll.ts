@@ -25,10 +25,11 @@ export const POLL_BUDGET_SHARE = 0.5;
 type PollResult = INodeExecutionData[][] | null;
 
 /**
- * One poll. The state is loaded once, the steps below return what they change, and the next state is built and saved
- * here only, after the pages were read: an error never moves the stored cursor.
+ * One poll; the operator events poll in trigger/operators.ts. For chats, the state is loaded once, the steps below
+ * return what they change, and the next state is built and saved here only, after the pages were read: an error never
+ * moves the stored cursor.
  */
-export async function pollChats(this: IPollFunctions): Promise<PollResult> {
+export async function pollTrigger(this: IPollFunctions): Promise<PollResult> {
 	const event = pollParameters(this, triggerProperties).choice<string>('emit');
 	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
 		return await pollOperators(this, event);

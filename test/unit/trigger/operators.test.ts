@@ -5,7 +5,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { BOUND, digestOf, fromBeginning, makeChat, replyPage, triggerHarness } from './fixtures';
 import { freezeClock, NOW } from './clock';
-import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
+import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, instantPauses } from '../../harness/fixtures';
@@ -276,7 +276,7 @@ describe('the state of the operator events', () => {
 				staticData,
 			});
 			instantPauses();
-			return { items: await pollChats.call(context), logger };
+			return { items: await pollTrigger.call(context), logger };
 		};
 		const staticData: IDataObject = stateOf('operatorStatusChanged', TEAM);
 		const moved = TEAM.map((one) => ({ ...one, status: 'offline' }));

@@ -13,7 +13,7 @@ import {
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { pollChats } from '../../../nodes/SvcChat/trigger/poll';
+import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, dropUnrequestedMocks, HOST, ids, instantPauses } from '../../harness/fixtures';
 import { TEST_PASSWORD } from '../../harness/core';
@@ -37,7 +37,7 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 		logger,
 		poll: async () => {
 			instantPauses();
-			return (await pollChats.call(context))?.[0].map((item) => item.json) ?? null;
+			return (await pollTrigger.call(context))?.[0].map((item) => item.json) ?? null;
 		},
 	};
 }
