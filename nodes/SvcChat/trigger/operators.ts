@@ -99,6 +99,8 @@ export interface OperatorState extends IDataObject {
 	/** bindingDigest of the server and account the statuses were read from. */
 	boundTo: string;
 	operators: SeenOperator[];
+	/** The ids the Operators filter chose at that poll, by ID or email: one who is gone is still known, with no email kept. */
+	chosenIds?: string[];
 }
 
 const isSeenOperator = (value: unknown): value is SeenOperator =>
@@ -113,7 +115,9 @@ const isOperatorState = (value: unknown): value is OperatorState =>
 	typeof value.event === 'string' &&
 	typeof value.boundTo === 'string' &&
 	Array.isArray(value.operators) &&
-	value.operators.every(isSeenOperator);
+	value.operators.every(isSeenOperator) &&
+	(value.chosenIds === undefined ||
+		(Array.isArray(value.chosenIds) && value.chosenIds.every((id) => typeof id === 'string')));
 
 /** What is remembered of an operator of the reply (spec 2.2): a status or roles of another type count as none. */
 const seen = (operator: Operator): SeenOperator => ({
@@ -166,21 +170,26 @@ const isAvailable = (operator: SeenOperator, settings: OperatorSettings) =>
 	settings.availableStatuses.includes(operator.status as string) &&
 	hasRole(operator, settings.roles);
 
-/** Whether a Status Changed item passes the filters: Operators, To Status and Roles. */
-const passes = (item: IDataObject, { wanted, toStatuses, roles }: OperatorSettings) =>
-	(!wanted.length ||
-		wanted.includes(String(item.id)) ||
-		wanted.includes(String(item.email ?? '').toLowerCase())) &&
-	(!toStatuses.length || toStatuses.includes(item.status as string)) &&
-	hasRole(item as SeenOperator, roles);
+/** Whether the Operators filter names this operator, by ID or by email (any case). */
+const isChosen = (operator: IDataObject, wanted: string[]) =>
+	wanted.includes(String(operator.id)) ||
+	wanted.includes(String(operator.email ?? '').toLowerCase());
+
+/** Whether a Status Changed item passes the filters: Operators (or the ids it chose before), To Status and Roles. */
+const passes = (item: IDataObject, settings: OperatorSettings, chosenBefore: string[] = []) =>
+	(!settings.wanted.length ||
+		isChosen(item, settings.wanted) ||
+		chosenBefore.includes(String(item.id))) &&
+	(!settings.toStatuses.length || settings.toStatuses.includes(item.status as string)) &&
+	hasRole(item as SeenOperator, settings.roles);
 
 /** The Status Changed items from the remembered statuses to the current ones, filtered as the settings say. */
 function statusChanges(
-	before: SeenOperator[],
+	stored: OperatorState,
 	operators: Operator[],
 	settings: OperatorSettings,
 ): IDataObject[] {
-	const previous = new Map(before.map((operator) => [String(operator.id), operator]));
+	const previous = new Map(stored.operators.map((operator) => [String(operator.id), operator]));
 	const items: IDataObject[] = [];
 	for (const operator of operators) {
 		const now = seen(operator);
@@ -189,10 +198,15 @@ function statusChanges(
 		if (!was || was.status !== now.status)
 			items.push({ ...describe(now, operator), previous_status: was ? was.status : null });
 	}
-	// Those left were there at the last poll and are gone now.
-	for (const gone of previous.values())
-		items.push({ ...describe({ ...gone, status: null }), previous_status: gone.status });
-	return items.filter((item) => passes(item, settings));
+	// Those left were there at the last poll and are gone now: the filter knows them by the ids it chose then.
+	const gone = [...previous.values()].map((one) => ({
+		...describe({ ...one, status: null }),
+		previous_status: one.status,
+	}));
+	return [
+		...items.filter((item) => passes(item, settings)),
+		...gone.filter((item) => passes(item, settings, stored.chosenIds)),
+	];
 }
 
 /**
@@ -236,11 +250,15 @@ export async function pollOperators(context: IPollFunctions, event: OperatorEven
 		const moved = known ? bindingChange(stored, binding) : undefined;
 		if (moved) context.logger.warn(`Svc Chat Trigger: ${moved}; recording the operators again`);
 		if (known && !moved && event === 'operatorStatusChanged')
-			items = statusChanges(stored.operators, operators, settings);
+			items = statusChanges(stored, operators, settings);
 		const wasAvailable = known && stored.operators.some((one) => isAvailable(one, settings));
 		if (known && !moved && event === 'operatorAvailabilityChanged')
 			items = wasAvailable === availability.available ? [] : [availability];
 		const next: OperatorState = { event, boundTo: bindingDigest(binding), operators: current };
+		if (settings.wanted.length)
+			next.chosenIds = operators.flatMap((one) =>
+				isChosen(one, settings.wanted) ? [String(one.id)] : [],
+			);
 		// Only a change is written: n8n saves the workflow's static data when it was touched.
 		if (JSON.stringify(stored) !== JSON.stringify(next)) staticData[OPERATOR_STATE_KEY] = next;
 	}

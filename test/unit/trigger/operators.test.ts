@@ -109,7 +109,7 @@ describe('Operator Status Changed', () => {
 		expect(items?.map((item) => item.id)).toEqual([1, 3, 4]);
 	});
 
-	test('an operator who is gone is matched by ID and roles; by email they cannot be, as no email is kept', async () => {
+	test('an operator who is gone is matched by ID, by email (through the ids chosen at the last poll) and by roles', async () => {
 		const pick = (value: string) => ({ operator: { __rl: true, mode: 'id', value } });
 		const byId = await changesTo(TEAM.slice(0, 3), {
 			...STATUS,
@@ -118,9 +118,18 @@ describe('Operator Status Changed', () => {
 		expect(byId.items?.map((item) => [item.id, item.status])).toEqual([[4, null]]);
 		const byEmail = await changesTo(TEAM.slice(0, 3), {
 			...STATUS,
-			operators: { operator: [{ operator: 'op4@svc.test' }] },
+			operators: { operator: [{ operator: 'op4@svc.test' }, { operator: 'OP2@svc.test' }] },
 		});
-		expect(byEmail.items).toBeNull();
+		expect(byEmail.items?.map((item) => [item.id, item.status])).toEqual([[4, null]]);
+		// The state keeps the ids the filter chose now (op2 only, as op4 is gone), and still no email.
+		expect(byEmail.staticData.operatorEvents).toMatchObject({ chosenIds: ['2'] });
+		expect(JSON.stringify(byEmail.staticData)).not.toMatch(/@/);
+		// An operator the filter did not choose at the last poll stays out when gone.
+		const other = await changesTo(TEAM.slice(0, 3), {
+			...STATUS,
+			operators: { operator: [{ operator: 'op3@svc.test' }] },
+		});
+		expect(other.items).toBeNull();
 		const byRole = await changesTo(TEAM.slice(0, 3), { ...STATUS, roles: ['supervisor'] });
 		expect(byRole.items?.map((item) => item.id)).toEqual([4]);
 	});
