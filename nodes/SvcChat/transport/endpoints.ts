@@ -20,10 +20,9 @@ export const isCursor = (value: unknown): value is Cursor =>
 	(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
 	(typeof value === 'string' && /^\d{1,20}$/.test(value));
 
+/** An endpoint, filed in ENDPOINTS under its path below {base_url}/api/v2/. */
 export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
-	/** Under {base_url}/api/v2/. */
-	path: string;
 	/** The reply's documented shape: a check of it, and the words that say what was expected when it fails. */
 	shape: { expected: string; matches(reply: unknown, qs: IDataObject): reply is Reply };
 	/**
@@ -69,7 +68,6 @@ export const ENDPOINTS = {
 	// 4.1
 	'rt/provide_visitor_fields': endpoint({
 		method: 'POST',
-		path: 'rt/provide_visitor_fields',
 		shape: REAL_TIME_SHAPE,
 		// Storing the same fields for the same token twice leaves one pairing.
 		retried: true,
@@ -77,7 +75,6 @@ export const ENDPOINTS = {
 	// 4.2
 	'rt/agent_status': endpoint({
 		method: 'POST',
-		path: 'rt/agent_status',
 		shape: REAL_TIME_SHAPE,
 		// Setting the same status twice leaves the same status. Set Status with a condition makes its request never
 		// retried itself (see setStatus.operation.ts).
@@ -86,7 +83,6 @@ export const ENDPOINTS = {
 	// 4.3
 	'rt/send_broadcast': endpoint({
 		method: 'POST',
-		path: 'rt/send_broadcast',
 		shape: REAL_TIME_SHAPE,
 		notRetried:
 			'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
@@ -94,7 +90,6 @@ export const ENDPOINTS = {
 	// 4.4
 	operators: endpoint({
 		method: 'GET',
-		path: 'operators',
 		shape: {
 			expected: 'a list of operators',
 			matches: (reply): reply is Operator[] => Array.isArray(reply),
@@ -103,7 +98,6 @@ export const ENDPOINTS = {
 	// 4.5
 	departments: endpoint({
 		method: 'GET',
-		path: 'departments',
 		shape: {
 			expected: 'a list of departments',
 			matches: (reply): reply is Department[] => Array.isArray(reply),
@@ -112,7 +106,6 @@ export const ENDPOINTS = {
 	// 4.6
 	chats: endpoint({
 		method: 'GET',
-		path: 'chats',
 		shape: {
 			expected: 'an object with "chats", "more_chats_available" and "last_ts"',
 			// A missing or null last_ts is judged with the page (nextCursor in chats.ts): harmless on an empty one.
@@ -127,7 +120,6 @@ export const ENDPOINTS = {
 	// 4.7
 	chat: endpoint({
 		method: 'GET',
-		path: 'chat',
 		shape: {
 			expected: 'an object with a "chat"',
 			matches: (reply): reply is { chat: Chat } =>
@@ -160,7 +152,6 @@ export const ENDPOINTS = {
 	// 4.8
 	'partner/tariffs': endpoint({
 		method: 'GET',
-		path: 'partner/tariffs',
 		shape: {
 			expected: 'an object with a "tariffs" list',
 			matches: (reply): reply is { tariffs: Tariff[] } =>
@@ -170,7 +161,6 @@ export const ENDPOINTS = {
 	// 4.9
 	stats: endpoint({
 		method: 'GET',
-		path: 'stats',
 		shape: {
 			expected: 'usage figures (mode usage) or a list of operator rows (mode operators)',
 			// Usage figures must hold at least one of the figures of spec 2.11; any object would let a stray reply through.

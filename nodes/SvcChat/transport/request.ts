@@ -290,7 +290,7 @@ export async function svcRequest<
 	const retryable = notRetried === undefined;
 	const request: IHttpRequestOptions = {
 		method: endpoint.method,
-		url: `${baseUrl}/api/v2/${endpoint.path}`,
+		url: `${baseUrl}/api/v2/${path}`,
 		qs: options.qs,
 		body: options.body,
 		headers: options.body ? { 'Content-Type': 'application/json' } : undefined,

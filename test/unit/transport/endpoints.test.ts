@@ -28,8 +28,8 @@ const NODES_DIR = path.join(__dirname, '../../../nodes');
 const REQUEST_DEFINITION = path.join(NODES_DIR, 'SvcChat/transport/request.ts');
 
 const tableRoutes = () =>
-	Object.values(ENDPOINTS)
-		.map((endpoint) => `${endpoint.method} ${endpoint.path}`)
+	Object.entries(ENDPOINTS)
+		.map(([path, endpoint]) => `${endpoint.method} ${path}`)
 		.sort();
 
 /** The sandbox's routes (sandbox/server.ts): real-time commands answer POST, stored data answers GET. */
@@ -75,15 +75,13 @@ describe('one entry per endpoint', () => {
 		expect(requested).toEqual(Object.keys(ENDPOINTS).sort());
 	});
 
-	test('each entry is filed under its own path', () => {
-		for (const [key, endpoint] of Object.entries(ENDPOINTS)) expect(endpoint.path).toBe(key);
-	});
-
 	test('each request other than GET says whether a retry is safe, and one never retried says why', () => {
-		for (const endpoint of Object.values(ENDPOINTS) as Array<Endpoint<unknown>>) {
+		for (const [path, endpoint] of Object.entries(ENDPOINTS) as Array<
+			[string, Endpoint<unknown>]
+		>) {
 			if (endpoint.method === 'GET') continue;
 			const declared = endpoint.retried === true || endpoint.notRetried !== undefined;
-			expect({ path: endpoint.path, declared }).toEqual({ path: endpoint.path, declared: true });
+			expect({ path, declared }).toEqual({ path, declared: true });
 			if (endpoint.retried !== true) expect(endpoint.notRetried).toMatch(/\w{3,}/);
 		}
 		expect(ENDPOINTS['rt/send_broadcast']).toMatchObject({
@@ -115,9 +113,9 @@ const table = ENDPOINTS as Record<string, Endpoint<unknown>>;
 const TABLE_PATHS = Object.keys(table);
 
 /** Files a new entry in the table, as adding an endpoint does (for one test: afterEach takes it out again). */
-function addToTable(entry: Endpoint<unknown>): EndpointPath {
-	table[entry.path] = entry;
-	return entry.path as EndpointPath;
+function addToTable(path: string, entry: Endpoint<unknown>): EndpointPath {
+	table[path] = entry;
+	return path as EndpointPath;
 }
 
 afterEach(() => {
@@ -135,7 +133,6 @@ const connectionReset = () => Object.assign(new Error('socket hang up'), { code:
 /** A new command added to the table without a retry rule. */
 const NEW_COMMAND: Endpoint<RealTimeReply> = {
 	method: 'POST',
-	path: 'rt/new_command',
 	shape: ENDPOINTS['rt/agent_status'].shape,
 };
 
@@ -148,7 +145,9 @@ describe('a request other than GET is never retried unless its entry says so', (
 		async (_case, failure) => {
 			const server = fakeServer([failure, reply(200, '{"result":"ok"}')]);
 			const sleep = instantPauses({ maxRetries: 5 });
-			const error = await rejectionOf(svcRequest(server.context, addToTable(NEW_COMMAND)));
+			const error = await rejectionOf(
+				svcRequest(server.context, addToTable('rt/new_command', NEW_COMMAND)),
+			);
 			expect(error.description?.endsWith(NOT_RETRIED_NOTE)).toBe(true);
 			expect(server.sent).toEqual([`POST https://${HOST}/api/v2/rt/new_command`]);
 			expect(sleep).not.toHaveBeenCalled();
@@ -158,7 +157,7 @@ describe('a request other than GET is never retried unless its entry says so', (
 	test('the same entry, once it says a retry is safe, is retried', async () => {
 		const server = fakeServer([reply(502), reply(200, '{"result":"ok"}')]);
 		const sleep = instantPauses();
-		const path = addToTable({ ...NEW_COMMAND, retried: true });
+		const path = addToTable('rt/new_command', { ...NEW_COMMAND, retried: true });
 		await expect(svcRequest(server.context, path)).resolves.toEqual({ result: 'ok' });
 		expect(server.sent).toHaveLength(2);
 		expect(sleep).toHaveBeenCalledTimes(1);
@@ -169,10 +168,9 @@ describe('a request other than GET is never retried unless its entry says so', (
 		instantPauses();
 		const newList: Endpoint<Operator[]> = {
 			method: 'GET',
-			path: 'new_list',
 			shape: ENDPOINTS.operators.shape,
 		};
-		await expect(svcRequest(server.context, addToTable(newList))).resolves.toEqual([]);
+		await expect(svcRequest(server.context, addToTable('new_list', newList))).resolves.toEqual([]);
 		expect(server.sent).toEqual([
 			`GET https://${HOST}/api/v2/new_list`,
 			`GET https://${HOST}/api/v2/new_list`,
