@@ -16,8 +16,8 @@ import * as pairToken from './visitor/pairToken.operation';
 import * as removeToken from './visitor/removeToken.operation';
 
 /**
- * A resource from its operations, each shown only for this resource and operation, and its selector, written out in
- * full so n8n's lint checks the options.
+ * A resource from its operations, each shown only for this resource and operation, and its selector, shown only for
+ * this resource and otherwise written out in full so n8n's lint checks the options.
  */
 const resource = (
 	name: string,
@@ -25,7 +25,7 @@ const resource = (
 	operationSelector: INodeProperties,
 ) => ({
 	description: [
-		operationSelector,
+		{ ...operationSelector, displayOptions: { show: { resource: [name] } } },
 		...Object.entries(operations).flatMap(([operation, { properties }]) =>
 			updateDisplayOptions({ show: { resource: [name], operation: [operation] } }, properties),
 		),
@@ -43,7 +43,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['broadcast'] } },
 			options: [
 				{
 					name: 'Send Over Chat History',
@@ -71,7 +70,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['chat'] } },
 			options: [
 				{
 					name: 'Get',
@@ -98,7 +96,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['department'] } },
 			options: [
 				{
 					name: 'Get Many',
@@ -118,7 +115,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['operator'] } },
 			options: [
 				{
 					name: 'Get Many',
@@ -145,7 +141,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['statistics'] } },
 			options: [
 				{
 					name: 'Get Operator Statistics',
@@ -174,7 +169,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['tariff'] } },
 			options: [
 				{
 					name: 'Get Many',
@@ -195,7 +189,6 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			name: 'operation',
 			type: 'options',
 			noDataExpression: true,
-			displayOptions: { show: { resource: ['visitor'] } },
 			options: [
 				{
 					name: 'Pair Token',
