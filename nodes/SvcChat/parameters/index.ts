@@ -102,47 +102,33 @@ export class ParameterReader {
 		return text;
 	}
 
-	/** A whole number above zero; digits typed as text are accepted too. */
-	positiveInteger(name: string, { fix, fallback = 0 }: Fix & { fallback?: number }): number {
+	/** A whole number of `min` (default 0) or more; digits typed as text are accepted too, 2.5 and -1 are refused. */
+	wholeNumber(name: string, { fix, fallback, min = 0 }: Fix & { fallback?: number; min?: number }) {
 		const value = locatorValue(this.raw(name, fallback));
 		if (value === '' || value === undefined || value === null)
 			throw this.fail(`'${this.label(name)}' is empty`, fix);
 		const number = wholeNumberOf(value);
-		if (number === undefined || number < 1) {
+		if (number === undefined || number < min) {
 			const shown =
 				typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';
-			throw this.fail(`'${this.label(name)}' must be a whole number above 0${shown}`, fix);
-		}
-		return number;
-	}
-
-	/** A whole number of 0 or more; digits typed as text are accepted too. */
-	wholeNumber(name: string, { fix, fallback }: Fix & { fallback: number }): number {
-		const value = this.raw(name, fallback);
-		const number = wholeNumberOf(value);
-		if (number === undefined) {
 			throw this.fail(
-				`'${this.label(name)}' must be a whole number of 0 or more (${showValue(value)})`,
+				`'${this.label(name)}' must be a whole number of ${min} or more${shown}`,
 				fix,
 			);
 		}
 		return number;
 	}
 
-	/** "Return All" / "Limit": undefined means everything; the limit follows positiveInteger's rule (2.5 is refused). */
+	/** "Return All" / "Limit": undefined means everything, else a whole number of 1 or more. */
 	limit(): number | undefined {
 		// Truthy, as n8n's own nodes read Return All.
 		if (this.raw('returnAll', false)) return undefined;
-		const value = this.raw('limit', 50);
-		const limit = wholeNumberOf(value);
 		// An expression can give anything; a negative, fractional or non-numeric limit would silently return nothing.
-		if (limit === undefined || limit < 1) {
-			throw this.fail(
-				`'${this.label('limit')}' must be a whole number of 1 or more, not ${showValue(value)}`,
-				`Set a positive limit, or turn on '${this.label('returnAll')}'.`,
-			);
-		}
-		return limit;
+		return this.wholeNumber('limit', {
+			min: 1,
+			fallback: 50,
+			fix: `Set a positive limit, or turn on '${this.label('returnAll')}'.`,
+		});
 	}
 
 	/** The first Limit entries of a list the API returns whole, or all of them with Return All. */

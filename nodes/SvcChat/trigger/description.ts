@@ -153,7 +153,8 @@ export function readTriggerSettings(context: IPollFunctions) {
 		emit: read.choice<EmitMode>('emit'),
 		output: read.choice<ChatOutputMode>('output'),
 		// A bad value is an error like a bad Limit, never a silent fall back to the default.
-		maxChatsPerPoll: read.positiveInteger('options.maxChatsPerPoll', {
+		maxChatsPerPoll: read.wholeNumber('options.maxChatsPerPoll', {
+			min: 1,
 			fallback: DEFAULT_MAX_CHATS_PER_POLL,
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
 		}),

@@ -277,7 +277,11 @@ describe('Broadcast > Send Template', () => {
 
 	test.each([
 		['an empty template ID', { templateId: '' }, "'Template ID' is empty"],
-		['an operator ID of 0', { operatorId: 0 }, "'Operator' must be a whole number above 0"],
+		[
+			'an operator ID of 0',
+			{ operatorId: 0 },
+			"'Operator' must be a whole number of 1 or more (0)",
+		],
 		['an empty channel', { channelId: '' }, "'Channel ID' is empty"],
 		['an empty language', { languageCode: '' }, "'Language Code' is empty"],
 		[

@@ -20,7 +20,7 @@ describe('Limit 2.5 is refused, as positive whole numbers are everywhere (it use
 				limit: limit as number,
 			});
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect(error.message).toMatch(/^'Limit' must be a whole number of 1 or more, not /);
+			expect(error.message).toMatch(/^'Limit' must be a whole number of 1 or more \(/);
 			expect(error.description).toBe("Set a positive limit, or turn on 'Return All'.");
 			expect(error.context?.itemIndex).toBe(0);
 		},
@@ -35,7 +35,7 @@ describe('Limit 2.5 is refused, as positive whole numbers are everywhere (it use
 			limit: 2.5,
 		});
 		expect(error).toBeInstanceOf(NodeOperationError);
-		expect(error.message).toBe("'Limit' must be a whole number of 1 or more, not 2.5 [item 0]");
+		expect(error.message).toBe("'Limit' must be a whole number of 1 or more (2.5) [item 0]");
 	});
 
 	test('a whole Limit, also typed as digits, still limits', async () => {
@@ -53,11 +53,11 @@ describe('a bad Max Chats per Poll is an error naming the field (it used to fall
 	});
 
 	test.each([
-		[2.5, "'Max Chats per Poll' must be a whole number above 0 (2.5)"],
-		[0, "'Max Chats per Poll' must be a whole number above 0 (0)"],
-		[-3, "'Max Chats per Poll' must be a whole number above 0 (-3)"],
-		['many', `'Max Chats per Poll' must be a whole number above 0 ("many")`],
-		[{ a: 1 }, "'Max Chats per Poll' must be a whole number above 0"],
+		[2.5, "'Max Chats per Poll' must be a whole number of 1 or more (2.5)"],
+		[0, "'Max Chats per Poll' must be a whole number of 1 or more (0)"],
+		[-3, "'Max Chats per Poll' must be a whole number of 1 or more (-3)"],
+		['many', `'Max Chats per Poll' must be a whole number of 1 or more ("many")`],
+		[{ a: 1 }, "'Max Chats per Poll' must be a whole number of 1 or more"],
 		['', "'Max Chats per Poll' is empty"],
 	])('%p: the poll fails before any request and the cursor stays', async (value, message) => {
 		const staticData = {};

@@ -83,14 +83,14 @@ const badValues: Array<[string, (read: ParameterReader) => unknown, IDataObject,
 	['optionalText', (read) => read.optionalText('text'), { text: ['a'] }, 'text'],
 	['requiredText', (read) => read.requiredText('text', { fix: FIX }), { text: '  ' }, 'text'],
 	[
-		'positiveInteger',
-		(read) => read.positiveInteger('count', { fix: FIX }),
+		'wholeNumber from 1',
+		(read) => read.wholeNumber('count', { fix: FIX, min: 1 }),
 		{ count: 2.5 },
 		'count',
 	],
 	[
-		'positiveInteger, empty',
-		(read) => read.positiveInteger('count', { fix: FIX }),
+		'wholeNumber, empty',
+		(read) => read.wholeNumber('count', { fix: FIX, min: 1 }),
 		{ count: '' },
 		'count',
 	],
@@ -159,15 +159,15 @@ describe.each(badValues)('%s', (_case, readIt, values, field) => {
 });
 
 test('the fix given at the call site is the description', () => {
-	expect(() => forItem({ count: 0 }).positiveInteger('count', { fix: FIX })).toThrow(
+	expect(() => forItem({ count: 0 }).wholeNumber('count', { fix: FIX, min: 1 })).toThrow(
 		expect.objectContaining({
-			message: "'How Many' must be a whole number above 0 (0)",
+			message: "'How Many' must be a whole number of 1 or more (0)",
 			description: FIX,
 		}),
 	);
 	expect(() => forItem({ limit: 0 }).limit()).toThrow(
 		expect.objectContaining({
-			message: "'At Most' must be a whole number of 1 or more, not 0",
+			message: "'At Most' must be a whole number of 1 or more (0)",
 			description: "Set a positive limit, or turn on 'Everything'.",
 		}),
 	);
@@ -184,7 +184,7 @@ test('good values pass, digits typed as text count as numbers, a resource locato
 		things: { thing: [{ name: 'x' }] },
 	});
 	expect(read.requiredText('text', { fix: FIX })).toBe('42');
-	expect(read.positiveInteger('count', { fix: FIX })).toBe(7);
+	expect(read.wholeNumber('count', { fix: FIX, min: 1 })).toBe(7);
 	expect(read.limit()).toBe(3);
 	expect(read.limited([1, 2, 3, 4])).toEqual([1, 2, 3]);
 	expect(read.choice('flavour')).toBe('sour');

@@ -35,7 +35,8 @@ export const senderProperties: INodeProperties[] = [
 export function readSender(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, senderProperties);
 	return {
-		operatorId: read.positiveInteger('operatorId', {
+		operatorId: read.wholeNumber('operatorId', {
+			min: 1,
 			fix: 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
 		}),
 		channelId: read.requiredText('channelId', {
