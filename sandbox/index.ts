@@ -133,8 +133,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			resolve();
 		});
 	});
+	// A relay that cannot listen (its port is taken) must not leave the server behind it open.
 	const relay = latencyMs
-		? await startLatencyRelay((server.address() as AddressInfo).port, latencyMs, options.port)
+		? await startLatencyRelay(
+				(server.address() as AddressInfo).port,
+				latencyMs,
+				options.port,
+			).catch((error: unknown) => {
+				server.close();
+				throw error;
+			})
 		: undefined;
 	const port = relay?.port ?? (server.address() as AddressInfo).port;
 	const scheme = tls ? 'https' : 'http';

@@ -1,5 +1,6 @@
 // The latency option: a relay delays every byte each way and a new connection's first byte by one more round trip.
 import { once } from 'node:events';
+import http from 'node:http';
 import tls from 'node:tls';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -109,6 +110,19 @@ test('stop() closes the relay: nothing answers on its port afterwards', async ()
 	expect((await get(other, 'departments')).status).toBe(200);
 	await other.stop();
 	await expect(get(other, 'departments')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+});
+
+test('a relay port that is taken fails the start, and the server behind the relay is closed too', async () => {
+	const createServer = jest.spyOn(http, 'createServer');
+	try {
+		await expect(startSandbox({ latencyMs: 5, port: sandbox.port })).rejects.toMatchObject({
+			code: 'EADDRINUSE',
+		});
+		const inner = createServer.mock.results[0].value as http.Server;
+		expect(inner.listening).toBe(false);
+	} finally {
+		createServer.mockRestore();
+	}
 });
 
 test('a negative or fractional delay is refused', async () => {
