@@ -6,8 +6,8 @@ import { nodeItems, type RunData, type StoredExecution } from './executions';
 import {
 	postJsonOnNewConnection,
 	readWorkflowsIn,
+	type ExportedCredential,
 	type N8n,
-	type SvcCredentialExport,
 	type Workflow,
 	type WorkflowNode,
 } from './n8n';
@@ -35,13 +35,14 @@ export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
 		'it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model',
 };
 
-export function sandboxCredential(sandbox: Sandbox): SvcCredentialExport {
-	return {
-		...SANDBOX_CREDENTIAL,
-		host: sandbox.host,
-		email: sandbox.admin.email,
-		password: sandbox.admin.password,
-	};
+/** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
+export function sandboxCredential(
+	sandbox: Pick<Sandbox, 'host' | 'admin'>,
+	{ id, name }: { id: string; name: string } = SANDBOX_CREDENTIAL,
+) {
+	const { host, admin } = sandbox;
+	const data = { host, email: admin.email, password: admin.password, ignoreSslIssues: false };
+	return { id, name, type: 'svcApi', data } satisfies ExportedCredential;
 }
 
 export function readExamples(): Workflow[] {

@@ -61,15 +61,6 @@ export interface Workflow {
 	[key: string]: unknown;
 }
 
-export interface SvcCredentialExport {
-	id: string;
-	name: string;
-	host: string;
-	email: string;
-	password: string;
-	ignoreSslIssues?: boolean;
-}
-
 export const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
 export function readWorkflowsIn(folder: string): Workflow[] {
@@ -303,35 +294,23 @@ export class N8n {
 	}
 
 	/**
-	 * Imports credentials, encrypted by n8n with the instance key: `svcApi` ones from their fields, others (e.g. an
-	 * OpenAI account for the AI agent test) as n8n exports them. The file never outlives the import.
+	 * Imports credentials as n8n exports them (e.g. `svcApi`, or an OpenAI account for the AI agent test), encrypted by
+	 * n8n with the instance key. The file never outlives the import.
 	 */
-	async importCredentials(
-		credentials: Array<SvcCredentialExport | ExportedCredential>,
-	): Promise<void> {
-		const exported = credentials.map((credential) => {
-			if ('type' in credential) return credential;
-			const { id, name, ...data } = credential;
-			return {
-				id,
-				name,
-				type: 'svcApi',
-				data: { ...data, ignoreSslIssues: !!data.ignoreSslIssues },
-			};
-		});
+	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
-		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
+		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
 		try {
 			await this.cli(['import:credentials', `--input=${file}`]);
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		for (const credential of credentials) {
-			if ('type' in credential) this.log(`credential "${credential.name}" (${credential.type})`);
-			else
-				this.log(
-					`credential "${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`,
-				);
+		for (const { id, name, type, data } of credentials) {
+			this.log(
+				type === 'svcApi'
+					? `credential "${name}" (${id}): host ${String(data.host)}, ${String(data.email)}, password ••••••`
+					: `credential "${name}" (${type})`,
+			);
 		}
 	}
 

@@ -173,7 +173,11 @@ beforeAll(async () => {
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([
-		{ ...CREDENTIAL, host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
+		{
+			...CREDENTIAL,
+			type: 'svcApi',
+			data: { host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
+		},
 	]);
 	await n8n.importWorkflows([
 		workflowWith(HTTP_REQUEST_WORKFLOW, 'E2E: HTTP Request node with the Svc credential', {

@@ -307,10 +307,13 @@ describe.each(['n8n-2', 'n8n-1'] as const)('%s', (line) => {
 			FAULTS.map((fault) => ({
 				id: CREDENTIAL_IDS[fault],
 				name: `Svc fault: ${fault}`,
-				host: hosts[fault],
-				email: 'admin@svc.test',
-				password: 'Fault-matrix-pw-1',
-				ignoreSslIssues: fault === 'untrusted certificate, ignored',
+				type: 'svcApi',
+				data: {
+					host: hosts[fault],
+					email: 'admin@svc.test',
+					password: 'Fault-matrix-pw-1',
+					ignoreSslIssues: fault === 'untrusted certificate, ignored',
+				},
 			})),
 		);
 		const workflow = matrixWorkflow(CASES);

@@ -1,6 +1,7 @@
 // E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and a broadcast on workers.
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
+import { sandboxCredential } from '../../scripts/examples';
 import { triggerItems, type StoredExecution } from '../../scripts/executions';
 import { delay, freePort, quiet, waitUntil } from '../../scripts/processes';
 import { QueueCluster } from '../../scripts/queue';
@@ -148,16 +149,9 @@ beforeAll(async () => {
 			QUEUE_WORKER_STALLED_INTERVAL: '5000',
 		},
 	});
-	const credential = (sandbox: Sandbox, { id, name }: { id: string; name: string }) => ({
-		id,
-		name,
-		host: sandbox.host,
-		email: sandbox.admin.email,
-		password: sandbox.admin.password,
-	});
 	await cluster.main.importCredentials([
-		credential(backlog, BACKLOG_CREDENTIAL),
-		credential(exports, EXPORT_CREDENTIAL),
+		sandboxCredential(backlog, BACKLOG_CREDENTIAL),
+		sandboxCredential(exports, EXPORT_CREDENTIAL),
 	]);
 	await cluster.main.importWorkflows([
 		backlogWorkflow(),
