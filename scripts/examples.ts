@@ -153,12 +153,9 @@ function pollingVariant(workflow: Workflow, triggerName: string, id: string, sec
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
-	const pinned = (
-		workflow.pinData as
-			| Record<string, Array<{ json: { body?: Record<string, unknown> } }>>
-			| undefined
-	)?.[webhookName];
-	const body = pinned?.[0]?.json.body;
+	const body = workflow.pinData?.[webhookName]?.[0]?.json.body as
+		| Record<string, unknown>
+		| undefined;
 	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
 	return body;
 }

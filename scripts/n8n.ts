@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 
+import type { INode, IWorkflowBase } from 'n8n-workflow';
+
 import {
 	FINISHED_STATUSES,
 	restExecutions,
@@ -38,28 +40,12 @@ const DEFAULT_OWNER: Owner = {
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
-export interface WorkflowNode {
-	id?: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-	[key: string]: unknown;
-}
-
-export interface Workflow {
-	id: string;
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<
-		string,
-		{ main: Array<Array<{ node: string; type: string; index: number }> | null> }
-	>;
-	settings?: Record<string, unknown>;
-	[key: string]: unknown;
-}
+export type WorkflowNode = INode;
+/** A workflow as `n8n import:workflow` reads it; a null staticData clears what n8n kept from an earlier import. */
+export type Workflow = Pick<IWorkflowBase, 'id' | 'name' | 'nodes' | 'connections'> &
+	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active'>> & {
+		staticData?: IWorkflowBase['staticData'] | null;
+	};
 
 export const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 

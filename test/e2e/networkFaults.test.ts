@@ -37,7 +37,7 @@ const FAULTS = [
 type Fault = (typeof FAULTS)[number];
 
 interface RequestKind {
-	parameters: Record<string, unknown>;
+	parameters: WorkflowNode['parameters'];
 	/** Tells this kind's requests from the others' at the same server. */
 	sent(request: SeenRequest): boolean;
 }
