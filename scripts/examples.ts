@@ -11,7 +11,7 @@ import {
 	type Workflow,
 	type WorkflowNode,
 } from './n8n';
-import { waitUntil, type Log } from './processes';
+import { quiet, waitUntil, type Log } from './processes';
 import { REPO_ROOT } from './runtime';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
@@ -28,6 +28,13 @@ export const EXAMPLE_IDS = {
 	aiAgent: 'svcExample6Agent',
 	nobodyOnline: 'svcExample7Nobody',
 } as const;
+
+/** The examples that run in production (webhooks, the chat trigger): published before `n8n start`. */
+export const PUBLISHED_EXAMPLES = [
+	EXAMPLE_IDS.exportFinishedChats,
+	EXAMPLE_IDS.crmBroadcast,
+	EXAMPLE_IDS.visitorPairing,
+];
 
 /** Examples that `npm start -- --headless` imports but does not run, and why. */
 export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
@@ -256,22 +263,15 @@ export async function runExamples(
 		onStep?: (step: ExampleStep) => void | Promise<void>;
 	} = {},
 ): Promise<ExampleStep[]> {
-	const log = options.log ?? (() => undefined);
+	const log = options.log ?? quiet;
 	const examples = readExamples();
-	const lunch = findExample(examples, EXAMPLE_IDS.lunchBreak);
-	const stats = findExample(examples, EXAMPLE_IDS.dailyStats);
-	const broadcast = findExample(examples, EXAMPLE_IDS.crmBroadcast);
-	const pairing = findExample(examples, EXAMPLE_IDS.visitorPairing);
+	const example = (id: string) => findExample(examples, id);
+	const pairing = example(EXAMPLE_IDS.visitorPairing);
 	const alertTrigger = 'Operator availability';
 	const variants = {
-		stats: manualVariant(stats, 'Every day at 07:00', 'svcRunStats0700'),
-		lunch: manualVariant(lunch, 'Every day at 13:00', 'svcRunLunch1300'),
-		alert: pollingVariant(
-			findExample(examples, EXAMPLE_IDS.nobodyOnline),
-			alertTrigger,
-			'svcRunAlert5s',
-			5,
-		),
+		stats: manualVariant(example(EXAMPLE_IDS.dailyStats), 'Every day at 07:00', 'svcRunStats0700'),
+		lunch: manualVariant(example(EXAMPLE_IDS.lunchBreak), 'Every day at 13:00', 'svcRunLunch1300'),
+		alert: pollingVariant(example(EXAMPLE_IDS.nobodyOnline), alertTrigger, 'svcRunAlert5s', 5),
 	};
 	await n8n.importWorkflows([...examples, ...Object.values(variants)]);
 
@@ -303,18 +303,13 @@ export async function runExamples(
 	}
 
 	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
-	await n8n.publishWorkflows([
-		EXAMPLE_IDS.exportFinishedChats,
-		EXAMPLE_IDS.crmBroadcast,
-		EXAMPLE_IDS.visitorPairing,
-		variants.alert.id,
-	]);
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, variants.alert.id]);
 	await n8n.start();
 	try {
 		await record(
 			await webhookStep(
 				n8n,
-				{ workflow: broadcast, webhook: 'CRM webhook' },
+				{ workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' },
 				'CRM webhook sends a template broadcast',
 				['Send template'],
 			),
@@ -351,11 +346,9 @@ export async function runExamples(
 
 		// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
 		await waitUntil(
-			async () => {
-				const { staticData } = await (await n8n.rest())('GET', `workflows/${variants.alert.id}`);
-				const nodes = staticData as Record<string, { operatorEvents?: unknown }> | null;
-				return nodes?.[`node:${alertTrigger}`]?.operatorEvents !== undefined;
-			},
+			async () =>
+				(await n8n.staticData(variants.alert.id))?.[`node:${alertTrigger}`]?.operatorEvents !==
+				undefined,
 			{ what: `the first poll of "${alertTrigger}"`, timeoutMs: 60_000, everyMs: 500 },
 		);
 		const alertStep = async (nth: number, title: string) => {

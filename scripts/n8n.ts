@@ -2,7 +2,6 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -20,18 +19,18 @@ import {
 	freePort,
 	quiet,
 	run,
+	seconds,
 	start as startProcess,
 	stop as stopProcess,
 	waitUntil,
 	type Log,
-	type RunResult,
 	type Started,
 } from './processes';
 import type { N8nRuntime } from './runtime';
 
 const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Who the REST session logs in as unless setOwner names another: executions are read through the REST API. */
-const DEFAULT_OWNER: Owner = {
+const DEFAULT_OWNER = {
 	email: 'owner@n8n-nodes-svc.test',
 	password: 'Svc-owner-2026',
 	firstName: 'Svc',
@@ -78,17 +77,11 @@ export interface N8nOptions {
 	command?: string[];
 }
 
-export interface Owner {
-	email: string;
-	password: string;
-	firstName: string;
-	lastName: string;
-}
+export type Owner = typeof DEFAULT_OWNER;
 
 export class N8n {
 	readonly runtime: N8nRuntime;
 	readonly userFolder: string;
-	readonly port: number;
 	readonly baseUrl: string;
 	readonly env: Record<string, string>;
 	readonly command: string[];
@@ -105,7 +98,6 @@ export class N8n {
 		this.runtime = options.runtime;
 		this.userFolder = userFolder;
 		this.ownsUserFolder = options.userFolder === undefined;
-		this.port = port;
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.log = options.log ?? quiet;
 		this.command = options.command ?? ['start'];
@@ -176,23 +168,17 @@ export class N8n {
 		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
 		fs.mkdirSync(this.packageFolder, { recursive: true });
-		fs.copyFileSync(
-			path.join(packageDir, 'package.json'),
-			path.join(this.packageFolder, 'package.json'),
-		);
-		fs.cpSync(path.join(packageDir, 'dist'), path.join(this.packageFolder, 'dist'), {
-			recursive: true,
-		});
+		for (const entry of ['package.json', 'dist'])
+			fs.cpSync(path.join(packageDir, entry), path.join(this.packageFolder, entry), {
+				recursive: true,
+			});
 		this.log(`package installed in ${this.packageFolder}`);
 	}
 
 	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
 	setOwner(owner: Owner): void {
 		this.owner = owner;
-		const runtimeRequire = createRequire(
-			path.join(this.runtime.dir, 'node_modules/n8n/package.json'),
-		);
-		const bcrypt = runtimeRequire('bcryptjs') as {
+		const bcrypt = this.runtime.require('bcryptjs') as {
 			hashSync(password: string, rounds: number): string;
 		};
 		Object.assign(this.env, {
@@ -209,11 +195,11 @@ export class N8n {
 	 * carries the session cookie and answers the reply's `data`. n8n must be running.
 	 */
 	async restSession(owner = this.owner): Promise<RestCall> {
-		const post = async (route: string, body: unknown) =>
+		const send = async (method: string, route: string, body: unknown, cookie?: string) =>
 			await fetch(`${this.baseUrl}/rest/${route}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
+				method,
+				headers: { 'content-type': 'application/json', ...(cookie && { cookie }) },
+				body: body === undefined ? undefined : JSON.stringify(body),
 			});
 		const credentials = {
 			emailOrLdapLoginId: owner.email,
@@ -223,25 +209,21 @@ export class N8n {
 		// n8n 1.x mounts its REST API a moment after /healthz/readiness answers: until then, /rest/login is a 404.
 		let login = await waitUntil(
 			async () => {
-				const reply = await post('login', credentials);
+				const reply = await send('POST', 'login', credentials);
 				return reply.status !== 404 && reply;
 			},
 			{ what: `n8n's REST API on ${this.baseUrl}`, timeoutMs: 60_000, process: this.server },
 		);
 		// n8n 1.x takes no owner from the environment (2.17 does): the first session sets it up, as the setup page does.
 		if (login.status !== 200 && this.runtime.flavour.name === 'n8n-1') {
-			const setup = await post('owner/setup', owner);
+			const setup = await send('POST', 'owner/setup', owner);
 			if (setup.status === 200) login = setup;
 		}
 		if (login.status !== 200)
 			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 		return async (method, route, body) => {
-			const reply = await fetch(`${this.baseUrl}/rest/${route}`, {
-				method,
-				headers: { cookie, 'content-type': 'application/json' },
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
+			const reply = await send(method, route, body, cookie);
 			const text = await reply.text();
 			if (reply.status !== 200)
 				throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
@@ -258,19 +240,23 @@ export class N8n {
 		return await this.session;
 	}
 
+	/** A workflow's static data as n8n stored it: each trigger's (a polling trigger's cursor) under `node:<its name>`. */
+	async staticData(workflowId: string): Promise<Record<string, Record<string, unknown>> | null> {
+		const { staticData } = await (await this.rest())('GET', `workflows/${workflowId}`);
+		return (staticData ?? null) as Record<string, Record<string, unknown>> | null;
+	}
+
 	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
 	async cli(
 		args: string[],
 		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
-	): Promise<RunResult> {
+	) {
 		const result = await run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
 			timeoutMs: options.timeoutMs ?? 180_000,
 		});
-		this.log(
-			`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${(result.ms / 1000).toFixed(1)} s`,
-		);
+		this.log(`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${seconds(result.ms)}`);
 		if (result.code !== 0 && !options.allowFailure) {
 			throw new Error(
 				`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
@@ -399,7 +385,7 @@ export class N8n {
 			await this.stop();
 			throw error;
 		}
-		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		this.log(`n8n ready on ${this.baseUrl} after ${seconds(Date.now() - started)}`);
 	}
 
 	/** Everything the server said, over its restarts (the tail of each run). */

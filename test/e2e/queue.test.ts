@@ -237,7 +237,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await waitFor(
 			'the whole backlog',
 			async () => {
-				const staticData = JSON.stringify(await cluster.staticData(IDS.backlog));
+				const staticData = JSON.stringify(await cluster.main.staticData(IDS.backlog));
 				const current = await states(IDS.backlog);
 				return staticData.includes(latest) &&
 					current.every((execution) => FINAL.has(execution.status))
@@ -378,7 +378,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 	test('the cursor survives deactivate → activate and a republish of the unchanged trigger', async () => {
 		const rest = await cluster.main.restSession(OWNER);
-		const cursorBefore = await cluster.staticData(IDS.backlog);
+		const cursorBefore = await cluster.main.staticData(IDS.backlog);
 		const before = await lastId(IDS.backlog);
 
 		await rest('POST', `workflows/${IDS.backlog}/deactivate`, {});
@@ -387,7 +387,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('deactivated and activated');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.main.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Republish: the editor saves the same trigger (moved on the canvas, a new version), then publishes it.
 		workflow = await rest('GET', `workflows/${IDS.backlog}`);
@@ -405,7 +405,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('republished');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.main.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Still polling from where it was: 5 new chats arrive as exactly those 5.
 		const added = backlog.control.addChats(5).map((chat) => String(chat.id));
