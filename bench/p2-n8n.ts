@@ -1,6 +1,7 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
 
+import { sandboxCredential } from '../scripts/examples';
 import { nodeOutput } from '../scripts/executions';
 import { N8n, type Workflow, type WorkflowNode } from '../scripts/n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime';
@@ -188,12 +189,7 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 	try {
 		n8n.installPackage(REPO_ROOT);
 		await n8n.importCredentials([
-			{
-				...SVC_CREDENTIAL,
-				host: sandbox.host,
-				email: sandbox.admin.email,
-				password: sandbox.admin.password,
-			},
+			sandboxCredential(sandbox, SVC_CREDENTIAL),
 			{
 				...BASIC_CREDENTIAL,
 				type: 'httpBasicAuth',

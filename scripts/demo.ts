@@ -9,6 +9,7 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import {
 	EXAMPLE_IDS,
 	EXAMPLES_NOT_RUN_HEADLESS,
+	PUBLISHED_EXAMPLES,
 	readExamples,
 	runExamples,
 	sandboxCredential,
@@ -17,7 +18,7 @@ import {
 } from './examples';
 import { N8n } from './n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
-import { killAllNow, type Log } from './processes';
+import { killAllNow, seconds, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
 
@@ -39,7 +40,7 @@ const DEMO_DATA = { seed: 1, chats: 30 };
 const NEW_CHAT_EVERY_MS = 2 * 60_000;
 
 const started = Date.now();
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+const elapsed = () => seconds(Date.now() - started);
 const log: Log = (line) => console.log(`  · ${line}`);
 
 function localTimeZone(): string {
@@ -207,12 +208,7 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 		await n8n.importWorkflows(
 			readExamples().map((workflow) => ({ ...workflow, staticData: null })),
 		);
-		await n8n.publishWorkflows([
-			EXAMPLE_IDS.exportFinishedChats,
-			EXAMPLE_IDS.crmBroadcast,
-			EXAMPLE_IDS.visitorPairing,
-			EXAMPLE_IDS.nobodyOnline,
-		]);
+		await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, EXAMPLE_IDS.nobodyOnline]);
 		await n8n.start();
 	} catch (error) {
 		await n8n.stop();

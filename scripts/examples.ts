@@ -6,12 +6,12 @@ import { nodeItems, type RunData, type StoredExecution } from './executions';
 import {
 	postJsonOnNewConnection,
 	readWorkflowsIn,
+	type ExportedCredential,
 	type N8n,
-	type SvcCredentialExport,
 	type Workflow,
 	type WorkflowNode,
 } from './n8n';
-import { waitUntil, type Log } from './processes';
+import { quiet, waitUntil, type Log } from './processes';
 import { REPO_ROOT } from './runtime';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
@@ -29,19 +29,27 @@ export const EXAMPLE_IDS = {
 	nobodyOnline: 'svcExample7Nobody',
 } as const;
 
+/** The examples that run in production (webhooks, the chat trigger): published before `n8n start`. */
+export const PUBLISHED_EXAMPLES = [
+	EXAMPLE_IDS.exportFinishedChats,
+	EXAMPLE_IDS.crmBroadcast,
+	EXAMPLE_IDS.visitorPairing,
+];
+
 /** Examples that `npm start -- --headless` imports but does not run, and why. */
 export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
 	[EXAMPLE_IDS.aiAgent]:
 		'it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model',
 };
 
-export function sandboxCredential(sandbox: Sandbox): SvcCredentialExport {
-	return {
-		...SANDBOX_CREDENTIAL,
-		host: sandbox.host,
-		email: sandbox.admin.email,
-		password: sandbox.admin.password,
-	};
+/** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
+export function sandboxCredential(
+	sandbox: Pick<Sandbox, 'host' | 'admin'>,
+	{ id, name }: { id: string; name: string } = SANDBOX_CREDENTIAL,
+) {
+	const { host, admin } = sandbox;
+	const data = { host, email: admin.email, password: admin.password, ignoreSslIssues: false };
+	return { id, name, type: 'svcApi', data } satisfies ExportedCredential;
 }
 
 export function readExamples(): Workflow[] {
@@ -152,12 +160,9 @@ function pollingVariant(workflow: Workflow, triggerName: string, id: string, sec
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
-	const pinned = (
-		workflow.pinData as
-			| Record<string, Array<{ json: { body?: Record<string, unknown> } }>>
-			| undefined
-	)?.[webhookName];
-	const body = pinned?.[0]?.json.body;
+	const body = workflow.pinData?.[webhookName]?.[0]?.json.body as
+		| Record<string, unknown>
+		| undefined;
 	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
 	return body;
 }
@@ -258,22 +263,15 @@ export async function runExamples(
 		onStep?: (step: ExampleStep) => void | Promise<void>;
 	} = {},
 ): Promise<ExampleStep[]> {
-	const log = options.log ?? (() => undefined);
+	const log = options.log ?? quiet;
 	const examples = readExamples();
-	const lunch = findExample(examples, EXAMPLE_IDS.lunchBreak);
-	const stats = findExample(examples, EXAMPLE_IDS.dailyStats);
-	const broadcast = findExample(examples, EXAMPLE_IDS.crmBroadcast);
-	const pairing = findExample(examples, EXAMPLE_IDS.visitorPairing);
+	const example = (id: string) => findExample(examples, id);
+	const pairing = example(EXAMPLE_IDS.visitorPairing);
 	const alertTrigger = 'Operator availability';
 	const variants = {
-		stats: manualVariant(stats, 'Every day at 07:00', 'svcRunStats0700'),
-		lunch: manualVariant(lunch, 'Every day at 13:00', 'svcRunLunch1300'),
-		alert: pollingVariant(
-			findExample(examples, EXAMPLE_IDS.nobodyOnline),
-			alertTrigger,
-			'svcRunAlert5s',
-			5,
-		),
+		stats: manualVariant(example(EXAMPLE_IDS.dailyStats), 'Every day at 07:00', 'svcRunStats0700'),
+		lunch: manualVariant(example(EXAMPLE_IDS.lunchBreak), 'Every day at 13:00', 'svcRunLunch1300'),
+		alert: pollingVariant(example(EXAMPLE_IDS.nobodyOnline), alertTrigger, 'svcRunAlert5s', 5),
 	};
 	await n8n.importWorkflows([...examples, ...Object.values(variants)]);
 
@@ -305,18 +303,13 @@ export async function runExamples(
 	}
 
 	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
-	await n8n.publishWorkflows([
-		EXAMPLE_IDS.exportFinishedChats,
-		EXAMPLE_IDS.crmBroadcast,
-		EXAMPLE_IDS.visitorPairing,
-		variants.alert.id,
-	]);
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, variants.alert.id]);
 	await n8n.start();
 	try {
 		await record(
 			await webhookStep(
 				n8n,
-				{ workflow: broadcast, webhook: 'CRM webhook' },
+				{ workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' },
 				'CRM webhook sends a template broadcast',
 				['Send template'],
 			),
@@ -353,11 +346,9 @@ export async function runExamples(
 
 		// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
 		await waitUntil(
-			async () => {
-				const { staticData } = await (await n8n.rest())('GET', `workflows/${variants.alert.id}`);
-				const nodes = staticData as Record<string, { operatorEvents?: unknown }> | null;
-				return nodes?.[`node:${alertTrigger}`]?.operatorEvents !== undefined;
-			},
+			async () =>
+				(await n8n.staticData(variants.alert.id))?.[`node:${alertTrigger}`]?.operatorEvents !==
+				undefined,
 			{ what: `the first poll of "${alertTrigger}"`, timeoutMs: 60_000, everyMs: 500 },
 		);
 		const alertStep = async (nth: number, title: string) => {

@@ -1,7 +1,4 @@
 // n8n's stored executions: their run data, read through n8n's REST API.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-
 import type { INodeExecutionData, ITaskDataConnections } from 'n8n-workflow';
 
 import type { N8nRuntime } from './runtime';
@@ -96,8 +93,7 @@ export async function restExecutions(
 	};
 	if (page.count > page.results.length)
 		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
-	const n8nRequire = createRequire(path.join(runtime.dir, 'node_modules/n8n/package.json'));
-	const { parse } = n8nRequire('flatted') as { parse(text: string): unknown };
+	const { parse } = runtime.require('flatted') as { parse(text: string): unknown };
 	const executions = page.results
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);

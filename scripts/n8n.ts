@@ -2,10 +2,11 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
+
+import type { INode, IWorkflowBase } from 'n8n-workflow';
 
 import {
 	FINISHED_STATUSES,
@@ -18,18 +19,18 @@ import {
 	freePort,
 	quiet,
 	run,
+	seconds,
 	start as startProcess,
 	stop as stopProcess,
 	waitUntil,
 	type Log,
-	type RunResult,
 	type Started,
 } from './processes';
 import type { N8nRuntime } from './runtime';
 
 const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Who the REST session logs in as unless setOwner names another: executions are read through the REST API. */
-const DEFAULT_OWNER: Owner = {
+const DEFAULT_OWNER = {
 	email: 'owner@n8n-nodes-svc.test',
 	password: 'Svc-owner-2026',
 	firstName: 'Svc',
@@ -38,37 +39,12 @@ const DEFAULT_OWNER: Owner = {
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
-export interface WorkflowNode {
-	id?: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-	[key: string]: unknown;
-}
-
-export interface Workflow {
-	id: string;
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<
-		string,
-		{ main: Array<Array<{ node: string; type: string; index: number }> | null> }
-	>;
-	settings?: Record<string, unknown>;
-	[key: string]: unknown;
-}
-
-export interface SvcCredentialExport {
-	id: string;
-	name: string;
-	host: string;
-	email: string;
-	password: string;
-	ignoreSslIssues?: boolean;
-}
+export type WorkflowNode = INode;
+/** A workflow as `n8n import:workflow` reads it; a null staticData clears what n8n kept from an earlier import. */
+export type Workflow = Pick<IWorkflowBase, 'id' | 'name' | 'nodes' | 'connections'> &
+	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active'>> & {
+		staticData?: IWorkflowBase['staticData'] | null;
+	};
 
 export const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
@@ -101,17 +77,11 @@ export interface N8nOptions {
 	command?: string[];
 }
 
-export interface Owner {
-	email: string;
-	password: string;
-	firstName: string;
-	lastName: string;
-}
+export type Owner = typeof DEFAULT_OWNER;
 
 export class N8n {
 	readonly runtime: N8nRuntime;
 	readonly userFolder: string;
-	readonly port: number;
 	readonly baseUrl: string;
 	readonly env: Record<string, string>;
 	readonly command: string[];
@@ -128,7 +98,6 @@ export class N8n {
 		this.runtime = options.runtime;
 		this.userFolder = userFolder;
 		this.ownsUserFolder = options.userFolder === undefined;
-		this.port = port;
 		this.baseUrl = `http://127.0.0.1:${port}`;
 		this.log = options.log ?? quiet;
 		this.command = options.command ?? ['start'];
@@ -199,23 +168,17 @@ export class N8n {
 		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
 		fs.mkdirSync(this.packageFolder, { recursive: true });
-		fs.copyFileSync(
-			path.join(packageDir, 'package.json'),
-			path.join(this.packageFolder, 'package.json'),
-		);
-		fs.cpSync(path.join(packageDir, 'dist'), path.join(this.packageFolder, 'dist'), {
-			recursive: true,
-		});
+		for (const entry of ['package.json', 'dist'])
+			fs.cpSync(path.join(packageDir, entry), path.join(this.packageFolder, entry), {
+				recursive: true,
+			});
 		this.log(`package installed in ${this.packageFolder}`);
 	}
 
 	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
 	setOwner(owner: Owner): void {
 		this.owner = owner;
-		const runtimeRequire = createRequire(
-			path.join(this.runtime.dir, 'node_modules/n8n/package.json'),
-		);
-		const bcrypt = runtimeRequire('bcryptjs') as {
+		const bcrypt = this.runtime.require('bcryptjs') as {
 			hashSync(password: string, rounds: number): string;
 		};
 		Object.assign(this.env, {
@@ -232,11 +195,11 @@ export class N8n {
 	 * carries the session cookie and answers the reply's `data`. n8n must be running.
 	 */
 	async restSession(owner = this.owner): Promise<RestCall> {
-		const post = async (route: string, body: unknown) =>
+		const send = async (method: string, route: string, body: unknown, cookie?: string) =>
 			await fetch(`${this.baseUrl}/rest/${route}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
+				method,
+				headers: { 'content-type': 'application/json', ...(cookie && { cookie }) },
+				body: body === undefined ? undefined : JSON.stringify(body),
 			});
 		const credentials = {
 			emailOrLdapLoginId: owner.email,
@@ -246,25 +209,21 @@ export class N8n {
 		// n8n 1.x mounts its REST API a moment after /healthz/readiness answers: until then, /rest/login is a 404.
 		let login = await waitUntil(
 			async () => {
-				const reply = await post('login', credentials);
+				const reply = await send('POST', 'login', credentials);
 				return reply.status !== 404 && reply;
 			},
 			{ what: `n8n's REST API on ${this.baseUrl}`, timeoutMs: 60_000, process: this.server },
 		);
 		// n8n 1.x takes no owner from the environment (2.17 does): the first session sets it up, as the setup page does.
 		if (login.status !== 200 && this.runtime.flavour.name === 'n8n-1') {
-			const setup = await post('owner/setup', owner);
+			const setup = await send('POST', 'owner/setup', owner);
 			if (setup.status === 200) login = setup;
 		}
 		if (login.status !== 200)
 			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 		return async (method, route, body) => {
-			const reply = await fetch(`${this.baseUrl}/rest/${route}`, {
-				method,
-				headers: { cookie, 'content-type': 'application/json' },
-				body: body === undefined ? undefined : JSON.stringify(body),
-			});
+			const reply = await send(method, route, body, cookie);
 			const text = await reply.text();
 			if (reply.status !== 200)
 				throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
@@ -281,19 +240,23 @@ export class N8n {
 		return await this.session;
 	}
 
+	/** A workflow's static data as n8n stored it: each trigger's (a polling trigger's cursor) under `node:<its name>`. */
+	async staticData(workflowId: string): Promise<Record<string, Record<string, unknown>> | null> {
+		const { staticData } = await (await this.rest())('GET', `workflows/${workflowId}`);
+		return (staticData ?? null) as Record<string, Record<string, unknown>> | null;
+	}
+
 	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
 	async cli(
 		args: string[],
 		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
-	): Promise<RunResult> {
+	) {
 		const result = await run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
 			timeoutMs: options.timeoutMs ?? 180_000,
 		});
-		this.log(
-			`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${(result.ms / 1000).toFixed(1)} s`,
-		);
+		this.log(`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${seconds(result.ms)}`);
 		if (result.code !== 0 && !options.allowFailure) {
 			throw new Error(
 				`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
@@ -303,35 +266,23 @@ export class N8n {
 	}
 
 	/**
-	 * Imports credentials, encrypted by n8n with the instance key: `svcApi` ones from their fields, others (e.g. an
-	 * OpenAI account for the AI agent test) as n8n exports them. The file never outlives the import.
+	 * Imports credentials as n8n exports them (e.g. `svcApi`, or an OpenAI account for the AI agent test), encrypted by
+	 * n8n with the instance key. The file never outlives the import.
 	 */
-	async importCredentials(
-		credentials: Array<SvcCredentialExport | ExportedCredential>,
-	): Promise<void> {
-		const exported = credentials.map((credential) => {
-			if ('type' in credential) return credential;
-			const { id, name, ...data } = credential;
-			return {
-				id,
-				name,
-				type: 'svcApi',
-				data: { ...data, ignoreSslIssues: !!data.ignoreSslIssues },
-			};
-		});
+	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
 		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
-		fs.writeFileSync(file, JSON.stringify(exported), { mode: 0o600 });
+		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
 		try {
 			await this.cli(['import:credentials', `--input=${file}`]);
 		} finally {
 			fs.rmSync(file, { force: true });
 		}
-		for (const credential of credentials) {
-			if ('type' in credential) this.log(`credential "${credential.name}" (${credential.type})`);
-			else
-				this.log(
-					`credential "${credential.name}" (${credential.id}): host ${credential.host}, ${credential.email}, password ••••••`,
-				);
+		for (const { id, name, type, data } of credentials) {
+			this.log(
+				type === 'svcApi'
+					? `credential "${name}" (${id}): host ${String(data.host)}, ${String(data.email)}, password ••••••`
+					: `credential "${name}" (${type})`,
+			);
 		}
 	}
 
@@ -434,7 +385,7 @@ export class N8n {
 			await this.stop();
 			throw error;
 		}
-		this.log(`n8n ready on ${this.baseUrl} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		this.log(`n8n ready on ${this.baseUrl} after ${seconds(Date.now() - started)}`);
 	}
 
 	/** Everything the server said, over its restarts (the tail of each run). */

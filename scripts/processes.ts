@@ -10,6 +10,8 @@ export type Started = Child & { output(): string };
 export type Log = (line: string) => void;
 export const quiet: Log = () => undefined;
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A duration as log lines show it: "12.3 s". */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const running = new Set<Child>();
 const exited = (child: Child) => child.exitCode !== null || child.signalCode !== null;
@@ -69,20 +71,12 @@ export async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM', gra
 	running.delete(child);
 }
 
-export interface RunResult {
-	code: number | null;
-	signal: string | null;
-	stdout: string;
-	stderr: string;
-	ms: number;
-}
-
 /** Runs a command to completion in its own group (all of it killed after `timeoutMs`) and collects its output. */
 export async function run(
 	command: string,
 	args: string[],
 	options: execa.Options & { timeoutMs: number },
-): Promise<RunResult> {
+) {
 	const started = Date.now();
 	const { timeoutMs, ...rest } = options;
 	const child = start(command, args, {

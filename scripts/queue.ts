@@ -103,15 +103,6 @@ export class QueueCluster {
 		}
 	}
 
-	/** The workflow's static data (where a polling trigger keeps its cursor), as n8n stored it. */
-	async staticData(workflowId: string): Promise<Record<string, unknown> | null> {
-		const rest = await this.main.rest();
-		return ((await rest('GET', `workflows/${workflowId}`)).staticData ?? null) as Record<
-			string,
-			unknown
-		> | null;
-	}
-
 	/** The worker whose log says it started `executionId` and has not finished it, if any. */
 	workerRunning(executionId: number): N8n | undefined {
 		return this.workers.find(

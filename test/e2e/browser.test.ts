@@ -526,7 +526,7 @@ async function expectTestMessage(modal: Locator, message: string): Promise<void>
 
 test('4. the credential modal tests the connection, shows the 401 and http:// refusals, and never shows the password', async () => {
 	const { page } = browser;
-	const sandboxPassword = sandboxCredential(env.sandbox).password;
+	const sandboxPassword = sandboxCredential(env.sandbox).data.password;
 	await page.goto(`${env.n8n.baseUrl}/home/credentials`);
 	await page.getByText(SANDBOX_CREDENTIAL.name, { exact: true }).first().click();
 	const modal = byTestId(page, 'editCredential-modal');

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
+import { N8n, type Owner, type Workflow, type WorkflowNode } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { SETUP_TIMEOUT_MS } from './environment';
@@ -99,7 +99,7 @@ const SVC_NODE_WORKFLOW = 'svcE2eRestricted';
 function workflowWith(
 	id: string,
 	name: string,
-	node: { name: string; type: string; typeVersion: number; parameters: Record<string, unknown> },
+	node: Pick<WorkflowNode, 'name' | 'type' | 'typeVersion' | 'parameters'>,
 ): Workflow {
 	return {
 		id,
@@ -173,7 +173,11 @@ beforeAll(async () => {
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([
-		{ ...CREDENTIAL, host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
+		{
+			...CREDENTIAL,
+			type: 'svcApi',
+			data: { host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
+		},
 	]);
 	await n8n.importWorkflows([
 		workflowWith(HTTP_REQUEST_WORKFLOW, 'E2E: HTTP Request node with the Svc credential', {

@@ -2,7 +2,7 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
-import { N8n, type SvcCredentialExport } from '../../scripts/n8n';
+import { N8n, type ExportedCredential } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
@@ -15,8 +15,8 @@ export const TEST_TIMEOUT_MS = 5 * 60_000;
 export const WRONG_PASSWORD_CREDENTIAL = {
 	id: 'svcE2eWrongPass1',
 	name: 'Svc wrong password',
-	email: 'nobody@svc.test',
-	password: 'Wrong-pw-e2e-91c2',
+	type: 'svcApi',
+	data: { email: 'nobody@svc.test', password: 'Wrong-pw-e2e-91c2', ignoreSslIssues: false },
 };
 
 export interface E2eEnvironment {
@@ -53,9 +53,11 @@ export async function startE2eEnvironment(
 	try {
 		n8n = await N8n.create({ runtime, log });
 		n8n.installPackage(REPO_ROOT);
-		const credentials: SvcCredentialExport[] = [sandboxCredential(sandbox)];
-		if (options.wrongPasswordCredential)
-			credentials.push({ ...WRONG_PASSWORD_CREDENTIAL, host: sandbox.host });
+		const credentials: ExportedCredential[] = [sandboxCredential(sandbox)];
+		if (options.wrongPasswordCredential) {
+			const { data } = WRONG_PASSWORD_CREDENTIAL;
+			credentials.push({ ...WRONG_PASSWORD_CREDENTIAL, data: { host: sandbox.host, ...data } });
+		}
 		await n8n.importCredentials(credentials);
 	} catch (error) {
 		await n8n?.dispose();

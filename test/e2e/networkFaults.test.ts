@@ -37,7 +37,7 @@ const FAULTS = [
 type Fault = (typeof FAULTS)[number];
 
 interface RequestKind {
-	parameters: Record<string, unknown>;
+	parameters: WorkflowNode['parameters'];
 	/** Tells this kind's requests from the others' at the same server. */
 	sent(request: SeenRequest): boolean;
 }
@@ -307,10 +307,13 @@ describe.each(['n8n-2', 'n8n-1'] as const)('%s', (line) => {
 			FAULTS.map((fault) => ({
 				id: CREDENTIAL_IDS[fault],
 				name: `Svc fault: ${fault}`,
-				host: hosts[fault],
-				email: 'admin@svc.test',
-				password: 'Fault-matrix-pw-1',
-				ignoreSslIssues: fault === 'untrusted certificate, ignored',
+				type: 'svcApi',
+				data: {
+					host: hosts[fault],
+					email: 'admin@svc.test',
+					password: 'Fault-matrix-pw-1',
+					ignoreSslIssues: fault === 'untrusted certificate, ignored',
+				},
 			})),
 		);
 		const workflow = matrixWorkflow(CASES);

@@ -1,6 +1,7 @@
 // E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and a broadcast on workers.
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
+import { sandboxCredential } from '../../scripts/examples';
 import { triggerItems, type StoredExecution } from '../../scripts/executions';
 import { delay, freePort, quiet, waitUntil } from '../../scripts/processes';
 import { QueueCluster } from '../../scripts/queue';
@@ -148,16 +149,9 @@ beforeAll(async () => {
 			QUEUE_WORKER_STALLED_INTERVAL: '5000',
 		},
 	});
-	const credential = (sandbox: Sandbox, { id, name }: { id: string; name: string }) => ({
-		id,
-		name,
-		host: sandbox.host,
-		email: sandbox.admin.email,
-		password: sandbox.admin.password,
-	});
 	await cluster.main.importCredentials([
-		credential(backlog, BACKLOG_CREDENTIAL),
-		credential(exports, EXPORT_CREDENTIAL),
+		sandboxCredential(backlog, BACKLOG_CREDENTIAL),
+		sandboxCredential(exports, EXPORT_CREDENTIAL),
 	]);
 	await cluster.main.importWorkflows([
 		backlogWorkflow(),
@@ -243,7 +237,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await waitFor(
 			'the whole backlog',
 			async () => {
-				const staticData = JSON.stringify(await cluster.staticData(IDS.backlog));
+				const staticData = JSON.stringify(await cluster.main.staticData(IDS.backlog));
 				const current = await states(IDS.backlog);
 				return staticData.includes(latest) &&
 					current.every((execution) => FINAL.has(execution.status))
@@ -384,7 +378,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 	test('the cursor survives deactivate → activate and a republish of the unchanged trigger', async () => {
 		const rest = await cluster.main.restSession(OWNER);
-		const cursorBefore = await cluster.staticData(IDS.backlog);
+		const cursorBefore = await cluster.main.staticData(IDS.backlog);
 		const before = await lastId(IDS.backlog);
 
 		await rest('POST', `workflows/${IDS.backlog}/deactivate`, {});
@@ -393,7 +387,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('deactivated and activated');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.main.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Republish: the editor saves the same trigger (moved on the canvas, a new version), then publishes it.
 		workflow = await rest('GET', `workflows/${IDS.backlog}`);
@@ -411,7 +405,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		await note('republished');
 		await delay((POLL_EVERY_SECONDS + EXECUTION_SECONDS + 1) * 1000);
 		expect(await lastId(IDS.backlog)).toBe(before);
-		expect(await cluster.staticData(IDS.backlog)).toEqual(cursorBefore);
+		expect(await cluster.main.staticData(IDS.backlog)).toEqual(cursorBefore);
 
 		// Still polling from where it was: 5 new chats arrive as exactly those 5.
 		const added = backlog.control.addChats(5).map((chat) => String(chat.id));

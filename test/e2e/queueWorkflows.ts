@@ -38,7 +38,7 @@ function node(
 	name: string,
 	type: string,
 	typeVersion: number,
-	parameters: Record<string, unknown>,
+	parameters: WorkflowNode['parameters'],
 	extra: Partial<WorkflowNode> = {},
 ): WorkflowNode {
 	return {

@@ -129,14 +129,11 @@ export function testOperatorEvents(): void {
 			expect(seeded.filter((operator) => operator.status !== 'offline').length).toBeGreaterThan(
 				seeded.filter((operator) => operator.status === 'online').length,
 			);
-			const rest = await env.n8n.rest();
 			for (const [event, trigger] of Object.entries(TRIGGERS)) {
 				// n8n saves a trigger's static data once its activation poll has run.
 				const state = await waitUntil(
 					async () => {
-						const { staticData } = (await rest('GET', `workflows/${trigger.workflowId}`)) as {
-							staticData?: Record<string, Record<string, unknown>> | null;
-						};
+						const staticData = await env.n8n.staticData(trigger.workflowId);
 						return staticData?.[`node:${trigger.node}`]?.[OPERATOR_STATE_KEY] as
 							| { event: string; boundTo: string; operators: unknown[] }
 							| undefined;

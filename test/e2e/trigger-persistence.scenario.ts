@@ -8,7 +8,7 @@ import { delay, quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
-import { N8n, type Owner, type SvcCredentialExport, type Workflow } from '../../scripts/n8n';
+import { N8n, type Owner, type ExportedCredential, type Workflow } from '../../scripts/n8n';
 
 /** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
 const DURABLE_CURSOR_ENV = {
@@ -91,14 +91,9 @@ function credential(
 	name: string,
 	sandbox: Sandbox,
 	host = sandbox.host,
-): SvcCredentialExport {
-	return {
-		id,
-		name,
-		host,
-		email: sandbox.admin.email,
-		password: sandbox.admin.password,
-	};
+): ExportedCredential {
+	const { email, password } = sandbox.admin;
+	return { id, name, type: 'svcApi', data: { host, email, password, ignoreSslIssues: false } };
 }
 
 function triggerWorkflow(
