@@ -1,6 +1,7 @@
-// Test data that the test layers share: the mocked Svc host, its base URL, always-answering endpoints, ids of results.
-import nock from 'nock';
-import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+// Test data that the test layers share: the mocked Svc host, its base URL, pauses that take no time, ids of results.
+// It loads no nock: once loaded, nock intercepts every request of the worker, and the sandbox, hardening and e2e
+// tests that use these helpers must reach real sockets.
+import type { IDataObject } from 'n8n-workflow';
 
 import { retryPolicy } from '../../nodes/SvcChat/transport/request';
 
@@ -32,21 +33,3 @@ export function instantPauses(
 
 /** The ids of a node's or a poll's output items (a null poll gives none). */
 export const ids = (items: IDataObject[] | null) => (items ?? []).map((item) => item.id);
-
-/**
- * An API path of the mocked host that answers every request, whatever its query, with what `.reply` is given.
- * It stays pending, so the test fails, until at least one request reaches it; the tests count the requests themselves.
- */
-export function everyRequestTo(method: IHttpRequestMethods, apiPath: string): nock.Interceptor {
-	const scope = nock(BASE_URL).persist();
-	const path = `/api/v2/${apiPath}`;
-	return (method === 'GET' ? scope.get(path) : scope.post(path)).query(true);
-}
-
-/**
- * Drops the mocks that a test leaves unrequested on purpose, after it has asserted so; the nock set-up fails any
- * test that leaves a mock unused.
- */
-export function dropUnrequestedMocks(): void {
-	nock.cleanAll();
-}

@@ -6,7 +6,7 @@ import { normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
 import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { listenLocally, rejectionOf, transportContext } from './support';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 describe('normalizeBaseUrl accepts', () => {
 	test.each([

@@ -14,7 +14,7 @@ import { svcRequest, toNodeApiError } from '../../../nodes/SvcChat/transport/req
 import { testCredentials } from '../../harness/contexts';
 import { closedPort, HOST, rejectionOf, transportContext } from './support';
 import { instantPauses } from '../../harness/fixtures';
-import { everyRequestTo } from '../../harness/fixtures';
+import { everyRequestTo } from '../../harness/nockSetup';
 
 interface SpecErrorCase {
 	section: string;

@@ -5,7 +5,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { walkChats, type ChatPage } from '../../../nodes/SvcChat/transport/chats';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
-import { dropUnrequestedMocks } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 interface Page {
 	chats: Chat[];

@@ -18,7 +18,8 @@ import {
 	rejectionOf,
 	transportContext,
 } from './support';
-import { everyRequestTo, instantPauses } from '../../harness/fixtures';
+import { instantPauses } from '../../harness/fixtures';
+import { everyRequestTo } from '../../harness/nockSetup';
 
 const SECRETS = [TEST_PASSWORD, BASIC_VALUE];
 const BROADCAST_BODY: IDataObject = {

@@ -9,7 +9,8 @@ import {
 } from '../../../nodes/SvcChat/transport/chats';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { ORIGIN, rejectionOf, transportContext } from './support';
-import { dropUnrequestedMocks, instantPauses } from '../../harness/fixtures';
+import { instantPauses } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 const full = (id: number): Chat => ({
 	id,

@@ -3,7 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
 import { DAY, freezeClock, HOUR, NOW } from './clock';
-import { dropUnrequestedMocks, ids } from '../../harness/fixtures';
+import { ids } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 /** A server cursor after the look-back start (a cursor never moves backwards). */
 const after = (micros: number) => String(NOW * 1000 + micros);

@@ -15,7 +15,8 @@ import {
 } from './fixtures';
 import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
-import { BASE_URL, dropUnrequestedMocks, HOST, ids, instantPauses } from '../../harness/fixtures';
+import { BASE_URL, HOST, ids, instantPauses } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 import { TEST_PASSWORD } from '../../harness/core';
 import { bindingChange, bindingDigest, serverBinding } from '../../../nodes/SvcChat/trigger/state';
 

@@ -11,7 +11,8 @@ import {
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { BASE_URL, dropUnrequestedMocks, ids } from '../../harness/fixtures';
+import { BASE_URL, ids } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 test('Beginning of History reads since=0 and pages across 3 pages in one poll', async () => {
 	const staticData: IDataObject = {};
