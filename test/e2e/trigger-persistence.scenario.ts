@@ -8,7 +8,8 @@ import { delay, quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
-import { N8n, type Owner, type ExportedCredential, type Workflow } from '../../scripts/n8n';
+import { sandboxCredential } from '../../scripts/examples';
+import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
 
 /** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
 const DURABLE_CURSOR_ENV = {
@@ -84,16 +85,6 @@ interface StaticDataReadBack {
 	credentialFieldsFound: string[];
 	/** The `since` of every /chats request the migrated trigger made, in order. */
 	migratedSince: string[];
-}
-
-function credential(
-	id: string,
-	name: string,
-	sandbox: Sandbox,
-	host = sandbox.host,
-): ExportedCredential {
-	const { email, password } = sandbox.admin;
-	return { id, name, type: 'svcApi', data: { host, email, password, ignoreSslIssues: false } };
 }
 
 function triggerWorkflow(
@@ -318,16 +309,20 @@ async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<P
 	try {
 		n8n.installPackage(REPO_ROOT);
 		n8n.setOwner(OWNER);
-		const nowCredential = credential('svcPersistCredNow', 'Svc now server', nowServer);
-		const allCredential = credential('svcPersistCredAll', 'Svc all server', allServer);
+		const nowCredential = sandboxCredential(nowServer, {
+			id: 'svcPersistCredNow',
+			name: 'Svc now server',
+		});
+		const allCredential = sandboxCredential(allServer, {
+			id: 'svcPersistCredAll',
+			name: 'Svc all server',
+		});
 		// The migrated trigger's server typed another way than its state in clear has it: still the same server.
 		const migratedCredential =
 			migratedServer &&
-			credential(
-				'svcPersistCredOld',
-				'Svc server in clear',
-				migratedServer,
-				`HTTP://127.0.0.1:${migratedServer.port}/`,
+			sandboxCredential(
+				{ ...migratedServer, host: `HTTP://127.0.0.1:${migratedServer.port}/` },
+				{ id: 'svcPersistCredOld', name: 'Svc server in clear' },
 			);
 		await n8n.importCredentials([
 			nowCredential,
