@@ -312,6 +312,12 @@ export class N8n {
 	async executeBatch(
 		ids: string[],
 	): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
+		// n8n's execute-batch quietly leaves out an ID without a digit in it.
+		const undigited = ids.filter((id) => !/\d/.test(id));
+		if (undigited.length)
+			throw new Error(
+				`n8n execute-batch runs no workflow ID without a digit: ${undigited.join(', ')}`,
+			);
 		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
 		const summaryFile = path.join(snapshots, 'summary.json');
 		await this.cli(
@@ -332,10 +338,13 @@ export class N8n {
 			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
 		}
 		if (fs.existsSync(summaryFile)) {
-			const summary = readJson<{
-				summary: { errors: Array<{ workflowId: string; error: string }> };
-			}>(summaryFile);
-			for (const failure of summary.summary.errors) errors[failure.workflowId] = failure.error;
+			type Failures = Array<{ workflowId: string; error: string }>;
+			const { summary } = readJson<{ summary: { errors: Failures; warnings: Failures } }>(
+				summaryFile,
+			);
+			// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
+			for (const failure of [...summary.errors, ...summary.warnings])
+				errors[failure.workflowId] = failure.error;
 		}
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);

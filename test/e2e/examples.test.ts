@@ -8,7 +8,8 @@ import {
 	runExamples,
 	type ExampleStep,
 } from '../../scripts/examples';
-import type { StoredExecution } from '../../scripts/executions';
+import { nodeOutput, type StoredExecution } from '../../scripts/executions';
+import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
@@ -317,4 +318,73 @@ test('7. nobody online: one execution when every operator went offline, one when
 				'Outside business hours': [item],
 			});
 	}
+});
+
+test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's time zone, at any hour of the run", async () => {
+	// The run above shows only the branch of the hour it happened in. Here the example's own IF and message run on
+	// fixed moments in Pacific/Auckland (UTC+13 in November), so that the zone decides: the first two are business
+	// hours only there, the third only in UTC.
+	const alert = findExample(readExamples(), EXAMPLE_IDS.nobodyOnline);
+	const team = [{ full_name: 'Anna Petrova' }, { full_name: 'Boris Ivanov' }];
+	const nobody = { available: false, count: 0, operators: [] };
+	const back = { available: true, count: 2, operators: team };
+	const inHours = [
+		{ ...nobody, detected_at: '2026-11-29T20:30:00.000Z' }, // Monday 09:30 there, Sunday in UTC
+		{ ...back, detected_at: '2026-11-25T04:59:00.000Z' }, // Wednesday 17:59 there, 04:59 in UTC
+	];
+	const outside = [
+		{ ...nobody, detected_at: '2026-11-25T09:00:00.000Z' }, // Wednesday 22:00 there, 09:00 in UTC
+		{ ...back, detected_at: '2026-11-25T05:00:00.000Z' }, // Wednesday 18:00 there: the end is left out
+		{ ...nobody, detected_at: '2026-11-24T19:59:00.000Z' }, // Wednesday 08:59 there
+		{ ...back, detected_at: '2026-11-27T21:00:00.000Z' }, // Saturday 10:00 there
+	];
+	const trigger = 'Operator availability';
+	const link = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
+	const at = (x: number) => [x, 200] as [number, number];
+	const variant: Workflow = {
+		id: 'svcRunAlert7Hours',
+		name: `${alert.name} (fixed moments, Pacific/Auckland)`,
+		nodes: [
+			...alert.nodes.filter(({ name }) => name !== trigger),
+			{
+				id: 'h-start',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: at(-440),
+				parameters: {},
+			},
+			{
+				id: 'h-moments',
+				name: 'Moments',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: at(-220),
+				parameters: {
+					mode: 'raw',
+					jsonOutput: JSON.stringify({ moments: [...inHours, ...outside] }),
+					options: {},
+				},
+			},
+			// In the trigger's place and under its name: one item per moment, as the trigger emits them.
+			{
+				id: 'h-split',
+				name: trigger,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: at(0),
+				parameters: { fieldToSplitOut: 'moments', options: {} },
+			},
+		],
+		connections: { ...alert.connections, Start: link('Moments'), Moments: link(trigger) },
+		settings: { ...alert.settings, timezone: 'Pacific/Auckland' },
+	};
+	await env.n8n.importWorkflows([variant]);
+	const { runs, errors } = await env.n8n.executeBatch([variant.id]);
+	expect(errors).toEqual({});
+	expect(nodeOutput(runs[variant.id], 'Message for the team')).toEqual([
+		{ text: 'Nobody is online since 09:30.' },
+		{ text: 'Back online (2): Anna Petrova, Boris Ivanov' },
+	]);
+	expect(nodeOutput(runs[variant.id], 'Outside business hours')).toEqual(outside);
 });
