@@ -92,6 +92,22 @@ function describeExecution(execution: StoredExecution): string {
 	return `#${execution.id} ${execution.status} ${chats} (${held}; first item ${JSON.stringify(items[0]).slice(0, 300)})`;
 }
 
+/**
+ * A poll that threw, as n8n records it: an error execution in which only the trigger ran, holding the error and no
+ * items (n8n's placeholder item waits on the start stack).
+ */
+function isFailedPoll(execution: StoredExecution): boolean {
+	const runData = execution.data.resultData?.runData ?? {};
+	const runs = runData[TRIGGER_NODE] ?? [];
+	return (
+		execution.status === 'error' &&
+		Object.keys(runData).length === 1 &&
+		runs.length === 1 &&
+		runs[0].error !== undefined &&
+		runs[0].data === undefined
+	);
+}
+
 /** What main and the workers logged about these executions, and main's errors: why one ended as it did. */
 function logLinesAbout(executionIds: number[]): string {
 	const ids = executionIds.join('|');
@@ -278,7 +294,16 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		expect(expected.size).toBe(BACKLOG_CHATS);
 
 		const succeeded = all.filter((execution) => execution.status === 'success');
-		const ended = all.filter((execution) => execution.status !== 'success');
+		// A poll that threw (n8n's own steps around it can, on a loaded machine) is an error execution that never held a
+		// chat. The trigger kept its cursor, so the next poll read the same chats; the window check below proves it.
+		const failedPolls = all
+			.filter((execution) => isFailedPoll(execution) && !killedExecutions.includes(execution.id))
+			.map((execution) => execution.id);
+		if (failedPolls.length)
+			say(`polls that failed: ${failedPolls.join(', ')}${logLinesAbout(failedPolls)}`);
+		const ended = all.filter(
+			(execution) => execution.status !== 'success' && !failedPolls.includes(execution.id),
+		);
 		const delivered = succeeded.flatMap((execution) =>
 			chatIds(triggerItems(execution, TRIGGER_NODE)),
 		);
