@@ -107,6 +107,20 @@ describe('Chat > Get', () => {
 		).toBe(true);
 	});
 
+	test('a message without text (a file) has text null, its file name and its data', async () => {
+		const data = { filename: 'invoice.pdf', url: 'https://files.example/invoice.pdf' };
+		const file = { id: 'm9', created_at: '2024-05-01T10:02:00Z', kind: 'visitor', data };
+		const chat = { ...FULL_CHAT, messages: [file] };
+		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat });
+		const [row] = await runNode({ ...get, chatId: '1042', output: 'messages' });
+		expect(row.json).toMatchObject({
+			message_id: 'm9',
+			text: null,
+			file_name: 'invoice.pdf',
+			data,
+		});
+	});
+
 	test.each([
 		['an error reply', 200, { error: 'chat-not-found' }],
 		['a 404', 404, 'Not Found'],

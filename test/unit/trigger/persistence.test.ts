@@ -93,6 +93,29 @@ describe('the state is bound to the server and account it was read from', () => 
 		expect(logged).not.toContain('pw-');
 	});
 
+	test('started from a Start Date, a moved credential starts again from that date, and the log says which', async () => {
+		const startDate = '2024-03-01T00:00:00.000Z';
+		const dateCursor = String(Date.parse(startDate) * 1000);
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: `date:${dateCursor}`,
+			cursor: '1748778000000000',
+			catchingUp: false,
+			newChatsFrom: startDate,
+		};
+		const production = nock(`https://${PRODUCTION}`)
+			.get('/api/v2/chats')
+			.query({ since: dateCursor })
+			.reply(200, { chats: [], more_chats_available: false, last_ts: dateCursor });
+		const parameters = { startFrom: 'date', startDate, emit: 'everyChange', output: 'raw' };
+		const moved = pollAs(PRODUCTION, 'admin@svc.test', parameters, staticData);
+		expect(await moved.poll()).toBeNull();
+		expect(production.isDone()).toBe(true);
+		expect(moved.logger.warn).toHaveBeenCalledWith(
+			MOVED_TO_PRODUCTION.replace('the Beginning of History', `the Start Date ${startDate}`),
+		);
+	});
+
 	test('the same server typed another way (scheme, case, trailing slash, e-mail case) keeps the cursor, silently', async () => {
 		const staticData: IDataObject = {
 			...BOUND,

@@ -1,5 +1,6 @@
 // The trigger's cursor rules: paging, the per-poll bound, failures that never lose or repeat a chat, dedup, last_ts as sent.
 import nock from 'nock';
+import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -13,6 +14,7 @@ import {
 } from './fixtures';
 import { BASE_URL, ids } from '../../harness/fixtures';
 import { dropUnrequestedMocks } from '../../harness/nockSetup';
+import { toEpochMs } from '../../../nodes/SvcChat/helpers/time';
 
 test('Beginning of History reads since=0 and pages across 3 pages in one poll', async () => {
 	const staticData: IDataObject = {};
@@ -245,6 +247,19 @@ test('an invalid Start Date is a clear parameter error, before any request', asy
 		).poll(),
 	).rejects.toThrow("'Start Date' is not a valid date");
 	expect(staticData).toEqual({});
+});
+
+test('a Start Date from an expression ({{ $now.minus(…) }}), as a Luxon DateTime or its text, is read as that moment', async () => {
+	// Midnight in Berlin, 23:00 UTC the day before.
+	const startDate = DateTime.fromISO('2024-03-01T00:00:00', { zone: 'Europe/Berlin' });
+	const moment = Date.UTC(2024, 1, 29, 23);
+	expect(toEpochMs(startDate)).toBe(moment);
+	const staticData: IDataObject = {};
+	const scope = replyPage(String(moment * 1000), [], '5');
+	const parameters = { startFrom: 'date', startDate: startDate.toString(), emit: 'newChats' };
+	await triggerHarness({ ...parameters, output: 'raw' }, staticData).poll();
+	expect(scope.isDone()).toBe(true);
+	expect(staticData.newChatsFrom).toBe('2024-02-29T23:00:00.000Z');
 });
 
 test('a stored state that is not ours (or damaged) is replaced by a fresh start', async () => {
