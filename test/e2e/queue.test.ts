@@ -295,7 +295,8 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 
 		const succeeded = all.filter((execution) => execution.status === 'success');
 		// A poll that threw (on a loaded machine one did, with an error n8n stored without its message) is an error
-		// execution that never held a chat. The trigger kept its cursor, so the next poll read the same chats; the window check below proves it.
+		// execution that never held a chat. The trigger kept its cursor, so the next poll read the same chats; the
+		// window check below proves it.
 		const failedPolls = all
 			.filter((execution) => isFailedPoll(execution) && !killedExecutions.includes(execution.id))
 			.map((execution) => execution.id);
