@@ -14,6 +14,7 @@ import {
 	pollParameters,
 	type ParameterReader,
 } from '../../../nodes/SvcChat/parameters';
+import { showValue } from '../../../nodes/SvcChat/helpers/values';
 
 const properties: INodeProperties[] = [
 	{ displayName: 'Display Text', name: 'text', type: 'string', default: '' },
@@ -208,4 +209,15 @@ test('a flag is on only when exactly true', () => {
 	for (const value of ['true', 1, {}, undefined]) {
 		expect(forItem({ options: { on: value } }).flag('options.on')).toBe(false);
 	}
+});
+
+describe('a value quoted in an error message', () => {
+	test('is short whatever it is: text cut at 60 characters, a BigInt, a date, an invalid date, an object', () => {
+		expect(showValue('x'.repeat(80))).toBe(`"${'x'.repeat(59)}…`);
+		expect(showValue(12n)).toBe('12n');
+		expect(showValue(new Date(Date.UTC(2024, 4, 1)))).toBe('2024-05-01T00:00:00.000Z');
+		// {{ new Date($json.day) }} of a day that is not one.
+		expect(showValue(new Date('not a day'))).toBe('an invalid date');
+		expect(showValue({ day: 1 })).toBe('an object');
+	});
 });
