@@ -320,7 +320,7 @@ export class N8n {
 			);
 		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
 		const summaryFile = path.join(snapshots, 'summary.json');
-		await this.cli(
+		const batch = await this.cli(
 			[
 				'execute-batch',
 				`--ids=${ids.join(',')}`,
@@ -348,8 +348,10 @@ export class N8n {
 		}
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
-		if (missing.length)
-			throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}`);
+		if (missing.length) {
+			const said = `${batch.stdout}\n${batch.stderr}`.trim().slice(-3_000);
+			throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}:\n${said}`);
+		}
 		return { runs, errors };
 	}
 

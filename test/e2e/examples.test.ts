@@ -388,3 +388,49 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 	]);
 	expect(nodeOutput(runs[variant.id], 'Outside business hours')).toEqual(outside);
 });
+
+describe("the harness reads every outcome of n8n's execute-batch", () => {
+	test('a failure that execute-batch files under warnings (its text names an internal server error) comes back as its error', async () => {
+		// An HTML error page answers the one attempt (a 500 is not retried); the node's error quotes its title.
+		env.sandbox.control.injectFault({ kind: 'html', path: '/api/v2/partner/tariffs', count: 1 });
+		const workflow: Workflow = {
+			id: 'svcRun500Tariffs1',
+			name: 'Tariffs while the server fails',
+			nodes: [
+				{
+					id: 'w-start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'w-tariffs',
+					name: 'Tariffs',
+					type: 'n8n-nodes-svc.svcChat',
+					typeVersion: 1,
+					position: [220, 0],
+					parameters: { resource: 'tariff', operation: 'getMany', returnAll: true },
+					credentials: { svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } },
+				},
+			],
+			connections: { Start: { main: [[{ node: 'Tariffs', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		};
+		try {
+			await env.n8n.importWorkflows([workflow]);
+			const { runs, errors } = await env.n8n.executeBatch([workflow.id]);
+			expect(runs).toEqual({});
+			expect(errors[workflow.id]).toMatch(/Internal Server Error.* on node Tariffs$/s);
+		} finally {
+			env.sandbox.control.clearFaults();
+		}
+	});
+
+	test('a workflow ID without a digit, which execute-batch quietly leaves out, is refused with that reason', async () => {
+		await expect(env.n8n.executeBatch(['svcNoDigitHere'])).rejects.toThrow(
+			'n8n execute-batch runs no workflow ID without a digit: svcNoDigitHere',
+		);
+	});
+});
