@@ -6,6 +6,7 @@ import {
 	pinnedBody,
 	readExamples,
 	runExamples,
+	SANDBOX_CREDENTIAL,
 	type ExampleStep,
 } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
@@ -320,6 +321,17 @@ test('7. nobody online: one execution when every operator went offline, one when
 	}
 });
 
+/** A Manual Trigger named Start, and a link to one node: the pieces of the small workflows below. */
+const START: Workflow['nodes'][number] = {
+	id: 'start',
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [-440, 200],
+	parameters: {},
+};
+const link = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
+
 test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's time zone, at any hour of the run", async () => {
 	// The run above shows only the branch of the hour it happened in. Here the example's own IF and message run on
 	// fixed moments in Pacific/Auckland (UTC+13 in November), so that the zone decides: the first two are business
@@ -339,21 +351,13 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 		{ ...back, detected_at: '2026-11-27T21:00:00.000Z' }, // Saturday 10:00 there
 	];
 	const trigger = 'Operator availability';
-	const link = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
 	const at = (x: number) => [x, 200] as [number, number];
 	const variant: Workflow = {
 		id: 'svcRunAlert7Hours',
 		name: `${alert.name} (fixed moments, Pacific/Auckland)`,
 		nodes: [
 			...alert.nodes.filter(({ name }) => name !== trigger),
-			{
-				id: 'h-start',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: at(-440),
-				parameters: {},
-			},
+			START,
 			{
 				id: 'h-moments',
 				name: 'Moments',
@@ -397,25 +401,18 @@ describe("the harness reads every outcome of n8n's execute-batch", () => {
 			id: 'svcRun500Tariffs1',
 			name: 'Tariffs while the server fails',
 			nodes: [
-				{
-					id: 'w-start',
-					name: 'Start',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				START,
 				{
 					id: 'w-tariffs',
 					name: 'Tariffs',
 					type: 'n8n-nodes-svc.svcChat',
 					typeVersion: 1,
-					position: [220, 0],
+					position: [-220, 200],
 					parameters: { resource: 'tariff', operation: 'getMany', returnAll: true },
-					credentials: { svcApi: { id: 'svcSandboxCred01', name: 'Svc sandbox' } },
+					credentials: { svcApi: SANDBOX_CREDENTIAL },
 				},
 			],
-			connections: { Start: { main: [[{ node: 'Tariffs', type: 'main', index: 0 }]] } },
+			connections: { Start: link('Tariffs') },
 			settings: { executionOrder: 'v1' },
 		};
 		try {
