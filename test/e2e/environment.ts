@@ -11,6 +11,17 @@ import { lateBound } from '../harness/lateBound';
 export const SETUP_TIMEOUT_MS = 15 * 60_000;
 export const TEST_TIMEOUT_MS = 5 * 60_000;
 
+/**
+ * n8n 2.41.1's four switches for durable poll cursors, whose polls run on n8n's scheduler with a time budget (names
+ * checked in @n8n/config's SchedulerConfig and WorkflowsConfig).
+ */
+export const DURABLE_CURSOR_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
+
 /** A second credential whose password is wrong; its user is unknown, so it can never lock out the sandbox admin. */
 export const WRONG_PASSWORD_CREDENTIAL = {
 	id: 'svcE2eWrongPass1',
@@ -45,13 +56,18 @@ const log = process.env.E2E_VERBOSE
  * the way n8n installs community packages. Jest's global set-up has just built ./dist.
  */
 export async function startE2eEnvironment(
-	options: { sandbox?: SandboxOptions; wrongPasswordCredential?: boolean } = {},
+	options: {
+		sandbox?: SandboxOptions;
+		wrongPasswordCredential?: boolean;
+		/** n8n settings beyond the offline ones, e.g. DURABLE_CURSOR_ENV. */
+		n8nEnv?: Record<string, string>;
+	} = {},
 ): Promise<E2eEnvironment> {
 	const runtime = ensureRuntime(log, flavour);
 	const sandbox = await startSandbox(options.sandbox);
 	let n8n: N8n | undefined;
 	try {
-		n8n = await N8n.create({ runtime, log });
+		n8n = await N8n.create({ runtime, log, env: options.n8nEnv });
 		n8n.installPackage(REPO_ROOT);
 		const credentials: ExportedCredential[] = [sandboxCredential(sandbox)];
 		if (options.wrongPasswordCredential) {

@@ -7,17 +7,9 @@ import { nodeOutput } from '../../scripts/executions';
 import { delay, quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
-import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
+import { DURABLE_CURSOR_ENV, sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
 import { sandboxCredential } from '../../scripts/examples';
 import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
-
-/** n8n 2.41.1's four switches for durable poll cursors (names checked in @n8n/config's SchedulerConfig and WorkflowsConfig). */
-const DURABLE_CURSOR_ENV = {
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-};
 
 const SEEDED_CHATS = 30;
 /** The first node after the trigger waits this long, so n8n can be killed while the execution runs. */

@@ -173,6 +173,7 @@ export async function walkChats(
 	const request = {
 		itemIndex: options.itemIndex,
 		notRetried: options.notRetried,
+		endBy: options.endBy,
 		credentials: options.credentials ?? (await readCredentials(context)),
 	};
 	let chatsRead = 0;

@@ -59,6 +59,11 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	notRetried?: string;
 	/** The credentials, when the caller has read them already (see readCredentials). */
 	credentials?: SvcCredentials;
+	/**
+	 * Date.now() by which the request must have ended, retries included: the end of a poll's budget. n8n abandons a
+	 * poll that outlives it without telling the user, so the request fails in time and says why instead.
+	 */
+	endBy?: number;
 }
 
 /** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
@@ -132,11 +137,15 @@ function retryNote(notRetried: string | undefined, attempts: number): string {
 	return notRetried ?? (attempts > 1 ? `The request was tried ${attempts} times.` : '');
 }
 
-function withNote(failure: SvcFailure, note: string): SvcFailure {
+function withNote(failure: SvcFailure, ...notes: string[]): SvcFailure {
+	const note = notes.filter(Boolean).join(' ');
 	return note
 		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
 		: failure;
 }
+
+const OUT_OF_POLL_TIME =
+	'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.';
 
 // Reply decoding: HTTP status, JSON, the API's `error` member and each endpoint's documented reply shape.
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
@@ -302,7 +311,6 @@ export async function svcRequest<
 		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: retryPolicy.timeoutMs,
 		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
 		// Basic credentials go only to the host typed in the credentials: n8n would resend them to wherever a redirect
 		// points, even another origin. A redirect is reported instead (and not following it is also a little faster).
@@ -313,20 +321,27 @@ export async function svcRequest<
 	const data = credentials as unknown as ICredentialDataDecryptedObject;
 	const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data };
 
+	const endBy = options.endBy ?? Infinity;
+	const endsInTime = (pauseMs: number) => Date.now() + pauseMs < endBy;
 	for (let attempt = 0; ; attempt++) {
 		const canRetry = retryable && attempt < retryPolicy.maxRetries;
+		// At least a second, so no attempt is cut to nothing; n8n's margin past the budget is longer.
+		const timeout = Math.min(retryPolicy.timeoutMs, Math.max(1_000, endBy - Date.now()));
 		let response: SvcHttpResponse;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(
 				context,
 				CREDENTIALS_TYPE,
-				{ ...request },
+				{ ...request, timeout },
 				{ credentialsDecrypted },
 			)) as SvcHttpResponse;
 		} catch (error) {
 			const code = findNetworkCode(error);
-			if (canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code)) {
-				await retryPolicy.sleep(backoffDelay(attempt));
+			const pause = backoffDelay(attempt);
+			// Past this point with `retried` set, only the poll's end stopped the retry.
+			const retried = canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code);
+			if (retried && endsInTime(pause)) {
+				await retryPolicy.sleep(pause);
 				continue;
 			}
 			const failure: SvcFailure = {
@@ -334,15 +349,17 @@ export async function svcRequest<
 				networkCode: code,
 			};
 			// Only a failure that may have come after the server had the request can have carried it out.
-			throw fail(
-				isNothingSentCode(code) ? failure : withNote(failure, retryNote(notRetried, attempt + 1)),
-			);
+			if (isNothingSentCode(code)) throw fail(failure);
+			const note = retryNote(notRetried, attempt + 1);
+			throw fail(withNote(failure, note, retried ? OUT_OF_POLL_TIME : ''));
 		}
 		const retriedStatus = RETRIED_STATUSES.has(response.statusCode);
 		const retryAfter = retriedStatus ? parseRetryAfter(response.headers['retry-after']) : undefined;
 		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
-		if (retriedStatus && canRetry && !waitTooLong) {
-			await retryPolicy.sleep(retryAfter ?? backoffDelay(attempt));
+		const pause = retryAfter ?? backoffDelay(attempt);
+		const retried = retriedStatus && canRetry && !waitTooLong;
+		if (retried && endsInTime(pause)) {
+			await retryPolicy.sleep(pause);
 			continue;
 		}
 		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
@@ -359,7 +376,7 @@ export async function svcRequest<
 					['not-json', 'unexpected-shape'].includes(outcome.failure.code ?? '')))
 		)
 			note = retryNote(notRetried, attempt + 1);
-		throw fail(withNote(outcome.failure, note));
+		throw fail(withNote(outcome.failure, note, retried ? OUT_OF_POLL_TIME : ''));
 	}
 }
 

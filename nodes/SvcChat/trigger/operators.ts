@@ -215,11 +215,15 @@ function statusChanges(
  * The state is written only after the read succeeded, so a failed poll emits nothing and keeps what the last good
  * one saw: a change is neither lost nor reported twice.
  */
-export async function pollOperators(context: IPollFunctions, event: OperatorEvent) {
+export async function pollOperators(
+	context: IPollFunctions,
+	event: OperatorEvent,
+	endBy: number | undefined,
+) {
 	const settings = readOperatorSettings(context, event);
 	const credentials = await readCredentials(context);
 	// An element without an id (not the spec's shape) cannot be followed from poll to poll; it is left out.
-	const operators = (await svcRequest(context, 'operators', { credentials })).filter(
+	const operators = (await svcRequest(context, 'operators', { credentials, endBy })).filter(
 		(operator) => isPlainObject(operator) && ['number', 'string'].includes(typeof operator.id),
 	);
 	const current = operators.map(seen);

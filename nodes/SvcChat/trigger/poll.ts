@@ -32,7 +32,7 @@ type PollResult = INodeExecutionData[][] | null;
 export async function pollTrigger(this: IPollFunctions): Promise<PollResult> {
 	const event = pollParameters(this, triggerProperties).choice<string>('emit');
 	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
-		return await pollOperators(this, event);
+		return await pollOperators(this, event, pollBudget(this).endBy);
 	const settings = readTriggerSettings(this);
 	// Read once per poll: n8n decrypts the credentials on every read.
 	const credentials = await readCredentials(this);
@@ -48,7 +48,7 @@ export async function pollTrigger(this: IPollFunctions): Promise<PollResult> {
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,
-		deadlineMs: pollDeadline(this),
+		...pollBudget(this),
 		keepOnFailure: true,
 	};
 
@@ -152,13 +152,18 @@ function toOutput(
 	return records.length ? [context.helpers.returnJsonArray(records)] : null;
 }
 
-/** n8n abandons a poll that runs past its budget; stop requesting pages well before that. */
-function pollDeadline(context: IPollFunctions): number | undefined {
+/**
+ * n8n abandons a poll that runs past its budget, and says so only in its log: no page is requested once
+ * POLL_BUDGET_SHARE of it is spent, and no request (retries included) runs past it, so a hanging server is a failed
+ * poll that says why.
+ */
+function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
 	const budgetMs =
 		typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
-	return typeof budgetMs === 'number' && Number.isFinite(budgetMs)
-		? Date.now() + Math.max(0, budgetMs) * POLL_BUDGET_SHARE
-		: undefined;
+	if (typeof budgetMs !== 'number' || !Number.isFinite(budgetMs)) return {};
+	const now = Date.now();
+	const spendableMs = Math.max(0, budgetMs);
+	return { deadlineMs: now + spendableMs * POLL_BUDGET_SHARE, endBy: now + spendableMs };
 }
 
 /** A later page failed: what came before is kept, and the next poll starts again at the failed page. */

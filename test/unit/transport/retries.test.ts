@@ -7,7 +7,14 @@ import { ENDPOINTS, type EndpointPath } from '../../../nodes/SvcChat/transport/e
 import { parseRetryAfter, retryPolicy, svcRequest } from '../../../nodes/SvcChat/transport/request';
 import { testCredentials } from '../../harness/contexts';
 import { instantPauses } from '../../harness/fixtures';
-import { listenLocally, ORIGIN, rejectionOf, transportContext, type LocalServer } from './support';
+import {
+	contextSending,
+	listenLocally,
+	ORIGIN,
+	rejectionOf,
+	transportContext,
+	type LocalServer,
+} from './support';
 
 type Reply = [status: number, body?: string, headers?: Record<string, string>];
 
@@ -321,5 +328,68 @@ describe('connection failures, against a real local server', () => {
 			'Check the host, then try again later. The request was tried 2 times.',
 		);
 		expect(served).toHaveLength(2);
+	});
+});
+
+describe("the end of a poll's budget (endBy)", () => {
+	const OUT_OF_TIME =
+		'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.';
+
+	test("each attempt's timeout is cut to the end, never below a second; without an end it is timeoutMs", async () => {
+		const now = Date.now();
+		jest.spyOn(Date, 'now').mockReturnValue(now);
+		const timeouts: unknown[] = [];
+		const context = contextSending(async (sent) => {
+			timeouts.push(sent.timeout);
+			return { statusCode: 200, headers: {}, body: DEPARTMENTS };
+		});
+		for (const endBy of [now + 5_000, now + 100, now - 1, undefined])
+			await svcRequest(context, 'departments', { endBy });
+		expect(timeouts).toEqual([5_000, 1_000, 1_000, 60_000]);
+	});
+
+	test('a 503 whose Retry-After ends past it is not waited for, and the error says the poll ran out of time', async () => {
+		const seen = serve('GET', 'departments', [
+			[503, '', { 'Retry-After': '5' }],
+			[200, DEPARTMENTS],
+		]);
+		const endBy = Date.now() + 2_000;
+		const error = await rejectionOf(svcRequest(transportContext(), 'departments', { endBy }));
+		expect(error.message).toBe('The server is temporarily unavailable (503)');
+		expect(error.description).toBe(`Try again later. ${OUT_OF_TIME}`);
+		expect(seen.requests).toBe(1);
+		expect(sleep).not.toHaveBeenCalled();
+	});
+
+	test('a retry that ends before it is made as always', async () => {
+		const seen = serve('GET', 'departments', [
+			[503, '', { 'Retry-After': '5' }],
+			[200, DEPARTMENTS],
+		]);
+		const endBy = Date.now() + 36_000;
+		await expect(svcRequest(transportContext(), 'departments', { endBy })).resolves.toHaveLength(1);
+		expect(seen.requests).toBe(2);
+		expect(sleep.mock.calls).toEqual([[5_000]]);
+	});
+
+	test('a server that never answers is given up at the end, without a retry, and says why', async () => {
+		const served: string[] = [];
+		const server = await listenLocally(
+			http.createServer((incoming) => {
+				served.push(`${incoming.method} ${incoming.url}`);
+			}),
+		);
+		try {
+			const context = transportContext(testCredentials(`http://${server.hostPort}`));
+			// Without the end, the attempt would wait timeoutMs (60 s) and outlive the test's own timeout.
+			const endBy = Date.now() + 1_000;
+			const error = await rejectionOf(svcRequest(context, 'departments', { endBy }));
+			expect(error.message).toBe(`Host "${server.hostPort}" did not answer in time`);
+			expect(error.description).toBe(`Check the host, then try again later. ${OUT_OF_TIME}`);
+			expect(served).toEqual(['GET /api/v2/departments']);
+			expect(sleep).not.toHaveBeenCalled();
+		} finally {
+			await server.close();
+		}
 	});
 });

@@ -9,6 +9,7 @@ import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, instantPauses } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 
 freezeClock();
 
@@ -246,6 +247,24 @@ describe('the state of the operator events', () => {
 		expect(await triggerHarness(STATUS, staticData).poll()).toEqual([changed(now[0], 'online')]);
 		replyOperators(now);
 		expect(await triggerHarness(STATUS, staticData).poll()).toBeNull();
+	});
+
+	test("GET /operators is not retried past n8n's poll budget: the poll fails at once, says why, and keeps the state", async () => {
+		const staticData: IDataObject = stateOf('operatorStatusChanged', TEAM);
+		const saved = structuredClone(staticData);
+		let requests = 0;
+		nock(BASE_URL)
+			.get('/api/v2/operators')
+			.times(4)
+			.reply(() => [503, '', { 'Retry-After': String(++requests * 5) }]);
+		const harness = triggerHarness(STATUS, staticData);
+		harness.context.getPollBudgetMs.mockReturnValue(2_000);
+		await expect(harness.poll()).rejects.toMatchObject({
+			description: expect.stringMatching(/The poll ran out of the time n8n gives it/),
+		});
+		expect(requests).toBe(1);
+		expect(staticData).toEqual(saved);
+		dropUnrequestedMocks();
 	});
 
 	test('an edit that changes the event starts again: the first poll of the new event records and emits nothing', async () => {

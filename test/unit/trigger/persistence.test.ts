@@ -498,6 +498,33 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 		dropUnrequestedMocks();
 	});
 
+	test('no request is retried past the budget: the poll fails at once, says why, and keeps its state', async () => {
+		const staticData: IDataObject = {
+			...BOUND,
+			startedFrom: 'beginning',
+			cursor: '0',
+			catchingUp: false,
+		};
+		const saved = structuredClone(staticData);
+		let requests = 0;
+		nock(BASE_URL)
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.times(4)
+			.reply(() => [503, '', { 'Retry-After': String(++requests * 5) }]);
+		const harness = triggerHarness(fromBeginning, staticData);
+		// A Retry-After of 5 s ends past a 2 s budget; within n8n's default 36 s, the same reply is waited for.
+		harness.context.getPollBudgetMs.mockReturnValue(2_000);
+		await expect(harness.poll()).rejects.toMatchObject({
+			message: 'The server is temporarily unavailable (503)',
+			description:
+				'Try again later. The poll ran out of the time n8n gives it, so the next poll starts again from the same place.',
+		});
+		expect(requests).toBe(1);
+		expect(staticData).toEqual(saved);
+		dropUnrequestedMocks();
+	});
+
 	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {
 		const staticData: IDataObject = {
 			...BOUND,
