@@ -266,9 +266,9 @@ export function toNodeApiError(
 
 /**
  * THE request: one endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings, with bounded retries. It resolves to the endpoint's reply type (for stats, the one of the mode
- * asked for), which holds because each endpoint's shape check lets only its reply by; a failure is thrown as the
- * NodeApiError n8n shows.
+ * and logging settings and the execution's cancel signal (so Stop ends a broadcast), with bounded retries. It
+ * resolves to the endpoint's reply type (for stats, the one of the mode asked for), which holds because each
+ * endpoint's shape check lets only its reply by; a failure is thrown as the NodeApiError n8n shows.
  */
 export async function svcRequest<
 	Path extends EndpointPath,
