@@ -361,7 +361,7 @@ describe("the end of a poll's budget (endBy)", () => {
 		expect(sleep).not.toHaveBeenCalled();
 	});
 
-	test('a retry that ends before it is made as always', async () => {
+	test('a retry that ends before it is still made', async () => {
 		const seen = serve('GET', 'departments', [
 			[503, '', { 'Retry-After': '5' }],
 			[200, DEPARTMENTS],

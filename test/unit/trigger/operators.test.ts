@@ -256,7 +256,10 @@ describe('the state of the operator events', () => {
 		nock(BASE_URL)
 			.get('/api/v2/operators')
 			.times(4)
-			.reply(() => [503, '', { 'Retry-After': String(++requests * 5) }]);
+			.reply(() => {
+				requests++;
+				return [503, '', { 'Retry-After': '5' }];
+			});
 		const harness = triggerHarness(STATUS, staticData);
 		harness.context.getPollBudgetMs.mockReturnValue(2_000);
 		await expect(harness.poll()).rejects.toMatchObject({

@@ -511,7 +511,10 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 			.get('/api/v2/chats')
 			.query({ since: '0' })
 			.times(4)
-			.reply(() => [503, '', { 'Retry-After': String(++requests * 5) }]);
+			.reply(() => {
+				requests++;
+				return [503, '', { 'Retry-After': '5' }];
+			});
 		const harness = triggerHarness(fromBeginning, staticData);
 		// A Retry-After of 5 s ends past a 2 s budget; within n8n's default 36 s, the same reply is waited for.
 		harness.context.getPollBudgetMs.mockReturnValue(2_000);
