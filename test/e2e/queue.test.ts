@@ -1,4 +1,4 @@
-// E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and a broadcast on workers.
+// E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and broadcasts on workers, one of them stopped.
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
@@ -591,5 +591,51 @@ describe('workflows started by a webhook run on a worker', () => {
 			(await executions(IDS.broadcast)).filter((execution) => execution.id > before),
 		).toHaveLength(1);
 		expect(timesSent(phones)).toEqual(phones.map(() => 1));
+	});
+
+	test('a broadcast stopped on its worker while its first request is in flight: it ends canceled, and its later requests are never sent', async () => {
+		// 3,000 recipients go out in 3 requests of 1,000 (the default), each answered 4 s late.
+		const answerAfterMs = 4_000;
+		exports.control.injectFault({
+			kind: 'delay',
+			delayMs: answerAfterMs,
+			path: '/api/v2/rt/send_broadcast',
+			count: 3,
+		});
+		const before = await lastId(IDS.broadcast);
+		const requestsBefore = exports.control.requestLog().length;
+		const broadcastRequests = () =>
+			exports.control
+				.requestLog()
+				.slice(requestsBefore)
+				.filter((entry) => entry.path === '/api/v2/rt/send_broadcast').length;
+		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: contacts(4000, 3000) });
+		const executionId = await waitFor(
+			'the broadcast on a worker, its first request in flight',
+			async () => {
+				const execution = (await states(IDS.broadcast)).find((candidate) => candidate.id > before);
+				return execution && cluster.workerRunning(execution.id) && broadcastRequests() === 1
+					? execution.id
+					: undefined;
+			},
+			60_000,
+			20,
+		);
+		await (
+			await cluster.main.rest()
+		)('POST', `executions/${executionId}/stop`);
+		const sentAtStop = broadcastRequests();
+		const stopped = await waitFor(`broadcast execution ${executionId} to end`, async () => {
+			const execution = (await states(IDS.broadcast)).find(
+				(candidate) => candidate.id === executionId,
+			);
+			return execution && FINAL.has(execution.status) && execution;
+		});
+		// Long enough for the two later requests, had the worker gone on sending.
+		await delay(3 * answerAfterMs);
+		exports.control.clearFaults();
+		expect(stopped.status).toBe('canceled');
+		expect(broadcastRequests()).toBe(sentAtStop);
+		expect(sentAtStop).toBeLessThan(3);
 	});
 });
