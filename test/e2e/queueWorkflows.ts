@@ -139,8 +139,11 @@ export function exportManualWorkflow(): Workflow {
 	};
 }
 
-/** Webhook body {contacts: [{phone, name}]} → one item per contact → Send Template → a pause after the send. */
-export function broadcastWorkflow(): Workflow {
+/**
+ * Webhook body {contacts: [{phone, name}]} → one item per contact → Send Template → a pause after the send. Also run in
+ * regular mode, with the e2e environment's credential (broadcast-stop.test.ts).
+ */
+export function broadcastWorkflow(credential = EXPORT_CREDENTIAL): Workflow {
 	return {
 		id: IDS.broadcast,
 		name: 'Queue: template broadcast (webhook)',
@@ -166,7 +169,7 @@ export function broadcastWorkflow(): Workflow {
 					bodyParameters: { parameter: [{ text: '={{ $json.name }}' }] },
 					options: {},
 				},
-				{ credentials: svcCredential(EXPORT_CREDENTIAL) },
+				{ credentials: svcCredential(credential) },
 			),
 			waitSeconds('33', 'After the send', 4),
 		],

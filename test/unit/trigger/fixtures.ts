@@ -114,5 +114,19 @@ export function failPage(since: Cursor): nock.Scope {
 		.reply(502, 'Bad Gateway');
 }
 
+/** Answers GET `path` (any query) with a 503 asking to wait 5 s, as often as a request is sent; counts the requests. */
+export function busyForFiveSeconds(path: string): { requests: number } {
+	const seen = { requests: 0 };
+	nock(BASE_URL)
+		.get(path)
+		.query(true)
+		.times(4)
+		.reply(() => {
+			seen.requests++;
+			return [503, '', { 'Retry-After': '5' }];
+		});
+	return seen;
+}
+
 /** The microsecond cursor of a time, as the look-back steps compute it. */
 export const microsAt = (ms: number) => String(ms * 1000);

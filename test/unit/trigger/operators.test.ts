@@ -3,7 +3,15 @@
 import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { BOUND, digestOf, fromBeginning, makeChat, replyPage, triggerHarness } from './fixtures';
+import {
+	BOUND,
+	busyForFiveSeconds,
+	digestOf,
+	fromBeginning,
+	makeChat,
+	replyPage,
+	triggerHarness,
+} from './fixtures';
 import { freezeClock, NOW } from './clock';
 import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../../nodes/SvcChat/types';
@@ -252,20 +260,13 @@ describe('the state of the operator events', () => {
 	test("GET /operators is not retried past n8n's poll budget: the poll fails at once, says why, and keeps the state", async () => {
 		const staticData: IDataObject = stateOf('operatorStatusChanged', TEAM);
 		const saved = structuredClone(staticData);
-		let requests = 0;
-		nock(BASE_URL)
-			.get('/api/v2/operators')
-			.times(4)
-			.reply(() => {
-				requests++;
-				return [503, '', { 'Retry-After': '5' }];
-			});
+		const busy = busyForFiveSeconds('/api/v2/operators');
 		const harness = triggerHarness(STATUS, staticData);
 		harness.context.getPollBudgetMs.mockReturnValue(2_000);
 		await expect(harness.poll()).rejects.toMatchObject({
 			description: expect.stringMatching(/The poll ran out of the time n8n gives it/),
 		});
-		expect(requests).toBe(1);
+		expect(busy.requests).toBe(1);
 		expect(staticData).toEqual(saved);
 		dropUnrequestedMocks();
 	});

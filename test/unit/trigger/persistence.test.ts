@@ -4,6 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import {
 	BOUND,
+	busyForFiveSeconds,
 	chatRange,
 	digestOf,
 	fromBeginning,
@@ -26,6 +27,14 @@ const MOVED_TO_PRODUCTION = `Svc Chat Trigger: the credential now points at anot
 
 afterEach(() => jest.restoreAllMocks());
 
+/** A stored Beginning of History state at `cursor`, bound by the digest (or, with PLAIN_BOUND, saved in clear). */
+const storedAt = (cursor: string, binding: IDataObject = BOUND): IDataObject => ({
+	...binding,
+	startedFrom: 'beginning',
+	cursor,
+	catchingUp: false,
+});
+
 /** One poll with the credential pointing at `host` as `email` (the trigger's static data kept by the caller). */
 function pollAs(host: string, email: string, parameters: INodeParameters, staticData: IDataObject) {
 	const { context, logger } = triggerUnderTest({
@@ -45,12 +54,7 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 
 describe('the state is bound to the server and account it was read from', () => {
 	test('a credential moved from a test server to production starts again from Beginning of History and logs why', async () => {
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '1748778000000000',
-			catchingUp: false,
-		};
+		const staticData = storedAt('1748778000000000');
 		const production = nock(`https://${PRODUCTION}`)
 			.get('/api/v2/chats')
 			.query({ since: '0' })
@@ -69,12 +73,7 @@ describe('the state is bound to the server and account it was read from', () => 
 	});
 
 	test('another account on the same host starts again too; the log names neither e-mail nor the password', async () => {
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '900',
-			catchingUp: false,
-		};
+		const staticData = storedAt('900');
 		replyPage(0, [makeChat(3)], 30);
 		const other = pollAs(BASE_URL, 'Ops@Svc.Test', fromBeginning, staticData);
 		expect(ids(await other.poll())).toEqual([3]);
@@ -117,12 +116,7 @@ describe('the state is bound to the server and account it was read from', () => 
 	});
 
 	test('the same server typed another way (scheme, case, trailing slash, e-mail case) keeps the cursor, silently', async () => {
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '900',
-			catchingUp: false,
-		};
+		const staticData = storedAt('900');
 		const kept = replyPage(900, [makeChat(4)], 950);
 		const same = pollAs('ACME.svc.example/', ' Admin@SVC.test ', fromBeginning, staticData);
 		expect(ids(await same.poll())).toEqual([4]);
@@ -256,12 +250,7 @@ describe('only a digest of the server and account is stored', () => {
 	});
 
 	test('a state saved with host and e-mail in clear, of the same server typed another way, keeps its cursor and is rewritten as the digest', async () => {
-		const staticData: IDataObject = {
-			...PLAIN_BOUND,
-			startedFrom: 'beginning',
-			cursor: '900',
-			catchingUp: false,
-		};
+		const staticData = storedAt('900', PLAIN_BOUND);
 		const kept = replyPage(900, [makeChat(4)], 950);
 		const first = pollAs('ACME.svc.example/', ' Admin@SVC.test ', fromBeginning, staticData);
 		expect(ids(await first.poll())).toEqual([4]);
@@ -318,12 +307,7 @@ describe('only a digest of the server and account is stored', () => {
 	])(
 		'a state in clear read from %s starts again from Start From, is rewritten as the digest, and the log names no e-mail',
 		async (_, host, email, origin) => {
-			const staticData: IDataObject = {
-				...PLAIN_BOUND,
-				startedFrom: 'beginning',
-				cursor: '900',
-				catchingUp: false,
-			};
+			const staticData = storedAt('900', PLAIN_BOUND);
 			const restarted = nock(origin)
 				.get('/api/v2/chats')
 				.query({ since: '0' })
@@ -371,12 +355,7 @@ describe('only a digest of the server and account is stored', () => {
 });
 
 test('edits that keep Start From (Emit, Output, Max Chats per Poll, Include Cursor) keep the cursor', async () => {
-	const staticData: IDataObject = {
-		...BOUND,
-		startedFrom: 'beginning',
-		cursor: '500',
-		catchingUp: false,
-	};
+	const staticData = storedAt('500');
 	const edits: INodeParameters[] = [
 		{ ...fromBeginning, emit: 'finishedChats' },
 		{ ...fromBeginning, output: 'simplified' },
@@ -467,12 +446,7 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 	test('the walk stops once half the budget is spent, at a page boundary', async () => {
 		let clock = Date.UTC(2025, 5, 1, 12);
 		jest.spyOn(Date, 'now').mockImplementation(() => clock);
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '0',
-			catchingUp: false,
-		};
+		const staticData = storedAt('0');
 		// Each page takes 10 s of the 36 s budget n8n's durable scheduler gives by default: the walk stops after page 2.
 		for (const page of [0, 1, 2]) {
 			nock(BASE_URL)
@@ -499,22 +473,9 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 	});
 
 	test('no request is retried past the budget: the poll fails at once, says why, and keeps its state', async () => {
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '0',
-			catchingUp: false,
-		};
+		const staticData = storedAt('0');
 		const saved = structuredClone(staticData);
-		let requests = 0;
-		nock(BASE_URL)
-			.get('/api/v2/chats')
-			.query({ since: '0' })
-			.times(4)
-			.reply(() => {
-				requests++;
-				return [503, '', { 'Retry-After': '5' }];
-			});
+		const busy = busyForFiveSeconds('/api/v2/chats');
 		const harness = triggerHarness(fromBeginning, staticData);
 		// A Retry-After of 5 s ends past a 2 s budget; within n8n's default 36 s, the same reply is waited for.
 		harness.context.getPollBudgetMs.mockReturnValue(2_000);
@@ -523,18 +484,13 @@ describe("n8n's poll budget (getPollBudgetMs, where n8n has it)", () => {
 			description:
 				'Try again later. The poll ran out of the time n8n gives it, so the next poll starts again from the same place.',
 		});
-		expect(requests).toBe(1);
+		expect(busy.requests).toBe(1);
 		expect(staticData).toEqual(saved);
 		dropUnrequestedMocks();
 	});
 
 	test('n8n without getPollBudgetMs (1.x, older 2.x) reads every page up to Max Chats per Poll', async () => {
-		const staticData: IDataObject = {
-			...BOUND,
-			startedFrom: 'beginning',
-			cursor: '0',
-			catchingUp: false,
-		};
+		const staticData = storedAt('0');
 		replyPage(0, chatRange(1, 10), 100, true);
 		replyPage(100, chatRange(11, 10), 200, false);
 		const harness = triggerHarness(fromBeginning, staticData);
