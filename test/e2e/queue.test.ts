@@ -621,9 +621,8 @@ describe('workflows started by a webhook run on a worker', () => {
 			60_000,
 			20,
 		);
-		await (
-			await cluster.main.rest()
-		)('POST', `executions/${executionId}/stop`);
+		const rest = await cluster.main.rest();
+		await rest('POST', `executions/${executionId}/stop`);
 		const sentAtStop = broadcastRequests();
 		const stopped = await waitFor(`broadcast execution ${executionId} to end`, async () => {
 			const execution = (await states(IDS.broadcast)).find(
