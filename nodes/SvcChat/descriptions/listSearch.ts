@@ -63,9 +63,8 @@ export const searchOperatorEmails = operatorSearch((operator) => operator.email)
 export const searchOperators = operatorSearch((operator) => String(operator.id));
 
 /**
- * Chats changed recently (the most recent of: the last hour, day, week, month, year that has changes), oldest first,
- * one page of the API at a time; the token is the server's cursor to continue from. A search term matches the chat
- * ID, the visitor's name, email or phone, and the category.
+ * Chats changed recently (walkChats' "recent"), oldest first, a page of the API at a time; the token is the server's
+ * cursor. A search term matches the chat ID, the visitor's name, email or phone, and the category.
  */
 export async function searchChats(
 	this: ILoadOptionsFunctions,

@@ -1,10 +1,7 @@
 // Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor, locators), written once.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-/**
- * "Return All" and "Limit", the pair n8n users know from every Get Many operation; a `hint` under Limit says what it
- * counts (n8n's lint fixes the description's wording).
- */
+/** "Return All" and "Limit", as in every Get Many of n8n; a `hint` says what Limit counts (lint fixes the description). */
 export const returnAllOrLimit = (hint?: string): INodeProperties[] => [
 	{
 		displayName: 'Return All',
@@ -92,10 +89,7 @@ export const OPERATOR_BY_ID = {
 	errorMessage: 'An operator ID is a whole number',
 };
 
-/**
- * A required resource locator: From List (one of the node's searchable list methods), then the typed modes, each of
- * which a `regex` checks in the editor as it is typed (otherwise a typed value is only checked when the node runs).
- */
+/** A required resource locator: From List, then typed modes that a `regex` checks in the editor as they are typed. */
 export function listLocator(
 	field: { displayName: string; name: string; description: string; searchListMethod: string },
 	...typedModes: Array<{

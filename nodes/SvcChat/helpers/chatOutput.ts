@@ -103,10 +103,8 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 }
 
 /** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
-export function finalState(chat: Chat): string | null {
-	const history = Array.isArray(chat.state_history) ? chat.state_history : [];
-	return history.length ? (history[history.length - 1].state ?? null) : null;
-}
+export const finalState = (chat: Chat): string | null =>
+	(Array.isArray(chat.state_history) ? chat.state_history.at(-1)?.state : undefined) ?? null;
 
 function averageRate(chat: Chat): number | null {
 	const rates = Array.isArray(chat.rates)

@@ -33,10 +33,7 @@ export function toUtcDay(value: unknown): string | undefined {
 
 const ZONELESS_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
 
-/**
- * A date-time typed without a time zone (n8n's date picker gives "2024-05-01T00:00:00") read as UTC, as every
- * time of the API is UTC; other values are returned unchanged. Without this, the server's own zone would decide.
- */
+/** A date-time without a zone (n8n's date picker gives one) read as UTC, like every time of the API, not in the server's zone. */
 export function zonelessAsUtc(value: unknown): unknown {
 	if (typeof value !== 'string') return value;
 	const text = value.trim();
@@ -44,9 +41,8 @@ export function zonelessAsUtc(value: unknown): unknown {
 }
 
 /**
- * The day a person means by a date value: text keeps the calendar day it is written with, whatever time or zone
- * follows ("2024-05-01T00:00:00+02:00" is 2024-05-01), so n8n's timezone cannot shift it; a Luxon DateTime gives
- * the day in its own zone; Date objects and epoch milliseconds give their UTC day. Undefined if not a date.
+ * The day a person means: text keeps the day it is written with ("2024-05-01T00:00:00+02:00" is 2024-05-01), so n8n's
+ * timezone cannot shift it; a Luxon DateTime gives its own zone's day; a Date or epoch milliseconds their UTC day.
  */
 export function calendarDay(value: unknown): string | undefined {
 	const luxonDay = (value as { toISODate?: unknown } | null)?.toISODate;

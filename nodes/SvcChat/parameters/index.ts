@@ -16,10 +16,9 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
 /**
- * A parameter's label in errors: its displayName in the description, looked up by name, so no call site types it
- * again. A dotted name goes into collections ("options.recipientsPerRequest" is "Recipients per Request"). A
- * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, since the editor lists
- * its rows under that name. A name the description lacks is a programming error.
+ * A parameter's label in errors: its displayName, looked up by name so no call site types it again. A dotted name goes
+ * into collections ("options.recipientsPerRequest"); a fixedCollection's value group ("headerParameters.parameter")
+ * keeps the collection's label, as the editor lists its rows under it. A name the description lacks is a bug.
  */
 export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
 	let label = '';
@@ -38,20 +37,11 @@ type Fix = { fix: string };
 
 const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 
-/**
- * The value of a resource locator ({ __rl, mode, value }); a plain value, as workflows saved before the locators and
- * expressions give, is returned as it is.
- */
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+/** The value of a resource locator ({ __rl, mode, value }); a plain value (older workflows, expressions) as it is. */
 function locatorValue(value: unknown): unknown {
 	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
-}
-
-/** A whole number of 0 or more, or digits typed as text; undefined for anything else (2.5, -1, "1e3", 2 ** 64). */
-function wholeNumberOf(value: unknown): number | undefined {
-	const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
-		? number
-		: undefined;
 }
 
 /**
@@ -59,7 +49,6 @@ function wholeNumberOf(value: unknown): number | undefined {
  * description the reader was made with) and says how to fix it.
  */
 export class ParameterReader {
-	/** Values come from one input item of the action node, or from the trigger's (item-less) parameters. */
 	constructor(
 		private readonly context: { getNode(): INode },
 		private readonly properties: readonly INodeProperties[],
@@ -84,7 +73,7 @@ export class ParameterReader {
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
 	optionalText(name: string, options: Partial<Fix> & { keepSpaces?: boolean } = {}) {
 		const value = locatorValue(this.raw(name, ''));
-		if (value === undefined || value === null || value === '') return undefined;
+		if (isEmpty(value)) return undefined;
 		if (typeof value === 'number' && Number.isFinite(value)) return String(value);
 		if (typeof value !== 'string') {
 			throw this.fail(
@@ -102,13 +91,12 @@ export class ParameterReader {
 		return text;
 	}
 
-	/** A whole number of `min` (default 0) or more; digits typed as text are accepted too, 2.5 and -1 are refused. */
+	/** A whole number of `min` (default 0) or more; digits typed as text count too, 2.5, -1, "1e3" and 2 ** 64 do not. */
 	wholeNumber(name: string, { fix, fallback, min = 0 }: Fix & { fallback?: number; min?: number }) {
 		const value = locatorValue(this.raw(name, fallback));
-		if (value === '' || value === undefined || value === null)
-			throw this.fail(`'${this.label(name)}' is empty`, fix);
-		const number = wholeNumberOf(value);
-		if (number === undefined || number < min) {
+		if (isEmpty(value)) throw this.fail(`'${this.label(name)}' is empty`, fix);
+		const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+		if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < min) {
 			const shown =
 				typeof value === 'string' || typeof value === 'number' ? ` (${showValue(value)})` : '';
 			throw this.fail(
@@ -133,8 +121,7 @@ export class ParameterReader {
 
 	/** The first Limit entries of a list the API returns whole, or all of them with Return All. */
 	limited<T>(list: T[]): T[] {
-		const limit = this.limit();
-		return limit === undefined ? list : list.slice(0, limit);
+		return list.slice(0, this.limit());
 	}
 
 	/** On only when exactly true; text such as "false" from an expression does not switch anything on. */
@@ -187,32 +174,26 @@ export class ParameterReader {
 				);
 			}
 		}
-		if (!isPlainObject(value)) {
-			throw this.fail(
-				`'${this.label(name)}' must be a JSON object ({ … }), but it is ${describeValueType(value)}`,
-				fix,
-			);
-		}
-		return value as IDataObject;
+		if (isPlainObject(value)) return value as IDataObject;
+		throw this.fail(
+			`'${this.label(name)}' must be a JSON object ({ … }), but it is ${describeValueType(value)}`,
+			fix,
+		);
 	}
 
-	/** A collection (Options, Filters…): an object, or nothing at all; a hand-edited workflow or an expression may give anything else. */
+	/** A collection (Options, Filters…): an object, or nothing; a hand-edited workflow or an expression may give anything. */
 	collection(name: string, { fix = RESET_FIX }: Partial<Fix> = {}): IDataObject {
-		const value = this.raw(name, {});
-		if (value === undefined || value === null) return {};
-		if (!isPlainObject(value)) {
-			throw this.fail(
-				`'${this.label(name)}' must be a set of fields, but it is ${describeValueType(value)}`,
-				fix,
-			);
-		}
-		return value as IDataObject;
+		const value = this.raw(name, {}) ?? {};
+		if (isPlainObject(value)) return value as IDataObject;
+		throw this.fail(
+			`'${this.label(name)}' must be a set of fields, but it is ${describeValueType(value)}`,
+			fix,
+		);
 	}
 
 	/** The rows of a list of values (a fixedCollection with multiple values, e.g. "customFields.field"), each an object. */
 	rows(name: string): IDataObject[] {
-		const value = this.raw(name, []);
-		if (value === undefined || value === null) return [];
+		const value = this.raw(name, []) ?? [];
 		if (!Array.isArray(value))
 			throw this.fail(
 				`'${this.label(name)}' must be a list, but it is ${describeValueType(value)}`,

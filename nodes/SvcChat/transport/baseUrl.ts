@@ -17,9 +17,8 @@ function plainHttpProblem(hostAndPort: string): string {
 export const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /**
- * Accepts a bare host, host:port, https://host or http://loopback, with or without trailing slashes or path,
- * and returns the origin, e.g. `https://acme.svc.example`, or why the typed host cannot be used. Basic credentials
- * must never cross a network in clear text, so plain http:// is refused for every host that is not loopback.
+ * The origin (`https://acme.svc.example`) of a bare host, host:port, https://host or http://loopback, with or without a
+ * path; or why the typed host cannot be used. Basic credentials must never cross a network in clear text.
  */
 export function normalizeBaseUrl(rawHost: unknown) {
 	const typed = typeof rawHost === 'string' ? rawHost.trim() : '';
@@ -54,11 +53,9 @@ export function normalizeBaseUrl(rawHost: unknown) {
 }
 
 /**
- * An n8n expression giving `<origin>/api/v2/<path>` for the credential's declarative test, which runs inside n8n
- * where this module's code cannot. It applies the same rule as normalizeBaseUrl: https:// unless the host is
- * loopback, and no request at all for plain http:// elsewhere, a user name or anything that is not a host name.
- * The expression throws with the reason; n8n 2.41 does not pass that message on and reports "ERR_INVALID_URL"
- * instead, so the credential form also shows the plain-http reason as a notice.
+ * normalizeBaseUrl's rules as an n8n expression giving `<origin>/api/v2/<path>`, for the credential's declarative test,
+ * which runs where this module cannot. It throws with the reason; n8n 2.41 reports "ERR_INVALID_URL" instead, so the
+ * credential form also shows the plain-http reason as a notice.
  */
 export function credentialTestUrlExpression(path: string): string {
 	const marker = '\u0000';

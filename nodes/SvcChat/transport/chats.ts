@@ -10,7 +10,6 @@ import {
 	type SvcRequestOptions,
 } from './request';
 
-// Cursor rules where the spec is silent: never backwards, a missing last_ts only on an empty page.
 /** Compares two digit-only microsecond cursors without losing precision (they may exceed 2^53). */
 function compareCursors(a: Cursor, b: Cursor): number {
 	const [left, right] = [a, b].map((cursor) => String(cursor).replace(/^0+(?=\d)/, ''));
@@ -18,9 +17,9 @@ function compareCursors(a: Cursor, b: Cursor): number {
 }
 
 /**
- * The cursor to continue from after a /chats reply. `last_ts` is passed on exactly as received, except:
- * below `since` it is ignored (a cursor that went back would replay history); missing or null on a reply with no
- * chats keeps `since`; missing or null on a reply WITH chats is an error, since no cursor is safe to store then.
+ * The cursor to continue from: `last_ts` exactly as received, except that one below `since` is ignored (going back
+ * would replay history), and a missing one keeps `since` on an empty page and is an error on a page with chats,
+ * since no cursor is then safe to store.
  */
 function nextCursor(
 	context: SvcApiContext,
@@ -38,27 +37,24 @@ function nextCursor(
 	throw toNodeApiError(context, { text, code: 'missing-last-ts' }, itemIndex);
 }
 
-// Minimal list entries (spec 2.4: only id and created_at) are filled in with GET /chat, a few at a time.
 /** GET /chat requests in flight at once: enough to hide latency, few enough to stay polite to the server. */
 export const FULL_CHAT_CONCURRENCY = 4;
 
 const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 
 /**
- * The chats with every minimal entry replaced by the full chat, in the same order. Requests go through the transport,
- * so they are retried like any other; if one still fails, its error is thrown (after naming the chat) and no
- * further request starts, so a caller never goes past a chat it could not read.
+ * The chats with every minimal list entry (spec 2.4: only id and created_at) replaced by the full chat from GET /chat,
+ * in the same order. A request that still fails after its retries is thrown, naming the chat, and no further request
+ * starts: a caller never goes past a chat it could not read.
  */
 async function withFullChats(
 	context: SvcApiContext,
 	chats: Chat[],
 	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
 ): Promise<Chat[]> {
-	// A list entry with no field beyond id and created_at has nothing to output or filter on yet.
 	const missing = chats.flatMap((chat, index) =>
 		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
 	);
-	if (missing.length === 0) return chats;
 	const filled = [...chats];
 	let next = 0;
 	let failed = false;
@@ -102,27 +98,18 @@ const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
-	/**
-	 * Replace list entries that hold only id and created_at with the full chat from GET /chat (default true).
-	 * Only a reader that needs nothing but ids and creation times (the trigger catching up to now) turns it off.
-	 */
+	/** False keeps minimal list entries as they are: for a reader that needs only ids and creation times. */
 	fullChats?: boolean;
 	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
 	limit?: number;
-	/**
-	 * Meet `limit` at the end of its page instead of inside it, so the cursor returned has passed every chat returned
-	 * and always moves forward (up to a page, 100 chats, beyond the limit).
-	 */
+	/** Meet `limit` at the end of its page, so the cursor returned has passed every chat returned. */
 	wholePages?: boolean;
 	/** Stop at the end of the page on which this many chats (counting repeats) have been read. */
 	maxChatsRead?: number;
 	maxPages?: number;
 	/** Date.now() after which no further page is requested. */
 	deadlineMs?: number;
-	/**
-	 * When a later page fails after some chats were read, end at the last good page and report the failure in the
-	 * walk instead of throwing, so a poll keeps its progress.
-	 */
+	/** When a later page fails, end at the last good page and report the failure instead of throwing. */
 	keepOnFailure?: boolean;
 	/** Sees each page once all its chats are read in full; returning true ends the walk after it. */
 	onPage?: (page: ChatPage) => boolean | void;
@@ -131,10 +118,7 @@ export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
 export interface ChatWalk {
 	/** One version of each chat, the latest delivered, in the order of latest delivery (spec rule 4.6.4). */
 	chats: Chat[];
-	/**
-	 * A cursor that loses nothing: the last page's `last_ts` when every page was taken whole, else the cursor of the
-	 * page the limit cut, so its remaining chats come again next time.
-	 */
+	/** The last page's `last_ts`, or the cursor of the page the limit cut, so its other chats come again next time. */
 	lastTs: Cursor;
 	pagesRead: number;
 	/** The last page read said no more chats are available. */
@@ -146,20 +130,17 @@ export interface ChatWalk {
 /**
  * THE walk over `GET /chats` (spec 4.6): from `since` (or from a recent point), one page at a time, following
  * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
- * poll makes progress. A page counts only once each of its chats could be read in full, so a cursor taken from it
- * never passes a skeleton.
+ * poll makes progress; a page counts only once each of its chats could be read in full.
  *
- * "recent" starts at the first look-back step whose first page holds chats. The look-back is measured on n8n's
- * clock, but a step counts only when the server answers it with chats, so the server's own cursor decides where the
- * walk continues: if n8n's clock is ahead of the server's, the empty steps are passed over instead of trusted. One
- * request per empty step.
+ * "recent" starts at the first look-back step whose first page holds chats: the step is measured on n8n's clock, but
+ * only the server's answer decides, so a clock ahead of the server's passes over empty steps instead of trusting them.
  */
 export async function walkChats(
 	context: SvcApiContext,
 	since: Cursor | 'recent',
 	options: WalkOptions = {},
 ): Promise<ChatWalk> {
-	const { limit, maxChatsRead, maxPages, deadlineMs, onPage } = options;
+	const { limit, maxChatsRead, maxPages, deadlineMs, onPage, itemIndex } = options;
 	const byId = new Map<string, Chat>();
 	const now = Date.now();
 	const starts: Cursor[] =
@@ -169,9 +150,8 @@ export async function walkChats(
 	let cursor = starts.shift() as Cursor;
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
-	// Read once for the walk (a poll passes the ones it read for its binding).
 	const request = {
-		itemIndex: options.itemIndex,
+		itemIndex,
 		notRetried: options.notRetried,
 		endBy: options.endBy,
 		credentials: options.credentials ?? (await readCredentials(context)),
@@ -180,16 +160,14 @@ export async function walkChats(
 	let emptyPagesInARow = 0;
 	try {
 		for (;;) {
-			// One page from the cursor, its next cursor checked and its minimal entries read in full.
 			const reply = await svcRequest(context, 'chats', { ...request, qs: { since: cursor } });
-			const lastTs = nextCursor(context, cursor, reply, options.itemIndex);
 			const page: ChatPage = {
 				since: cursor,
+				lastTs: nextCursor(context, cursor, reply, itemIndex),
 				chats:
 					options.fullChats === false
 						? reply.chats
 						: await withFullChats(context, reply.chats, request),
-				lastTs,
 				moreChatsAvailable: reply.more_chats_available,
 			};
 			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
@@ -225,15 +203,14 @@ export async function walkChats(
 						: `The server keeps reporting more chats, but sent none in ${MAX_EMPTY_PAGES_IN_A_ROW} pages in a row (last_ts ${String(page.lastTs)})`,
 					fix: 'Stopped to avoid an endless loop. Try again later; if it persists, contact Svc support.',
 				};
-				throw toNodeApiError(context, { text, code: 'cursor-stalled' }, options.itemIndex);
+				throw toNodeApiError(context, { text, code: 'cursor-stalled' }, itemIndex);
 			}
 			cursor = page.lastTs;
 		}
 	} catch (error) {
 		walk.failure = error;
 	}
-	// The transport's errors are already NodeApiErrors with the message and fix n8n shows. With no chat read before
-	// the failure (say the server's cursor stalled on the first page), there is nothing to keep.
+	// With no chat read before the failure (say the cursor stalled on the first page), there is nothing to keep.
 	if (walk.failure !== undefined && (!options.keepOnFailure || chatsRead === 0)) throw walk.failure;
 	return { ...walk, chats: [...byId.values()] };
 }

@@ -33,8 +33,8 @@ export interface Endpoint<Reply> {
 	/** For a request not retried: why, added to the error; NOT_RETRIED_NOTE when absent. */
 	notRetried?: string;
 	/**
-	 * Read before the general rules of decodeReply in request.ts; undefined leaves the reply to them. `errorCode` is the
-	 * API's code, redacted; the rule's `code` is used when the reply carries none of its own.
+	 * Read before decodeReply's general rules (undefined leaves the reply to them). `errorCode` is the API's code,
+	 * redacted; the rule's `code` is used when the reply carries none.
 	 */
 	readError?(read: {
 		status: number;
@@ -53,6 +53,11 @@ const REAL_TIME_SHAPE: Endpoint<RealTimeReply>['shape'] = {
 	expected: 'an object with "result": "ok"',
 	matches: (reply): reply is RealTimeReply => isPlainObject(reply) && reply.result === 'ok',
 };
+
+const listOf = <Item>(expected: string): Endpoint<Item[]>['shape'] => ({
+	expected,
+	matches: (reply): reply is Item[] => Array.isArray(reply),
+});
 
 const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_time'];
 
@@ -88,21 +93,9 @@ export const ENDPOINTS = {
 			'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.',
 	}),
 	// 4.4
-	operators: endpoint({
-		method: 'GET',
-		shape: {
-			expected: 'a list of operators',
-			matches: (reply): reply is Operator[] => Array.isArray(reply),
-		},
-	}),
+	operators: endpoint({ method: 'GET', shape: listOf<Operator>('a list of operators') }),
 	// 4.5
-	departments: endpoint({
-		method: 'GET',
-		shape: {
-			expected: 'a list of departments',
-			matches: (reply): reply is Department[] => Array.isArray(reply),
-		},
-	}),
+	departments: endpoint({ method: 'GET', shape: listOf<Department>('a list of departments') }),
 	// 4.6
 	chats: endpoint({
 		method: 'GET',

@@ -8,10 +8,7 @@ export type SvcErrorText = { message: string; fix: string };
 /** Reply members that explain an error code (spec 7.1 to 7.3); shown in the message, never dropped. */
 export const ERROR_DETAIL_MEMBERS = ['field', 'argument', 'field_name', 'field_value'] as const;
 
-/**
- * Codes of sections 7.1 to 7.4. Several codes appear in more than one group with the same meaning,
- * so one entry serves all of them.
- */
+/** Codes of sections 7.1 to 7.4; a code of several groups has one meaning, so one entry serves them all. */
 export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	// 7.1 provide_visitor_fields (and the shared request-body codes of 7.2, 7.3)
 	'auth-token-is-not-string': {
@@ -136,12 +133,8 @@ export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	},
 };
 
-// A hostile or broken server could send megabytes in a code or member; messages stay readable.
-const MAX_SHOWN_LENGTH = 100;
-
-function shorten(text: string): string {
-	return text.length > MAX_SHOWN_LENGTH ? `${text.slice(0, MAX_SHOWN_LENGTH)}…` : text;
-}
+// A hostile or broken server could send megabytes in a code, a member or a page; messages stay readable.
+const shorten = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** True for a code of spec 7 (own keys only: a server's "constructor" is no documented code). */
 export const isDocumentedCode = (code: string) => Object.hasOwn(SVC_ERROR_CODES, code);
@@ -197,10 +190,7 @@ const NOTHING_SENT_CODES = new Set([
 	'ERR_INVALID_URL',
 ]);
 
-/**
- * True when the code proves that nothing reached the server. Every other failure (a reset, a closed connection, a
- * timeout, or a code not known here) may have come after the server had the request, so it may have been carried out.
- */
+/** True when the code proves that nothing reached the server; any other failure may have come after it had the request. */
 export function isNothingSentCode(code: string | undefined): boolean {
 	return code !== undefined && (NOTHING_SENT_CODES.has(code) || isCertificateErrorCode(code));
 }
@@ -256,7 +246,6 @@ export interface SvcFailure {
 export type SvcOutcome<T> = { ok: true; reply: T } | { ok: false; failure: SvcFailure };
 
 // Redaction: keeps the password, in every form a server could echo it, out of messages built from replies.
-const EXCERPT_LENGTH = 200;
 
 /**
  * The forms in which the password could come back from a hostile or careless server: as typed, JSON-escaped,
@@ -275,29 +264,23 @@ export function secretForms(credentials: { email?: string; password?: unknown })
 	return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
 
-export function redact(text: string, secrets: string[]): string {
-	let clean = text;
-	for (const secret of secrets) clean = clean.split(secret).join('***');
-	return clean;
-}
+export const redact = (text: string, secrets: string[]): string =>
+	secrets.reduce((clean, secret) => clean.split(secret).join('***'), text);
 
 /** Redacts every string inside a value taken from a reply, keeping its shape. */
 export function redactValue(value: unknown, secrets: string[]): unknown {
 	if (typeof value === 'string') return redact(value, secrets);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
-	if (isPlainObject(value)) {
-		return Object.fromEntries(
-			Object.entries(value).map(([key, entry]) => [
-				redact(key, secrets),
-				redactValue(entry, secrets),
-			]),
-		);
-	}
-	return value;
+	if (!isPlainObject(value)) return value;
+	return Object.fromEntries(
+		Object.entries(value).map(([key, entry]) => [
+			redact(key, secrets),
+			redactValue(entry, secrets),
+		]),
+	);
 }
 
 /** Cuts a reply down to a short, secret-free excerpt for an error message (redacted before it is cut). */
 export function excerpt(text: string, secrets: string[]): string {
-	const clean = redact(text, secrets).replace(/\s+/g, ' ').trim();
-	return clean.length > EXCERPT_LENGTH ? `${clean.slice(0, EXCERPT_LENGTH)}…` : clean;
+	return shorten(redact(text, secrets).replace(/\s+/g, ' ').trim(), 200);
 }

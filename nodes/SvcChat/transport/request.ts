@@ -7,6 +7,7 @@ import {
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
+	type IN8nHttpFullResponse,
 	type IPollFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
@@ -64,13 +65,6 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	 * poll that outlives it without telling the user, so the request fails in time and says why instead.
 	 */
 	endBy?: number;
-}
-
-/** What the transport needs from a reply; n8n's `returnFullResponse` gives exactly this. */
-export interface SvcHttpResponse {
-	statusCode: number;
-	headers: Record<string, unknown>;
-	body: unknown;
 }
 
 /** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
@@ -132,11 +126,6 @@ function backoffDelay(attempt: number): number {
 	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
-/** What the user should know about retries of a failure that retrying could have cured. */
-function retryNote(notRetried: string | undefined, attempts: number): string {
-	return notRetried ?? (attempts > 1 ? `The request was tried ${attempts} times.` : '');
-}
-
 function withNote(failure: SvcFailure, ...notes: string[]): SvcFailure {
 	const note = notes.filter(Boolean).join(' ');
 	return note
@@ -151,26 +140,21 @@ const OUT_OF_POLL_TIME =
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
 
-function bodyText(body: unknown): string {
-	if (typeof body === 'string') return body;
-	if (Buffer.isBuffer(body)) return body.toString('utf8');
-	if (body === undefined || body === null) return '';
-	return JSON.stringify(body);
-}
-
 /** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
 function decodeReply<Reply>(
 	endpoint: Endpoint<Reply>,
 	qs: IDataObject,
-	response: SvcHttpResponse,
+	response: IN8nHttpFullResponse,
 	secrets: string[],
 ): SvcOutcome<Reply> {
 	const { body, statusCode: status } = response;
-	const text = bodyText(body);
+	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
+	const raw =
+		typeof body === 'string' || Buffer.isBuffer(body) || body === undefined || body === null;
+	const text = raw ? String(body ?? '') : JSON.stringify(body);
 	let reply: unknown = body;
 	let isJson = true;
-	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
-	if (typeof body === 'string' || Buffer.isBuffer(body) || body === undefined || body === null) {
+	if (raw) {
 		try {
 			reply = JSON.parse(text);
 		} catch {
@@ -181,8 +165,10 @@ function decodeReply<Reply>(
 		isJson && isPlainObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
 	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
-	const members = rawCode === undefined ? undefined : pickErrorMembers(reply as IDataObject);
-	const errorMembers = members && (redactValue(members, secrets) as IDataObject);
+	const errorMembers =
+		rawCode === undefined
+			? undefined
+			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
 	const fail = (text: SvcErrorText, code?: string, reply?: IDataObject): SvcOutcome<Reply> => ({
 		ok: false,
 		failure: { text, httpCode: status, code, reply },
@@ -229,12 +215,13 @@ function decodeReply<Reply>(
 	return { ok: true, reply };
 }
 
-function pickErrorMembers(reply: IDataObject): IDataObject {
-	const members: IDataObject = { error: reply.error };
-	for (const member of ERROR_DETAIL_MEMBERS)
-		if (reply[member] !== undefined) members[member] = reply[member];
-	return members;
-}
+/** The reply's `error` and the members of it that explain the code (spec 7.1 to 7.3). */
+const pickErrorMembers = (reply: IDataObject): IDataObject =>
+	Object.fromEntries(
+		['error', ...ERROR_DETAIL_MEMBERS].flatMap((key) =>
+			reply[key] === undefined ? [] : [[key, reply[key]]],
+		),
+	);
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
 export function toNodeApiError(
@@ -322,61 +309,55 @@ export async function svcRequest<
 	const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data };
 
 	const endBy = options.endBy ?? Infinity;
-	const endsInTime = (pauseMs: number) => Date.now() + pauseMs < endBy;
 	for (let attempt = 0; ; attempt++) {
-		const canRetry = retryable && attempt < retryPolicy.maxRetries;
 		// At least a second, so no attempt is cut to nothing; n8n's margin past the budget is longer.
 		const timeout = Math.min(retryPolicy.timeoutMs, Math.max(1_000, endBy - Date.now()));
-		let response: SvcHttpResponse;
+		let response: IN8nHttpFullResponse | undefined;
+		let networkCode: string | undefined;
 		try {
 			response = (await context.helpers.httpRequestWithAuthentication.call(
 				context,
 				CREDENTIALS_TYPE,
 				{ ...request, timeout },
 				{ credentialsDecrypted },
-			)) as SvcHttpResponse;
+			)) as IN8nHttpFullResponse;
 		} catch (error) {
-			const code = findNetworkCode(error);
-			const pause = backoffDelay(attempt);
-			// Past this point with `retried` set, only the poll's end stopped the retry.
-			const retried = canRetry && code !== undefined && RETRIED_NETWORK_CODES.has(code);
-			if (retried && endsInTime(pause)) {
-				await retryPolicy.sleep(pause);
-				continue;
-			}
-			const failure: SvcFailure = {
-				text: describeNetworkError(code, new URL(baseUrl).host),
-				networkCode: code,
-			};
-			// Only a failure that may have come after the server had the request can have carried it out.
-			if (isNothingSentCode(code)) throw fail(failure);
-			const note = retryNote(notRetried, attempt + 1);
-			throw fail(withNote(failure, note, retried ? OUT_OF_POLL_TIME : ''));
+			networkCode = findNetworkCode(error);
 		}
-		const retriedStatus = RETRIED_STATUSES.has(response.statusCode);
-		const retryAfter = retriedStatus ? parseRetryAfter(response.headers['retry-after']) : undefined;
+		const transient = response
+			? RETRIED_STATUSES.has(response.statusCode)
+			: networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
+		const retryAfter = transient ? parseRetryAfter(response?.headers['retry-after']) : undefined;
 		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
 		const pause = retryAfter ?? backoffDelay(attempt);
-		const retried = retriedStatus && canRetry && !waitTooLong;
-		if (retried && endsInTime(pause)) {
+		// Past this point with `retried` set, only the poll's end stopped the retry.
+		const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
+		if (retried && Date.now() + pause < endBy) {
 			await retryPolicy.sleep(pause);
 			continue;
 		}
+		const outOfTime = retried ? OUT_OF_POLL_TIME : '';
+		const tried = notRetried ?? (attempt > 0 ? `The request was tried ${attempt + 1} times.` : '');
+		if (!response) {
+			const text = describeNetworkError(networkCode, new URL(baseUrl).host);
+			// Only a failure that may have come after the server had the request can have carried it out.
+			const note = isNothingSentCode(networkCode) ? [] : [tried, outOfTime];
+			throw fail(withNote({ text, networkCode }, ...note));
+		}
 		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
 		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
+		const { httpCode = 0, code = '' } = outcome.failure;
 		let note = '';
 		if (waitTooLong && retryable)
 			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`;
 		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out:
 		// a 5xx or an unreadable reply cannot tell whether it was.
 		else if (
-			retriedStatus ||
-			(!retryable &&
-				((outcome.failure.httpCode ?? 0) >= 500 ||
-					['not-json', 'unexpected-shape'].includes(outcome.failure.code ?? '')))
+			transient ||
+			(!retryable && (httpCode >= 500 || ['not-json', 'unexpected-shape'].includes(code)))
 		)
-			note = retryNote(notRetried, attempt + 1);
-		throw fail(withNote(outcome.failure, note, retried ? OUT_OF_POLL_TIME : ''));
+			note = tried;
+		throw fail(withNote(outcome.failure, note, outOfTime));
 	}
 }
 

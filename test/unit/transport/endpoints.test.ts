@@ -1,6 +1,7 @@
 // The endpoint table: one entry per endpoint the sandbox serves and the nodes request, and its retry rule enforced.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { REAL_TIME_COMMANDS } from '../../../sandbox/server';
 import { STORED_PATHS } from '../../../sandbox/stored';
@@ -12,7 +13,7 @@ import {
 	type ReplyOf,
 	type ReplyTo,
 } from '../../../nodes/SvcChat/transport/endpoints';
-import { svcRequest, type SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
+import { svcRequest } from '../../../nodes/SvcChat/transport/request';
 import type {
 	Chat,
 	Operator,
@@ -98,7 +99,7 @@ describe('one entry per endpoint', () => {
  * A context whose request helper replies in order (the last repeats); a reply that is an Error is thrown, as a failed
  * connection is.
  */
-function fakeServer(replies: Array<SvcHttpResponse | Error>) {
+function fakeServer(replies: Array<IN8nHttpFullResponse | Error>) {
 	const sent: string[] = [];
 	const context = contextSending(async (request) => {
 		sent.push(`${request.method} ${request.url}`);
@@ -122,7 +123,7 @@ afterEach(() => {
 	for (const key of Object.keys(table)) if (!TABLE_PATHS.includes(key)) delete table[key];
 });
 
-const reply = (statusCode: number, body = ''): SvcHttpResponse => ({
+const reply = (statusCode: number, body = ''): IN8nHttpFullResponse => ({
 	statusCode,
 	headers: {},
 	body,

@@ -4,10 +4,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import * as n8nWorkflow from 'n8n-workflow';
-import type { IHttpRequestOptions, INodeTypeDescription } from 'n8n-workflow';
+import type { IHttpRequestOptions, IN8nHttpFullResponse, INodeTypeDescription } from 'n8n-workflow';
 
 import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
-import type { SvcCredentials, SvcHttpResponse } from '../../../nodes/SvcChat/transport/request';
+import type { SvcCredentials } from '../../../nodes/SvcChat/transport/request';
 
 import { BASE_URL, HOST } from '../../harness/fixtures';
 
@@ -41,7 +41,7 @@ export function transportContext(credentials: SvcCredentials = testCredentials(H
 
 /** The transport context with a fake server in place of n8n's request helper: `send` answers every request. */
 export function contextSending(
-	send: (request: IHttpRequestOptions) => Promise<SvcHttpResponse>,
+	send: (request: IHttpRequestOptions) => Promise<IN8nHttpFullResponse>,
 	credentials: SvcCredentials = testCredentials(HOST),
 ) {
 	const context = transportContext(credentials);
