@@ -11,52 +11,41 @@ import type { Chat } from '../types';
 import type { TriggerSettings } from './description';
 
 /**
- * The server and account a cursor was read from. A cursor is a moment on one server's clock: carried to another
- * server it would skip that server's history before the moment, even with Beginning of History.
+ * The server and account of a credential as the state stores them (`boundTo`), and why a `stored` state cannot be
+ * used with them (`moved`, absent when it can). A cursor is a moment on one server's clock: carried to another server
+ * it would skip that server's history before the moment, even with Beginning of History.
+ *
+ * `boundTo` is a SHA-256 digest, in hex, of the origin the transport talks to and the e-mail in lower case. The host
+ * goes through the transport's own normalizeBaseUrl, so "acme.example" and "https://acme.example/" are one server here
+ * exactly when they are one server to the requests. Static data is plain JSON that n8n's API returns with the
+ * workflow, to people who may not read the credential; the binding needs only to know whether server and account are
+ * still the same, so neither value (nor any secret) is kept in clear.
+ *
+ * A state saved before the binding was recorded is adopted, not reset: its users were never moved between servers by
+ * this package. The reason names the new server (the person who changed the credential typed it) and never an e-mail.
  */
-type ServerBinding = { host: string; account: string };
-
-/**
- * The binding of a credential: the origin the transport talks to, and the e-mail in lower case. No secret is kept.
- * The host goes through the transport's own normalizeBaseUrl, so "acme.example" and "https://acme.example/" are one
- * server here exactly when they are one server to the requests.
- */
-export function serverBinding(credentials: { host?: unknown; email?: unknown }): ServerBinding {
-	const typedHost =
-		typeof credentials.host === 'string' ? credentials.host.trim().toLowerCase() : '';
-	return {
-		host: normalizeBaseUrl(credentials.host).baseUrl ?? typedHost,
-		account: typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '',
-	};
-}
-
-/**
- * What the state stores of a binding: a SHA-256 digest, in hex, of the host and account. Static data is plain JSON
- * that n8n's API returns with the workflow, to people who may not read the credential; the binding needs only to
- * know whether server and account are still the same, so neither value is kept in clear.
- */
-export function bindingDigest(binding: ServerBinding): string {
-	return createHash('sha256').update(`${binding.host}\n${binding.account}`).digest('hex');
-}
-
-/**
- * Why the stored state cannot be used with this binding, or undefined when it can. A state saved before the binding
- * was recorded is adopted, not reset: its users were never moved between servers by this package. The reason names
- * the new server (the person who changed the credential typed it) and never an e-mail.
- */
-export function bindingChange(staticData: IDataObject, binding: ServerBinding): string | undefined {
-	const { boundTo, host, account } = staticData;
+export function serverBinding(
+	credentials: { host?: unknown; email?: unknown },
+	stored: IDataObject = {},
+): { boundTo: string; moved?: string } {
+	const origin = normalizeBaseUrl(credentials.host).baseUrl;
+	const { host: typedHost, email } = credentials;
+	const host = origin ?? (typeof typedHost === 'string' ? typedHost.trim().toLowerCase() : '');
+	const account = typeof email === 'string' ? email.trim().toLowerCase() : '';
+	const boundTo = createHash('sha256').update(`${host}\n${account}`).digest('hex');
 	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
-	const elsewhere =
-		typeof boundTo === 'string'
-			? boundTo !== bindingDigest(binding)
-			: (typeof host === 'string' && host !== binding.host) ||
-				(typeof account === 'string' && account !== binding.account);
-	if (!elsewhere) return undefined;
+	const moved =
+		typeof stored.boundTo === 'string'
+			? stored.boundTo !== boundTo
+			: (typeof stored.host === 'string' && stored.host !== host) ||
+				(typeof stored.account === 'string' && stored.account !== account);
+	if (!moved) return { boundTo };
 	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
-	const origin = normalizeBaseUrl(binding.host).baseUrl;
 	const server = origin ? ` (the server is now ${origin})` : '';
-	return `the credential now points at another server or account than the saved position was read from${server}`;
+	return {
+		boundTo,
+		moved: `the credential now points at another server or account than the saved position was read from${server}`,
+	};
 }
 
 /**
@@ -70,34 +59,27 @@ export function bindingChange(staticData: IDataObject, binding: ServerBinding): 
 export const SEEN_IDS_CAP = 5000;
 
 export interface TriggerState {
-	/** The Start From setting (and date) this cursor was started from. */
-	startedFrom: string;
-	/** `last_ts` exactly as the server sent it, as a string; absent only before "Now" has found the server's position. */
-	cursor?: string;
-	/** True while "Now" reads up to the server's present, emitting nothing. */
-	catchingUp: boolean;
-	/** ISO time: chats created earlier are not new (New Chats Only). */
-	newChatsFrom?: string;
-	/** New Chats Only: ids seen, least recently delivered first, at most SEEN_IDS_CAP. */
-	seenIds?: string[];
-	/** bindingDigest of the server and account this cursor belongs to (absent in states saved before it was recorded). */
-	boundTo?: string;
+	startedFrom: string; // the settings' startKey: when it changes, the cursor starts again (rule 7)
+	cursor?: string; // last_ts as the server sent it; absent only until "Now" has found the server's position
+	catchingUp: boolean; // while "Now" reads up to the server's present, emitting nothing
+	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
+	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
+	boundTo?: string; // absent in states saved before the binding was recorded
 }
 
+export const isTextList = (value: unknown): value is string[] =>
+	Array.isArray(value) && value.every((text) => typeof text === 'string');
+
 function isStoredState(value: IDataObject): boolean {
+	const { cursor, catchingUp, newChatsFrom, seenIds, boundTo, host, account } = value;
 	return (
 		typeof value.startedFrom === 'string' &&
-		typeof value.catchingUp === 'boolean' &&
-		(value.cursor === undefined
-			? value.catchingUp === true
-			: typeof value.cursor === 'string' && isCursor(value.cursor)) &&
-		(value.newChatsFrom === undefined || toEpochMs(value.newChatsFrom) !== undefined) &&
-		(value.seenIds === undefined ||
-			(Array.isArray(value.seenIds) && value.seenIds.every((id) => typeof id === 'string'))) &&
-		(value.boundTo === undefined || typeof value.boundTo === 'string') &&
+		typeof catchingUp === 'boolean' &&
+		(cursor === undefined ? catchingUp === true : typeof cursor === 'string' && isCursor(cursor)) &&
+		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
+		(seenIds === undefined || isTextList(seenIds)) &&
 		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
-		(value.host === undefined || typeof value.host === 'string') &&
-		(value.account === undefined || typeof value.account === 'string')
+		[boundTo, host, account].every((text) => text === undefined || typeof text === 'string')
 	);
 }
 
@@ -112,10 +94,8 @@ export function loadState(
 	settings: TriggerSettings,
 	credentials: { host?: unknown; email?: unknown },
 ): { state: TriggerState; restart?: string } {
-	const binding = serverBinding(credentials);
-	const boundTo = bindingDigest(binding);
-	const restart =
-		typeof staticData.startedFrom === 'string' ? bindingChange(staticData, binding) : undefined;
+	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
+	const { boundTo, moved: restart } = serverBinding(credentials, saved);
 	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart) {
 		// Now has no cursor until it has caught up with the server's present.
 		const { startKey: startedFrom, startCursor: cursor, startCreatedAt: newChatsFrom } = settings;
