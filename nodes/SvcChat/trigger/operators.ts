@@ -12,7 +12,7 @@ import {
 import { isPlainObject } from '../helpers/values';
 import { pollParameters } from '../parameters';
 import type { OperatorEvent } from './description';
-import { isTextList, OPERATOR_STATE_KEY, serverBinding } from './state';
+import { isTextList, OPERATOR_STATE_KEY, serverBinding } from './poll';
 
 const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
 

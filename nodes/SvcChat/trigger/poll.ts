@@ -1,4 +1,8 @@
-// One poll of the Svc Chat Trigger: read changes since the stored cursor, emit the chosen chats, move the cursor safely.
+// One poll of the Svc Chat Trigger's chat events, and the memory it keeps in the workflow's static data: the cursor,
+// where it started from, the server and account it belongs to, the ids New Chats Only has seen, and (under one key of
+// their own) the operator events' statuses. Changes since the cursor are read, the chosen chats emitted, the cursor
+// moved safely.
+import { createHash } from 'node:crypto';
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -7,14 +11,14 @@ import {
 } from 'n8n-workflow';
 
 import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
-import { readCredentials } from '../transport/request';
-import { pollParameters } from '../parameters';
+import { normalizeBaseUrl } from '../transport/baseUrl';
+// The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
+import { isCursor } from '../transport/endpoints';
+import { readCredentials, type SvcCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { readTriggerSettings, triggerProperties, type TriggerSettings } from './description';
-import { pollOperators } from './operators';
-import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
+import { readTriggerSettings, type TriggerSettings } from './description';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
 const TEST_EVENT_CHATS = 5;
@@ -25,48 +29,42 @@ export const POLL_BUDGET_SHARE = 0.5;
 type PollResult = INodeExecutionData[][] | null;
 
 /**
- * One poll; the operator events poll in trigger/operators.ts. For chats, the state is loaded once, the steps below
- * return what they change, and the next state is built and saved here only, after the pages were read: an error never
- * moves the stored cursor.
+ * One poll of the chat events. The state is loaded once, the steps below return what they change, and the next state
+ * is built and saved here only, after the pages were read: an error never moves the stored cursor.
  */
-export async function pollTrigger(this: IPollFunctions): Promise<PollResult> {
-	const event = pollParameters(this, triggerProperties).choice<string>('emit');
-	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
-		return await pollOperators(this, event, pollBudget(this).endBy);
-	const settings = readTriggerSettings(this);
+export async function pollChats(context: IPollFunctions): Promise<PollResult> {
+	const settings = readTriggerSettings(context);
 	// Read once per poll: n8n decrypts the credentials on every read.
-	const credentials = await readCredentials(this);
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
+	const credentials = await readCredentials(context);
+	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings, credentials);
 
-	const staticData = this.getWorkflowStaticData('node');
+	const staticData = context.getWorkflowStaticData('node');
 	const { state, restart } = loadState(staticData, settings, credentials);
 	// So a user who points a credential from a test server at production sees what happened.
 	if (restart)
-		this.logger.warn(
+		context.logger.warn(
 			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
 		);
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,
-		...pollBudget(this),
+		...pollBudget(context),
 		keepOnFailure: true,
 	};
-
 	if (state.catchingUp) {
-		const caughtUp = await catchUpToNow(this, state, settings, walkOptions);
-		saveState(staticData, { ...state, ...caughtUp });
+		saveState(staticData, await catchUpToNow(context, state, settings, walkOptions));
 		return null;
 	}
 
-	const walk = await walkChats(this, state.cursor ?? '0', walkOptions);
-	reportFailure(this, walk, state.cursor);
+	const walk = await walkChats(context, state.cursor ?? '0', walkOptions);
+	reportFailure(context, walk, state.cursor);
 	const cursor = String(walk.lastTs);
 	// The chats Emit asks for, in order of their latest delivery.
 	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
 	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
 	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
 	saveState(staticData, { ...state, seenIds, cursor });
-	return toOutput(this, chats, settings, cursor);
+	return toOutput(context, chats, settings, cursor);
 }
 
 function describeStart(settings: TriggerSettings): string {
@@ -78,14 +76,13 @@ function describeStart(settings: TriggerSettings): string {
 /**
  * Start From "Now": read up to the server's present and emit nothing, so the cursor is one the server issued,
  * whatever n8n's clock says. A long backlog is read over several polls, bounded like any poll.
- * Returns the state fields it changes (none when no page came back).
  */
 async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
 	settings: TriggerSettings,
 	walkOptions: WalkOptions,
-): Promise<Partial<TriggerState>> {
+): Promise<TriggerState> {
 	// -1: no creation time known yet.
 	let newestCreatedMs = toEpochMs(state.newChatsFrom) ?? -1;
 	let seenIds = state.seenIds;
@@ -93,20 +90,23 @@ async function catchUpToNow(
 		...walkOptions,
 		// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
 		fullChats: false,
-		onPage: (page) => {
-			const createdMs = page.chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
+		onPage: ({ chats }) => {
+			const createdMs = chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
 			newestCreatedMs = Math.max(newestCreatedMs, ...createdMs);
 			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-			const ids = page.chats.map((chat) => String(chat.id));
+			const ids = chats.map((chat) => String(chat.id));
 			if (settings.emit === 'newChats') seenIds = rememberSeen(seenIds, ids);
 		},
 	});
 	reportFailure(context, walk, state.cursor);
+	const newChatsFrom =
+		newestCreatedMs >= 0 ? new Date(newestCreatedMs).toISOString() : state.newChatsFrom;
 	return {
-		...(settings.emit === 'newChats' ? { seenIds } : {}),
+		...state,
+		seenIds,
 		cursor: String(walk.lastTs),
 		catchingUp: !walk.caughtUp,
-		...(newestCreatedMs >= 0 ? { newChatsFrom: new Date(newestCreatedMs).toISOString() } : {}),
+		newChatsFrom,
 	};
 }
 
@@ -119,10 +119,10 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
-	walkOptions: WalkOptions,
+	credentials: SvcCredentials,
 ): Promise<PollResult> {
 	const walk = await walkChats(context, 'recent', {
-		...walkOptions,
+		credentials,
 		maxPages: TEST_EVENT_PAGES,
 		keepOnFailure: true,
 	});
@@ -146,7 +146,7 @@ function toOutput(
 	settings: TriggerSettings,
 	cursor: string,
 ): PollResult {
-	const records: IDataObject[] = formatChats(chats, settings.output).map((record) =>
+	const records = formatChats(chats, settings.output).map((record) =>
 		settings.includeCursor ? { ...record, last_ts: cursor } : record,
 	);
 	return records.length ? [context.helpers.returnJsonArray(records)] : null;
@@ -155,12 +155,11 @@ function toOutput(
 /**
  * n8n abandons a poll that runs past its budget, and says so only in its log: no page is requested once
  * POLL_BUDGET_SHARE of it is spent, and no request (retries included) runs past it, so a hanging server is a failed
- * poll that says why.
+ * poll that says why. n8n 1.x has no getPollBudgetMs, and no budget.
  */
-function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
-	const budgetMs =
-		typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
-	if (typeof budgetMs !== 'number' || !Number.isFinite(budgetMs)) return {};
+export function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
+	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : NaN;
+	if (!Number.isFinite(budgetMs)) return {};
 	const now = Date.now();
 	const spendableMs = Math.max(0, budgetMs);
 	return { deadlineMs: now + spendableMs * POLL_BUDGET_SHARE, endBy: now + spendableMs };
@@ -173,4 +172,147 @@ function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | 
 	context.logger.warn(
 		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${String(walk.lastTs)}`,
 	);
+}
+
+/**
+ * The server and account of a credential as the state stores them (`boundTo`), and why a `stored` state cannot be
+ * used with them (`moved`, absent when it can). A cursor is a moment on one server's clock: carried to another server
+ * it would skip that server's history before the moment, even with Beginning of History.
+ *
+ * `boundTo` is a SHA-256 digest, in hex, of the origin the transport talks to and the e-mail in lower case. The host
+ * goes through the transport's own normalizeBaseUrl, so "acme.example" and "https://acme.example/" are one server here
+ * exactly when they are one server to the requests. Static data is plain JSON that n8n's API returns with the
+ * workflow, to people who may not read the credential; the binding needs only to know whether server and account are
+ * still the same, so neither value (nor any secret) is kept in clear.
+ *
+ * A state saved before the binding was recorded is adopted, not reset: its users were never moved between servers by
+ * this package. The reason names the new server (the person who changed the credential typed it) and never an e-mail.
+ */
+export function serverBinding(
+	credentials: { host?: unknown; email?: unknown },
+	stored: IDataObject = {},
+): { boundTo: string; moved?: string } {
+	const origin = normalizeBaseUrl(credentials.host).baseUrl;
+	const { host: typedHost, email } = credentials;
+	const host = origin ?? (typeof typedHost === 'string' ? typedHost.trim().toLowerCase() : '');
+	const account = typeof email === 'string' ? email.trim().toLowerCase() : '';
+	const boundTo = createHash('sha256').update(`${host}\n${account}`).digest('hex');
+	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
+	const moved =
+		typeof stored.boundTo === 'string'
+			? stored.boundTo !== boundTo
+			: (typeof stored.host === 'string' && stored.host !== host) ||
+				(typeof stored.account === 'string' && stored.account !== account);
+	if (!moved) return { boundTo };
+	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
+	const server = origin ? ` (the server is now ${origin})` : '';
+	return {
+		boundTo,
+		moved: `the credential now points at another server or account than the saved position was read from${server}`,
+	};
+}
+
+/**
+ * New Chats Only keeps a capped list of the ids it has seen, most recently delivered last, and also leaves out chats
+ * created before the starting point (`newChatsFrom`). Why both, and why not a created_at threshold that rises as ids
+ * are dropped: the API delivers chats in order of their LATEST change, not of creation, so a never-seen old chat can
+ * arrive after newer ones, and a rising threshold would drop it for good. Dropping the least recently delivered id
+ * can only cost a duplicate (a chat quiet for 5,000 other deliveries that then changes is emitted again), never a
+ * loss, and 5,000 ids keep the static data n8n saves after each poll small (well under 200 kB).
+ */
+export const SEEN_IDS_CAP = 5000;
+
+export interface TriggerState {
+	startedFrom: string; // the settings' startKey: when it changes, the cursor starts again (rule 7)
+	cursor?: string; // last_ts as the server sent it; absent only until "Now" has found the server's position
+	catchingUp: boolean; // while "Now" reads up to the server's present, emitting nothing
+	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
+	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
+	boundTo?: string; // absent in states saved before the binding was recorded
+}
+
+export const isTextList = (value: unknown): value is string[] =>
+	Array.isArray(value) && value.every((text) => typeof text === 'string');
+
+function isStoredState(value: IDataObject): boolean {
+	const { cursor, catchingUp, newChatsFrom, seenIds, boundTo, host, account } = value;
+	return (
+		typeof value.startedFrom === 'string' &&
+		typeof catchingUp === 'boolean' &&
+		(cursor === undefined ? catchingUp === true : typeof cursor === 'string' && isCursor(cursor)) &&
+		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
+		(seenIds === undefined || isTextList(seenIds)) &&
+		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
+		[boundTo, host, account].every((text) => text === undefined || typeof text === 'string')
+	);
+}
+
+/**
+ * A working copy of the stored state, or a fresh one when nothing valid is stored, Start From changed (rule 7) or the
+ * credential's binding changed (`restart` says how). The copy is written back only when the poll succeeds, so an
+ * error never moves the stored cursor. It carries the binding as its digest only, so saving it drops a stored host
+ * and e-mail.
+ */
+export function loadState(
+	staticData: IDataObject,
+	settings: TriggerSettings,
+	credentials: { host?: unknown; email?: unknown },
+): { state: TriggerState; restart?: string } {
+	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
+	const { boundTo, moved: restart } = serverBinding(credentials, saved);
+	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart) {
+		// Now has no cursor until it has caught up with the server's present.
+		const { startKey: startedFrom, startCursor: cursor, startCreatedAt: newChatsFrom } = settings;
+		const catchingUp = settings.startFrom === 'now';
+		return { state: { startedFrom, cursor, catchingUp, newChatsFrom, boundTo }, restart };
+	}
+	const { startedFrom, catchingUp, cursor, newChatsFrom, seenIds } =
+		staticData as unknown as TriggerState;
+	return {
+		state: { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds: seenIds?.slice() },
+	};
+}
+
+/** The key of the operator events' state (operators.ts), which the chat state leaves alone. */
+export const OPERATOR_STATE_KEY = 'operatorEvents';
+
+/** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
+export function saveState(staticData: IDataObject, state: TriggerState): void {
+	const next = state as unknown as IDataObject;
+	for (const key of Object.keys(staticData)) {
+		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
+	}
+	for (const [key, value] of Object.entries(next)) {
+		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
+			staticData[key] = value;
+	}
+}
+
+/** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
+export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
+	const delivered = new Set(ids);
+	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
+}
+
+/**
+ * The chats New Chats Only emits (created at or after the starting point, and not seen before), and its seen list
+ * after them; the state itself is left as it is.
+ */
+export function takeNewChats(
+	state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>,
+	chats: Chat[],
+): { chats: Chat[]; seenIds: string[] } {
+	const fromMs = toEpochMs(state.newChatsFrom);
+	const seen = new Set(state.seenIds ?? []);
+	const unseen: Chat[] = [];
+	const delivered: string[] = [];
+	for (const chat of chats) {
+		const createdMs = toEpochMs(chat.created_at);
+		// An unreadable created_at is let through: a duplicate is better than a lost chat.
+		if (fromMs !== undefined && createdMs !== undefined && createdMs < fromMs) continue;
+		const id = String(chat.id);
+		if (!seen.has(id)) unseen.push(chat);
+		delivered.push(id);
+	}
+	return { chats: unseen, seenIds: rememberSeen(state.seenIds, delivered) };
 }

@@ -14,12 +14,12 @@ import {
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST, ids, instantPauses } from '../../harness/fixtures';
 import { dropUnrequestedMocks } from '../../harness/nockSetup';
 import { TEST_PASSWORD } from '../../harness/core';
-import { serverBinding } from '../../../nodes/SvcChat/trigger/state';
+import { serverBinding } from '../../../nodes/SvcChat/trigger/poll';
 
 const PRODUCTION = 'chat.production.example';
 /** The log line of a trigger whose credential now points at PRODUCTION, started from Beginning of History. */
@@ -47,7 +47,7 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 		logger,
 		poll: async () => {
 			instantPauses();
-			return (await pollTrigger.call(context))?.[0].map((item) => item.json) ?? null;
+			return (await new SvcChatTrigger().poll.call(context))?.[0].map((item) => item.json) ?? null;
 		},
 	};
 }
