@@ -1,14 +1,7 @@
-// One poll of the Svc Chat Trigger's chat events, and the memory it keeps in the workflow's static data: the cursor,
-// where it started from, the server and account it belongs to, the ids New Chats Only has seen, and (under one key of
-// their own) the operator events' statuses. Changes since the cursor are read, the chosen chats emitted, the cursor
-// moved safely.
+// One poll of the Svc Chat Trigger's chat events (read changes since the stored cursor, emit the chosen chats, move the
+// cursor safely), and the state it keeps for them and for the operator events in the workflow's static data.
 import { createHash } from 'node:crypto';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
 import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
 import { normalizeBaseUrl } from '../transport/baseUrl';
@@ -26,25 +19,27 @@ const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 export const POLL_BUDGET_SHARE = 0.5;
 
-type PollResult = INodeExecutionData[][] | null;
-
 /**
  * One poll of the chat events. The state is loaded once, the steps below return what they change, and the next state
  * is built and saved here only, after the pages were read: an error never moves the stored cursor.
  */
-export async function pollChats(context: IPollFunctions): Promise<PollResult> {
+export async function pollChats(context: IPollFunctions) {
 	const settings = readTriggerSettings(context);
 	// Read once per poll: n8n decrypts the credentials on every read.
 	const credentials = await readCredentials(context);
 	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings, credentials);
 
 	const staticData = context.getWorkflowStaticData('node');
-	const { state, restart } = loadState(staticData, settings, credentials);
+	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
+	const { boundTo, moved } = serverBinding(credentials, saved);
 	// So a user who points a credential from a test server at production sees what happened.
-	if (restart)
+	if (moved)
 		context.logger.warn(
-			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
+			`Svc Chat Trigger: ${moved}; starting again from ${describeStart(settings)}`,
 		);
+	// The stored state starts again when Start From changed (rule 7) or the binding moved.
+	const kept = staticData.startedFrom === settings.start.startedFrom && !moved;
+	const state = (kept && storedState(staticData, boundTo)) || { ...settings.start, boundTo };
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,
@@ -70,7 +65,7 @@ export async function pollChats(context: IPollFunctions): Promise<PollResult> {
 function describeStart(settings: TriggerSettings): string {
 	if (settings.startFrom === 'now') return "Now (the server's present; nothing older is emitted)";
 	if (settings.startFrom === 'beginning') return 'the Beginning of History';
-	return `the Start Date ${settings.startCreatedAt ?? ''}`.trim();
+	return `the Start Date ${settings.start.newChatsFrom ?? ''}`.trim();
 }
 
 /**
@@ -101,13 +96,8 @@ async function catchUpToNow(
 	reportFailure(context, walk, state.cursor);
 	const newChatsFrom =
 		newestCreatedMs >= 0 ? new Date(newestCreatedMs).toISOString() : state.newChatsFrom;
-	return {
-		...state,
-		seenIds,
-		cursor: String(walk.lastTs),
-		catchingUp: !walk.caughtUp,
-		newChatsFrom,
-	};
+	const cursor = String(walk.lastTs);
+	return { ...state, seenIds, cursor, catchingUp: !walk.caughtUp, newChatsFrom };
 }
 
 /**
@@ -120,7 +110,7 @@ async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	credentials: SvcCredentials,
-): Promise<PollResult> {
+) {
 	const walk = await walkChats(context, 'recent', {
 		credentials,
 		maxPages: TEST_EVENT_PAGES,
@@ -145,7 +135,7 @@ function toOutput(
 	chats: Chat[],
 	settings: TriggerSettings,
 	cursor: string,
-): PollResult {
+) {
 	const records = formatChats(chats, settings.output).map((record) =>
 		settings.includeCursor ? { ...record, last_ts: cursor } : record,
 	);
@@ -234,43 +224,23 @@ export interface TriggerState {
 export const isTextList = (value: unknown): value is string[] =>
 	Array.isArray(value) && value.every((text) => typeof text === 'string');
 
-function isStoredState(value: IDataObject): boolean {
-	const { cursor, catchingUp, newChatsFrom, seenIds, boundTo, host, account } = value;
-	return (
-		typeof value.startedFrom === 'string' &&
+/**
+ * A working copy of the stored state, or undefined when what is stored is not a valid state. The copy is written back
+ * only when the poll succeeds, so an error never moves the stored cursor. It carries the binding as its digest only,
+ * so saving it drops a stored host and e-mail.
+ */
+function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
+	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, host, account } = value;
+	const valid =
+		typeof startedFrom === 'string' &&
 		typeof catchingUp === 'boolean' &&
-		(cursor === undefined ? catchingUp === true : typeof cursor === 'string' && isCursor(cursor)) &&
+		(cursor === undefined ? catchingUp : typeof cursor === 'string' && isCursor(cursor)) &&
 		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
 		(seenIds === undefined || isTextList(seenIds)) &&
 		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
-		[boundTo, host, account].every((text) => text === undefined || typeof text === 'string')
-	);
-}
-
-/**
- * A working copy of the stored state, or a fresh one when nothing valid is stored, Start From changed (rule 7) or the
- * credential's binding changed (`restart` says how). The copy is written back only when the poll succeeds, so an
- * error never moves the stored cursor. It carries the binding as its digest only, so saving it drops a stored host
- * and e-mail.
- */
-export function loadState(
-	staticData: IDataObject,
-	settings: TriggerSettings,
-	credentials: { host?: unknown; email?: unknown },
-): { state: TriggerState; restart?: string } {
-	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
-	const { boundTo, moved: restart } = serverBinding(credentials, saved);
-	if (staticData.startedFrom !== settings.startKey || !isStoredState(staticData) || restart) {
-		// Now has no cursor until it has caught up with the server's present.
-		const { startKey: startedFrom, startCursor: cursor, startCreatedAt: newChatsFrom } = settings;
-		const catchingUp = settings.startFrom === 'now';
-		return { state: { startedFrom, cursor, catchingUp, newChatsFrom, boundTo }, restart };
-	}
-	const { startedFrom, catchingUp, cursor, newChatsFrom, seenIds } =
-		staticData as unknown as TriggerState;
-	return {
-		state: { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds: seenIds?.slice() },
-	};
+		[value.boundTo, host, account].every((text) => text === undefined || typeof text === 'string');
+	if (!valid) return undefined;
+	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds } as TriggerState;
 }
 
 /** The key of the operator events' state (operators.ts), which the chat state leaves alone. */
@@ -279,9 +249,8 @@ export const OPERATOR_STATE_KEY = 'operatorEvents';
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
 export function saveState(staticData: IDataObject, state: TriggerState): void {
 	const next = state as unknown as IDataObject;
-	for (const key of Object.keys(staticData)) {
+	for (const key of Object.keys(staticData))
 		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
-	}
 	for (const [key, value] of Object.entries(next)) {
 		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
 			staticData[key] = value;
