@@ -141,9 +141,8 @@ export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
 /**
  * Read once per poll; every bad value is an error naming the field, as in the action node. `start` is the state a
- * cursor starts from: startedFrom names the starting point, and when it changes the cursor starts again (rule 7).
- * Beginning of History and Specific Date start at a cursor; Now has none until it has caught up with the server's
- * present. Chats created before newChatsFrom are not "new" (New Chats Only); without it there is no such limit.
+ * cursor starts from: when its startedFrom changes, the cursor starts again (rule 7). Now has no cursor until it has
+ * caught up with the server's present. Chats created before newChatsFrom are not "new" (New Chats Only).
  */
 export function readTriggerSettings(context: IPollFunctions) {
 	const read = pollParameters(context, triggerProperties);

@@ -98,9 +98,8 @@ type OperatorItem = ReturnType<typeof describe>;
 type SeenOperator = Pick<OperatorItem, 'id' | 'status' | 'roles'>;
 
 /**
- * The operator events' part of the static data, beside the chat cursor, under OPERATOR_STATE_KEY. Of each operator
- * only what the events compare is kept, no email or name; chosenIds are the ids the Operators filter chose at that
- * poll, by ID or email, so one who is gone is still known.
+ * The operator events' state under OPERATOR_STATE_KEY: of each operator only what the events compare, no email or
+ * name, and the ids the Operators filter chose (by ID or email) at that poll, so one who is gone is still known.
  */
 type OperatorState = {
 	event: string;
@@ -160,16 +159,12 @@ const isAvailable = (operator: SeenOperator, settings: OperatorSettings) =>
 	settings.availableStatuses.includes(operator.status as string) &&
 	allows(settings.roles, ...operator.roles);
 
-/** Whether the Operators filter names this operator, by ID or by email (any case). */
-const isChosen = (operator: OperatorItem, wanted: string[]) =>
-	wanted.includes(String(operator.id)) ||
-	wanted.includes(String(operator.email ?? '').toLowerCase());
+/** What the Operators filter may name an operator by: the ID, or the email in any case. */
+const namesOf = ({ id, email }: OperatorItem) => [String(id), String(email ?? '').toLowerCase()];
 
 /** Whether a Status Changed item passes the filters: Operators (or the ids it chose before), To Status and Roles. */
 const passes = (item: OperatorItem, settings: OperatorSettings, chosenBefore: string[] = []) =>
-	(!settings.wanted.length ||
-		isChosen(item, settings.wanted) ||
-		chosenBefore.includes(String(item.id))) &&
+	(allows(settings.wanted, ...namesOf(item)) || chosenBefore.includes(String(item.id))) &&
 	allows(settings.toStatuses, item.status) &&
 	allows(settings.roles, ...item.roles);
 
@@ -198,11 +193,7 @@ function statusChanges(stored: OperatorState, current: OperatorItem[], settings:
  * The state is written only after the read succeeded, so a failed poll emits nothing and keeps what the last good
  * one saw: a change is neither lost nor reported twice.
  */
-export async function pollOperators(
-	context: IPollFunctions,
-	event: OperatorEvent,
-	endBy: number | undefined,
-) {
+export async function pollOperators(context: IPollFunctions, event: OperatorEvent, endBy?: number) {
 	const settings = readOperatorSettings(context, event);
 	const credentials = await readCredentials(context);
 	// An element without an id (not the spec's shape) cannot be followed from poll to poll; it is left out.
@@ -230,15 +221,10 @@ export async function pollOperators(
 		else if (known && event === 'operatorStatusChanged')
 			items = statusChanges(stored, operators, settings);
 		else if (known && wasAvailable !== availability.available) items = [availability];
-		const next: OperatorState = {
-			event,
-			boundTo,
-			operators: operators.map(({ id, status, roles }) => ({ id, status, roles })),
-		};
-		if (settings.wanted.length)
-			next.chosenIds = operators
-				.filter((one) => isChosen(one, settings.wanted))
-				.map(({ id }) => String(id));
+		const seen = operators.map(({ id, status, roles }) => ({ id, status, roles }));
+		const next: OperatorState = { event, boundTo, operators: seen };
+		const chosen = operators.filter((one) => allows(settings.wanted, ...namesOf(one)));
+		if (settings.wanted.length) next.chosenIds = chosen.map(({ id }) => String(id));
 		// Only a change is written: n8n saves the workflow's static data when it was touched.
 		if (JSON.stringify(stored) !== JSON.stringify(next)) staticData[OPERATOR_STATE_KEY] = next;
 	}

@@ -59,7 +59,7 @@ export async function pollChats(context: IPollFunctions) {
 	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
 	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
 	saveState(staticData, { ...state, seenIds, cursor });
-	return toOutput(context, chats, settings, cursor);
+	return toOutput(context, settings, chats, walk);
 }
 
 function describeStart(settings: TriggerSettings): string {
@@ -111,11 +111,8 @@ async function fetchTestEvent(
 	settings: TriggerSettings,
 	credentials: SvcCredentials,
 ) {
-	const walk = await walkChats(context, 'recent', {
-		credentials,
-		maxPages: TEST_EVENT_PAGES,
-		keepOnFailure: true,
-	});
+	const options = { credentials, maxPages: TEST_EVENT_PAGES, keepOnFailure: true };
+	const walk = await walkChats(context, 'recent', options);
 	const recent = walk.chats;
 	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
 	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
@@ -125,19 +122,20 @@ async function fetchTestEvent(
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, sample, settings, String(walk.lastTs));
+	return toOutput(context, settings, sample, walk);
 }
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
+/** The items of `chats`, read by `walk`: Include Cursor adds the cursor where it stopped. */
 function toOutput(
 	context: IPollFunctions,
-	chats: Chat[],
 	settings: TriggerSettings,
-	cursor: string,
+	chats: Chat[],
+	walk: ChatWalk,
 ) {
 	const records = formatChats(chats, settings.output).map((record) =>
-		settings.includeCursor ? { ...record, last_ts: cursor } : record,
+		settings.includeCursor ? { ...record, last_ts: String(walk.lastTs) } : record,
 	);
 	return records.length ? [context.helpers.returnJsonArray(records)] : null;
 }
@@ -145,7 +143,7 @@ function toOutput(
 /**
  * n8n abandons a poll that runs past its budget, and says so only in its log: no page is requested once
  * POLL_BUDGET_SHARE of it is spent, and no request (retries included) runs past it, so a hanging server is a failed
- * poll that says why. n8n 1.x has no getPollBudgetMs, and no budget.
+ * poll that says why. (n8n 1.x has no budget.)
  */
 export function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
 	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : NaN;
@@ -165,18 +163,14 @@ function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | 
 }
 
 /**
- * The server and account of a credential as the state stores them (`boundTo`), and why a `stored` state cannot be
- * used with them (`moved`, absent when it can). A cursor is a moment on one server's clock: carried to another server
- * it would skip that server's history before the moment, even with Beginning of History.
- *
- * `boundTo` is a SHA-256 digest, in hex, of the origin the transport talks to and the e-mail in lower case. The host
- * goes through the transport's own normalizeBaseUrl, so "acme.example" and "https://acme.example/" are one server here
- * exactly when they are one server to the requests. Static data is plain JSON that n8n's API returns with the
- * workflow, to people who may not read the credential; the binding needs only to know whether server and account are
- * still the same, so neither value (nor any secret) is kept in clear.
- *
- * A state saved before the binding was recorded is adopted, not reset: its users were never moved between servers by
- * this package. The reason names the new server (the person who changed the credential typed it) and never an e-mail.
+ * The server and account a state belongs to, as a SHA-256 digest in hex of the origin and the e-mail in lower case
+ * (`boundTo`), and why a `stored` state cannot be used with them (`moved`). A cursor is a moment on one server's clock:
+ * carried to another server it would skip that server's history before the moment, even with Beginning of History.
+ * The host goes through the transport's own normalizeBaseUrl, so two spellings are one server here exactly when they
+ * are one to the requests. Static data is plain JSON that n8n's API returns to people who may not read the credential,
+ * so neither value (nor any secret) is kept in clear. A state saved before the binding was recorded is adopted, not
+ * reset: this package never moved its users between servers. The reason names the new server (the person who changed
+ * the credential typed it), never an e-mail.
  */
 export function serverBinding(
 	credentials: { host?: unknown; email?: unknown },
@@ -212,22 +206,21 @@ export function serverBinding(
  */
 export const SEEN_IDS_CAP = 5000;
 
-export interface TriggerState {
-	startedFrom: string; // the settings' startKey: when it changes, the cursor starts again (rule 7)
+type TriggerState = {
+	startedFrom: string; // see the settings' start: when it changes, the cursor starts again (rule 7)
 	cursor?: string; // last_ts as the server sent it; absent only until "Now" has found the server's position
 	catchingUp: boolean; // while "Now" reads up to the server's present, emitting nothing
 	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
 	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
 	boundTo?: string; // absent in states saved before the binding was recorded
-}
+};
 
 export const isTextList = (value: unknown): value is string[] =>
 	Array.isArray(value) && value.every((text) => typeof text === 'string');
 
 /**
- * A working copy of the stored state, or undefined when what is stored is not a valid state. The copy is written back
- * only when the poll succeeds, so an error never moves the stored cursor. It carries the binding as its digest only,
- * so saving it drops a stored host and e-mail.
+ * A copy of the stored state, or undefined when it is not a valid one. It is written back only when the poll succeeds,
+ * so an error never moves the stored cursor, and holds the binding as its digest only, dropping a clear host and e-mail.
  */
 function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
 	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, host, account } = value;
@@ -247,8 +240,7 @@ function storedState(value: IDataObject, boundTo: string): TriggerState | undefi
 export const OPERATOR_STATE_KEY = 'operatorEvents';
 
 /** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
-export function saveState(staticData: IDataObject, state: TriggerState): void {
-	const next = state as unknown as IDataObject;
+function saveState(staticData: IDataObject, next: IDataObject): void {
 	for (const key of Object.keys(staticData))
 		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
 	for (const [key, value] of Object.entries(next)) {
@@ -267,10 +259,7 @@ export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
  * The chats New Chats Only emits (created at or after the starting point, and not seen before), and its seen list
  * after them; the state itself is left as it is.
  */
-export function takeNewChats(
-	state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>,
-	chats: Chat[],
-): { chats: Chat[]; seenIds: string[] } {
+export function takeNewChats(state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>, chats: Chat[]) {
 	const fromMs = toEpochMs(state.newChatsFrom);
 	const seen = new Set(state.seenIds ?? []);
 	const unseen: Chat[] = [];
