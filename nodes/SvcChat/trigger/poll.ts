@@ -219,7 +219,7 @@ export const isTextList = (value: unknown): value is string[] =>
 	Array.isArray(value) && value.every((text) => typeof text === 'string');
 
 /**
- * A copy of the stored state, or undefined when it is not a valid one. It is written back only when the poll succeeds,
+ * A copy of the stored state, or undefined when it is not valid. It is written back only when the poll succeeds,
  * so an error never moves the stored cursor, and holds the binding as its digest only, dropping a clear host and e-mail.
  */
 function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
