@@ -5,9 +5,10 @@ import type { INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workfl
 
 import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { searchOperators } from './descriptions/listSearch';
+import { pollParameters } from './parameters';
 import { triggerProperties } from './trigger/description';
-import { operatorProperties } from './trigger/operators';
-import { pollTrigger } from './trigger/poll';
+import { operatorProperties, pollOperators } from './trigger/operators';
+import { pollBudget, pollChats } from './trigger/poll';
 
 export class SvcChatTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,6 +31,9 @@ export class SvcChatTrigger implements INodeType {
 	methods = { listSearch: { searchOperators } };
 
 	async poll(this: IPollFunctions) {
-		return await pollTrigger.call(this);
+		const event = pollParameters(this, triggerProperties).choice<string>('emit');
+		if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
+			return await pollOperators(this, event, pollBudget(this).endBy);
+		return await pollChats(this);
 	}
 }

@@ -1,6 +1,6 @@
 // The operator events of Svc Chat Trigger in a real n8n (issue 25): every operator offline and back, asserted exactly.
 import type { OperatorEvent } from '../../nodes/SvcChat/trigger/description';
-import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/state';
+import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';

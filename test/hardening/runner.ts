@@ -17,7 +17,6 @@ import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
 import { resources } from '../../nodes/SvcChat/actions/resources';
-import { pollTrigger } from '../../nodes/SvcChat/trigger/poll';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
 import { instantPauses } from '../harness/fixtures';
@@ -243,9 +242,9 @@ export async function runTrigger(
 	const staticDataBefore = JSON.stringify(staticData);
 	let outcome: Outcome;
 	try {
-		// SvcChatTrigger.poll() is pollTrigger with n8n's sleep; here retries pause for no time.
+		// Retries pause for no time here.
 		instantPauses();
-		const result = await pollTrigger.call(context);
+		const result = await trigger.poll.call(context);
 		outcome = { ok: true, items: result?.[0] ?? [] };
 	} catch (error) {
 		outcome = { ok: false, error };

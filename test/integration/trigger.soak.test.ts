@@ -3,7 +3,7 @@ import { sleep, type IDataObject, type INodeParameters } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import type { SandboxSettings } from '../../sandbox/state';
-import { pollTrigger } from '../../nodes/SvcChat/trigger/poll';
+import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Chat } from '../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../harness/contexts';
 import { instantPauses } from '../harness/fixtures';
@@ -69,7 +69,7 @@ function pollingTrigger(parameters: INodeParameters) {
 		async poll() {
 			try {
 				instantPauses({}, async (ms) => await sleep(Math.min(ms, 2)));
-				const result = await pollTrigger.call(context);
+				const result = await new SvcChatTrigger().poll.call(context);
 				for (const item of result?.[0] ?? []) emitted.push(item.json as Chat);
 			} catch {
 				failedPolls++;

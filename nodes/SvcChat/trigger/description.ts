@@ -136,21 +136,22 @@ export const triggerProperties: INodeProperties[] = [
 	},
 ];
 
-type StartFrom = 'now' | 'beginning' | 'date';
-type EmitMode = 'everyChange' | 'newChats' | 'finishedChats';
 export type OperatorEvent = 'operatorAvailabilityChanged' | 'operatorStatusChanged';
-
 export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
-/** Read once per poll; every bad value is an error naming the field, as in the action node. */
+/**
+ * Read once per poll; every bad value is an error naming the field, as in the action node. `start` is the state a
+ * cursor starts from: when its startedFrom changes, the cursor starts again (rule 7). Now has no cursor until it has
+ * caught up with the server's present. Chats created before newChatsFrom are not "new" (New Chats Only).
+ */
 export function readTriggerSettings(context: IPollFunctions) {
 	const read = pollParameters(context, triggerProperties);
-	const startFrom = read.choice<StartFrom>('startFrom');
+	const startFrom = read.choice<'now' | 'beginning' | 'date'>('startFrom');
 	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
 	read.collection('options', { fix: 'Set the options in the editor again.' });
-	const common = {
+	const settings = {
 		startFrom,
-		emit: read.choice<EmitMode>('emit'),
+		emit: read.choice<'everyChange' | 'newChats' | 'finishedChats'>('emit'),
 		output: read.choice<ChatOutputMode>('output'),
 		// A bad value is an error like a bad Limit, never a silent fall back to the default.
 		maxChatsPerPoll: read.wholeNumber('options.maxChatsPerPoll', {
@@ -159,31 +160,27 @@ export function readTriggerSettings(context: IPollFunctions) {
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
 		}),
 		includeCursor: read.flag('options.includeCursor'),
-		startCursor: undefined as string | undefined,
-		startCreatedAt: undefined as string | undefined,
+		start: {
+			startedFrom: startFrom as string,
+			cursor: startFrom === 'beginning' ? '0' : (undefined as string | undefined),
+			catchingUp: startFrom === 'now',
+			newChatsFrom: undefined as string | undefined,
+		},
 	};
-
-	// startKey names the starting point a stored cursor was started from; when it changes, the cursor starts again
-	// (rule 7). startCursor is where Beginning of History and Specific Date start; Now finds its cursor on the server.
-	// Chats created before startCreatedAt are not "new" (New Chats Only); without it there is no such limit.
-	if (startFrom === 'now') return { ...common, startKey: 'now' };
-	if (startFrom === 'beginning') return { ...common, startKey: 'beginning', startCursor: '0' };
+	if (startFrom !== 'date') return settings;
 
 	// n8n's date picker gives a date-time without a zone; like every time of the API, it is read as UTC.
 	const startDate = zonelessAsUtc(read.raw('startDate'));
-	const startCursor = dateToCursor(startDate);
+	const cursor = dateToCursor(startDate);
 	const startMs = toEpochMs(startDate);
-	if (startCursor === undefined || startMs === undefined) {
+	if (cursor === undefined || startMs === undefined) {
 		const [dateLabel, startFromLabel] = [read.label('startDate'), read.label('startFrom')];
 		throw read.fail(
 			`'${dateLabel}' is not a valid date: ${showValue(startDate)}`,
 			`Pick a date in '${dateLabel}', or choose another '${startFromLabel}'.`,
 		);
 	}
-	return {
-		...common,
-		startKey: `date:${startCursor}`,
-		startCursor,
-		startCreatedAt: new Date(startMs).toISOString(),
-	};
+	const newChatsFrom = new Date(startMs).toISOString();
+	const start = { startedFrom: `date:${cursor}`, cursor, catchingUp: false, newChatsFrom };
+	return { ...settings, start };
 }

@@ -11,9 +11,8 @@ import {
 } from '../descriptions/parameterBlocks';
 import { isPlainObject } from '../helpers/values';
 import { pollParameters } from '../parameters';
-import type { Operator } from '../types';
 import type { OperatorEvent } from './description';
-import { bindingChange, bindingDigest, OPERATOR_STATE_KEY, serverBinding } from './state';
+import { isTextList, OPERATOR_STATE_KEY, serverBinding } from './poll';
 
 const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
 
@@ -86,58 +85,47 @@ export const operatorProperties: INodeProperties[] = [
 	},
 ];
 
-/** What the trigger remembers of one operator between polls: no email or name, only what the events compare. */
-interface SeenOperator extends IDataObject {
-	id: number | string;
-	status: string | null;
-	roles: string[];
-}
+/** An operator as the items show it (spec 2.2): a status or roles of another type count as none. */
+const describe = (operator: IDataObject) => ({
+	id: operator.id as number | string,
+	email: operator.email ?? null,
+	full_name: operator.full_name ?? null,
+	roles: Array.isArray(operator.roles) ? operator.roles.filter((r) => typeof r === 'string') : [],
+	status: typeof operator.status === 'string' ? operator.status : null,
+});
 
-/** The operator events' part of the static data, beside the chat cursor, under OPERATOR_STATE_KEY. */
-export interface OperatorState extends IDataObject {
-	event: OperatorEvent;
-	/** bindingDigest of the server and account the statuses were read from. */
-	boundTo: string;
+type OperatorItem = ReturnType<typeof describe>;
+type SeenOperator = Pick<OperatorItem, 'id' | 'status' | 'roles'>;
+
+/**
+ * The operator events' state under OPERATOR_STATE_KEY: of each operator only what the events compare, no email or
+ * name, and the ids the Operators filter chose (by ID or email) at that poll, so one who is gone is still known.
+ */
+type OperatorState = {
+	event: string;
+	boundTo: string; // the server and account the statuses were read from
 	operators: SeenOperator[];
-	/** The ids the Operators filter chose at that poll, by ID or email: one who is gone is still known, with no email kept. */
 	chosenIds?: string[];
-}
+};
 
-const isSeenOperator = (value: unknown): value is SeenOperator =>
+/** Whether `value` is the state of `event` (an edit to the event starts the recording again). */
+const isStateOf = (value: unknown, event: OperatorEvent): value is OperatorState =>
 	isPlainObject(value) &&
-	(typeof value.id === 'number' || typeof value.id === 'string') &&
-	(typeof value.status === 'string' || value.status === null) &&
-	Array.isArray(value.roles) &&
-	value.roles.every((role) => typeof role === 'string');
-
-const isOperatorState = (value: unknown): value is OperatorState =>
-	isPlainObject(value) &&
-	typeof value.event === 'string' &&
+	value.event === event &&
 	typeof value.boundTo === 'string' &&
 	Array.isArray(value.operators) &&
-	value.operators.every(isSeenOperator) &&
-	(value.chosenIds === undefined ||
-		(Array.isArray(value.chosenIds) && value.chosenIds.every((id) => typeof id === 'string')));
+	value.operators.every(
+		(one) =>
+			isPlainObject(one) &&
+			['number', 'string'].includes(typeof one.id) &&
+			(typeof one.status === 'string' || one.status === null) &&
+			isTextList(one.roles),
+	) &&
+	(value.chosenIds === undefined || isTextList(value.chosenIds));
 
-/** What is remembered of an operator of the reply (spec 2.2): a status or roles of another type count as none. */
-const seen = (operator: Operator): SeenOperator => ({
-	id: operator.id,
-	status: typeof operator.status === 'string' ? operator.status : null,
-	roles: Array.isArray(operator.roles) ? operator.roles.filter((r) => typeof r === 'string') : [],
-});
+type OperatorSettings = Record<'roles' | 'availableStatuses' | 'toStatuses' | 'wanted', string[]>;
 
-/** The fields of an operator in the items; an operator who is gone is known by id, status and roles only. */
-const describe = (operator: SeenOperator, known?: Operator): IDataObject => ({
-	id: operator.id,
-	email: known?.email ?? null,
-	full_name: known?.full_name ?? null,
-	roles: operator.roles,
-	status: operator.status,
-});
-
-type OperatorSettings = ReturnType<typeof readOperatorSettings>;
-
-function readOperatorSettings(context: IPollFunctions, event: OperatorEvent) {
+function readOperatorSettings(context: IPollFunctions, event: OperatorEvent): OperatorSettings {
 	const read = pollParameters(context, operatorProperties);
 	const roles = read.list('roles');
 	if (event === 'operatorAvailabilityChanged') {
@@ -147,7 +135,7 @@ function readOperatorSettings(context: IPollFunctions, event: OperatorEvent) {
 				`'${read.label('availableStatuses')}' is empty`,
 				'Choose the statuses in which an operator takes chats, e.g. Online.',
 			);
-		return { roles, availableStatuses, toStatuses: [] as string[], wanted: [] as string[] };
+		return { roles, availableStatuses, toStatuses: [], wanted: [] };
 	}
 	// From List and By ID give an ID, By Email an email: told apart by the @, so expressions may give either.
 	const wanted = read.rows('operators.operator').map((row, index) => {
@@ -160,51 +148,41 @@ function readOperatorSettings(context: IPollFunctions, event: OperatorEvent) {
 			);
 		return text.toLowerCase();
 	});
-	return { roles, availableStatuses: [] as string[], toStatuses: read.list('toStatuses'), wanted };
+	return { roles, availableStatuses: [], toStatuses: read.list('toStatuses'), wanted };
 }
 
-const hasRole = (operator: SeenOperator, roles: string[]) =>
-	!roles.length || operator.roles.some((role) => roles.includes(role));
+/** A filter left empty lets every value through. */
+const allows = (filter: string[], ...values: unknown[]) =>
+	!filter.length || values.some((value) => filter.includes(value as string));
 
 const isAvailable = (operator: SeenOperator, settings: OperatorSettings) =>
 	settings.availableStatuses.includes(operator.status as string) &&
-	hasRole(operator, settings.roles);
+	allows(settings.roles, ...operator.roles);
 
-/** Whether the Operators filter names this operator, by ID or by email (any case). */
-const isChosen = (operator: IDataObject, wanted: string[]) =>
-	wanted.includes(String(operator.id)) ||
-	wanted.includes(String(operator.email ?? '').toLowerCase());
+/** What the Operators filter may name an operator by: the ID, or the email in any case. */
+const namesOf = ({ id, email }: OperatorItem) => [String(id), String(email ?? '').toLowerCase()];
 
 /** Whether a Status Changed item passes the filters: Operators (or the ids it chose before), To Status and Roles. */
-const passes = (item: IDataObject, settings: OperatorSettings, chosenBefore: string[] = []) =>
-	(!settings.wanted.length ||
-		isChosen(item, settings.wanted) ||
-		chosenBefore.includes(String(item.id))) &&
-	(!settings.toStatuses.length || settings.toStatuses.includes(item.status as string)) &&
-	hasRole(item as SeenOperator, settings.roles);
+const passes = (item: OperatorItem, settings: OperatorSettings, chosenBefore: string[] = []) =>
+	(allows(settings.wanted, ...namesOf(item)) || chosenBefore.includes(String(item.id))) &&
+	allows(settings.toStatuses, item.status) &&
+	allows(settings.roles, ...item.roles);
 
 /** The Status Changed items from the remembered statuses to the current ones, filtered as the settings say. */
-function statusChanges(
-	stored: OperatorState,
-	operators: Operator[],
-	settings: OperatorSettings,
-): IDataObject[] {
-	const previous = new Map(stored.operators.map((operator) => [String(operator.id), operator]));
-	const items: IDataObject[] = [];
-	for (const operator of operators) {
-		const now = seen(operator);
+function statusChanges(stored: OperatorState, current: OperatorItem[], settings: OperatorSettings) {
+	const previous = new Map(stored.operators.map((one) => [String(one.id), one]));
+	const changed = current.flatMap((now) => {
 		const was = previous.get(String(now.id));
 		previous.delete(String(now.id));
-		if (!was || was.status !== now.status)
-			items.push({ ...describe(now, operator), previous_status: was ? was.status : null });
-	}
+		return was?.status === now.status ? [] : [{ ...now, previous_status: was ? was.status : null }];
+	});
 	// Those left were there at the last poll and are gone now: the filter knows them by the ids it chose then.
 	const gone = [...previous.values()].map((one) => ({
-		...describe({ ...one, status: null }),
+		...describe({ id: one.id, roles: one.roles }),
 		previous_status: one.status,
 	}));
 	return [
-		...items.filter((item) => passes(item, settings)),
+		...changed.filter((item) => passes(item, settings)),
 		...gone.filter((item) => passes(item, settings, stored.chosenIds)),
 	];
 }
@@ -215,54 +193,38 @@ function statusChanges(
  * The state is written only after the read succeeded, so a failed poll emits nothing and keeps what the last good
  * one saw: a change is neither lost nor reported twice.
  */
-export async function pollOperators(
-	context: IPollFunctions,
-	event: OperatorEvent,
-	endBy: number | undefined,
-) {
+export async function pollOperators(context: IPollFunctions, event: OperatorEvent, endBy?: number) {
 	const settings = readOperatorSettings(context, event);
 	const credentials = await readCredentials(context);
 	// An element without an id (not the spec's shape) cannot be followed from poll to poll; it is left out.
-	const operators = (await svcRequest(context, 'operators', { credentials, endBy })).filter(
-		(operator) => isPlainObject(operator) && ['number', 'string'].includes(typeof operator.id),
-	);
-	const current = operators.map(seen);
-	const available = current.flatMap((one, index) =>
-		isAvailable(one, settings) ? [describe(one, operators[index])] : [],
-	);
-	const availability = {
-		available: available.length > 0,
-		count: available.length,
-		operators: available,
-	};
+	const operators = (await svcRequest(context, 'operators', { credentials, endBy }))
+		.filter((one) => isPlainObject(one) && ['number', 'string'].includes(typeof one.id))
+		.map(describe);
+	const available = operators.filter((one) => isAvailable(one, settings));
+	const count = available.length;
+	const availability = { available: count > 0, count, operators: available };
 	let items: IDataObject[] = [];
 
 	if (context.getMode() === 'manual') {
 		// Fetch Test Event: a sample to map fields from; with filters that match nobody, every operator rather than none.
-		const all = current.map((one, index) => ({
-			...describe(one, operators[index]),
-			previous_status: one.status,
-		}));
+		const all = operators.map((one) => ({ ...one, previous_status: one.status }));
 		const matching = all.filter((item) => passes(item, settings));
 		if (event === 'operatorAvailabilityChanged') items = [availability];
 		else items = matching.length ? matching : all;
 	} else {
 		const staticData = context.getWorkflowStaticData('node');
 		const stored = staticData[OPERATOR_STATE_KEY];
-		const binding = serverBinding(credentials);
-		const known = isOperatorState(stored) && stored.event === event;
-		const moved = known ? bindingChange(stored, binding) : undefined;
-		if (moved) context.logger.warn(`Svc Chat Trigger: ${moved}; recording the operators again`);
-		if (known && !moved && event === 'operatorStatusChanged')
-			items = statusChanges(stored, operators, settings);
+		const known = isStateOf(stored, event);
+		const { boundTo, moved } = serverBinding(credentials, known ? stored : {});
 		const wasAvailable = known && stored.operators.some((one) => isAvailable(one, settings));
-		if (known && !moved && event === 'operatorAvailabilityChanged')
-			items = wasAvailable === availability.available ? [] : [availability];
-		const next: OperatorState = { event, boundTo: bindingDigest(binding), operators: current };
-		if (settings.wanted.length)
-			next.chosenIds = operators.flatMap((one) =>
-				isChosen(one, settings.wanted) ? [String(one.id)] : [],
-			);
+		if (moved) context.logger.warn(`Svc Chat Trigger: ${moved}; recording the operators again`);
+		else if (known && event === 'operatorStatusChanged')
+			items = statusChanges(stored, operators, settings);
+		else if (known && wasAvailable !== availability.available) items = [availability];
+		const seen = operators.map(({ id, status, roles }) => ({ id, status, roles }));
+		const next: OperatorState = { event, boundTo, operators: seen };
+		const chosen = operators.filter((one) => allows(settings.wanted, ...namesOf(one)));
+		if (settings.wanted.length) next.chosenIds = chosen.map(({ id }) => String(id));
 		// Only a change is written: n8n saves the workflow's static data when it was touched.
 		if (JSON.stringify(stored) !== JSON.stringify(next)) staticData[OPERATOR_STATE_KEY] = next;
 	}

@@ -1,20 +1,17 @@
-// One poll of the Svc Chat Trigger: read changes since the stored cursor, emit the chosen chats, move the cursor safely.
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IPollFunctions,
-} from 'n8n-workflow';
+// One poll of the Svc Chat Trigger's chat events (read changes since the stored cursor, emit the chosen chats, move the
+// cursor safely), and the state it keeps for them and for the operator events in the workflow's static data.
+import { createHash } from 'node:crypto';
+import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
 import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
-import { readCredentials } from '../transport/request';
-import { pollParameters } from '../parameters';
+import { normalizeBaseUrl } from '../transport/baseUrl';
+// The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
+import { isCursor } from '../transport/endpoints';
+import { readCredentials, type SvcCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
-import { readTriggerSettings, triggerProperties, type TriggerSettings } from './description';
-import { pollOperators } from './operators';
-import { loadState, rememberSeen, saveState, takeNewChats, type TriggerState } from './state';
+import { readTriggerSettings, type TriggerSettings } from './description';
 
 /** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
 const TEST_EVENT_CHATS = 5;
@@ -22,70 +19,65 @@ const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 export const POLL_BUDGET_SHARE = 0.5;
 
-type PollResult = INodeExecutionData[][] | null;
-
 /**
- * One poll; the operator events poll in trigger/operators.ts. For chats, the state is loaded once, the steps below
- * return what they change, and the next state is built and saved here only, after the pages were read: an error never
- * moves the stored cursor.
+ * One poll of the chat events. The state is loaded once, the steps below return what they change, and the next state
+ * is built and saved here only, after the pages were read: an error never moves the stored cursor.
  */
-export async function pollTrigger(this: IPollFunctions): Promise<PollResult> {
-	const event = pollParameters(this, triggerProperties).choice<string>('emit');
-	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
-		return await pollOperators(this, event, pollBudget(this).endBy);
-	const settings = readTriggerSettings(this);
+export async function pollChats(context: IPollFunctions) {
+	const settings = readTriggerSettings(context);
 	// Read once per poll: n8n decrypts the credentials on every read.
-	const credentials = await readCredentials(this);
-	if (this.getMode() === 'manual') return await fetchTestEvent(this, settings, { credentials });
+	const credentials = await readCredentials(context);
+	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings, credentials);
 
-	const staticData = this.getWorkflowStaticData('node');
-	const { state, restart } = loadState(staticData, settings, credentials);
+	const staticData = context.getWorkflowStaticData('node');
+	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
+	const { boundTo, moved } = serverBinding(credentials, saved);
 	// So a user who points a credential from a test server at production sees what happened.
-	if (restart)
-		this.logger.warn(
-			`Svc Chat Trigger: ${restart}; starting again from ${describeStart(settings)}`,
+	if (moved)
+		context.logger.warn(
+			`Svc Chat Trigger: ${moved}; starting again from ${describeStart(settings)}`,
 		);
+	// The stored state starts again when Start From changed (rule 7) or the binding moved.
+	const kept = staticData.startedFrom === settings.start.startedFrom && !moved;
+	const state = (kept && storedState(staticData, boundTo)) || { ...settings.start, boundTo };
 	const walkOptions: WalkOptions = {
 		credentials,
 		maxChatsRead: settings.maxChatsPerPoll,
-		...pollBudget(this),
+		...pollBudget(context),
 		keepOnFailure: true,
 	};
-
 	if (state.catchingUp) {
-		const caughtUp = await catchUpToNow(this, state, settings, walkOptions);
-		saveState(staticData, { ...state, ...caughtUp });
+		saveState(staticData, await catchUpToNow(context, state, settings, walkOptions));
 		return null;
 	}
 
-	const walk = await walkChats(this, state.cursor ?? '0', walkOptions);
-	reportFailure(this, walk, state.cursor);
+	const walk = await walkChats(context, state.cursor ?? '0', walkOptions);
+	reportFailure(context, walk, state.cursor);
 	const cursor = String(walk.lastTs);
 	// The chats Emit asks for, in order of their latest delivery.
 	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
 	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
 	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
 	saveState(staticData, { ...state, seenIds, cursor });
-	return toOutput(this, chats, settings, cursor);
+	return toOutput(context, settings, chats, walk);
 }
 
 function describeStart(settings: TriggerSettings): string {
 	if (settings.startFrom === 'now') return "Now (the server's present; nothing older is emitted)";
 	if (settings.startFrom === 'beginning') return 'the Beginning of History';
-	return `the Start Date ${settings.startCreatedAt ?? ''}`.trim();
+	return `the Start Date ${settings.start.newChatsFrom ?? ''}`.trim();
 }
 
 /**
  * Start From "Now": read up to the server's present and emit nothing, so the cursor is one the server issued,
  * whatever n8n's clock says. A long backlog is read over several polls, bounded like any poll.
- * Returns the state fields it changes (none when no page came back).
  */
 async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
 	settings: TriggerSettings,
 	walkOptions: WalkOptions,
-): Promise<Partial<TriggerState>> {
+): Promise<TriggerState> {
 	// -1: no creation time known yet.
 	let newestCreatedMs = toEpochMs(state.newChatsFrom) ?? -1;
 	let seenIds = state.seenIds;
@@ -93,21 +85,19 @@ async function catchUpToNow(
 		...walkOptions,
 		// Catching up emits nothing and needs only ids and creation times, which minimal list entries have: no GET /chat.
 		fullChats: false,
-		onPage: (page) => {
-			const createdMs = page.chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
+		onPage: ({ chats }) => {
+			const createdMs = chats.map((chat) => toEpochMs(chat.created_at) ?? -1);
 			newestCreatedMs = Math.max(newestCreatedMs, ...createdMs);
 			// Old chats that change later are not new; the seen list covers the ones created in the same instant as the newest.
-			const ids = page.chats.map((chat) => String(chat.id));
+			const ids = chats.map((chat) => String(chat.id));
 			if (settings.emit === 'newChats') seenIds = rememberSeen(seenIds, ids);
 		},
 	});
 	reportFailure(context, walk, state.cursor);
-	return {
-		...(settings.emit === 'newChats' ? { seenIds } : {}),
-		cursor: String(walk.lastTs),
-		catchingUp: !walk.caughtUp,
-		...(newestCreatedMs >= 0 ? { newChatsFrom: new Date(newestCreatedMs).toISOString() } : {}),
-	};
+	const newChatsFrom =
+		newestCreatedMs >= 0 ? new Date(newestCreatedMs).toISOString() : state.newChatsFrom;
+	const cursor = String(walk.lastTs);
+	return { ...state, seenIds, cursor, catchingUp: !walk.caughtUp, newChatsFrom };
 }
 
 /**
@@ -119,13 +109,10 @@ async function catchUpToNow(
 async function fetchTestEvent(
 	context: IPollFunctions,
 	settings: TriggerSettings,
-	walkOptions: WalkOptions,
-): Promise<PollResult> {
-	const walk = await walkChats(context, 'recent', {
-		...walkOptions,
-		maxPages: TEST_EVENT_PAGES,
-		keepOnFailure: true,
-	});
+	credentials: SvcCredentials,
+) {
+	const options = { credentials, maxPages: TEST_EVENT_PAGES, keepOnFailure: true };
+	const walk = await walkChats(context, 'recent', options);
 	const recent = walk.chats;
 	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
 	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
@@ -135,19 +122,20 @@ async function fetchTestEvent(
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, sample, settings, String(walk.lastTs));
+	return toOutput(context, settings, sample, walk);
 }
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
+/** The items of `chats`, read by `walk`: Include Cursor adds the cursor where it stopped. */
 function toOutput(
 	context: IPollFunctions,
-	chats: Chat[],
 	settings: TriggerSettings,
-	cursor: string,
-): PollResult {
-	const records: IDataObject[] = formatChats(chats, settings.output).map((record) =>
-		settings.includeCursor ? { ...record, last_ts: cursor } : record,
+	chats: Chat[],
+	walk: ChatWalk,
+) {
+	const records = formatChats(chats, settings.output).map((record) =>
+		settings.includeCursor ? { ...record, last_ts: String(walk.lastTs) } : record,
 	);
 	return records.length ? [context.helpers.returnJsonArray(records)] : null;
 }
@@ -155,12 +143,11 @@ function toOutput(
 /**
  * n8n abandons a poll that runs past its budget, and says so only in its log: no page is requested once
  * POLL_BUDGET_SHARE of it is spent, and no request (retries included) runs past it, so a hanging server is a failed
- * poll that says why.
+ * poll that says why. (n8n 1.x has no budget.)
  */
-function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
-	const budgetMs =
-		typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : undefined;
-	if (typeof budgetMs !== 'number' || !Number.isFinite(budgetMs)) return {};
+export function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
+	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : NaN;
+	if (!Number.isFinite(budgetMs)) return {};
 	const now = Date.now();
 	const spendableMs = Math.max(0, budgetMs);
 	return { deadlineMs: now + spendableMs * POLL_BUDGET_SHARE, endBy: now + spendableMs };
@@ -173,4 +160,117 @@ function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | 
 	context.logger.warn(
 		`Svc Chat Trigger: a page of changes could not be read (${reason}); keeping the ${walk.pagesRead} page(s) read since ${since ?? 'the start'}, the next poll resumes at cursor ${String(walk.lastTs)}`,
 	);
+}
+
+/**
+ * The server and account a state belongs to, as a SHA-256 digest in hex of the origin and the e-mail in lower case
+ * (`boundTo`), and why a `stored` state cannot be used with them (`moved`). A cursor is a moment on one server's clock:
+ * carried to another server it would skip that server's history before the moment, even with Beginning of History.
+ * The host goes through the transport's own normalizeBaseUrl, so two spellings are one server here exactly when they
+ * are one to the requests. Static data is plain JSON that n8n's API returns to people who may not read the credential,
+ * so neither value (nor any secret) is kept in clear. A state saved before the binding was recorded is adopted, not
+ * reset: this package never moved its users between servers. The reason names the new server (the person who changed
+ * the credential typed it), never an e-mail.
+ */
+export function serverBinding(
+	credentials: { host?: unknown; email?: unknown },
+	stored: IDataObject = {},
+): { boundTo: string; moved?: string } {
+	const origin = normalizeBaseUrl(credentials.host).baseUrl;
+	const { host: typedHost, email } = credentials;
+	const host = origin ?? (typeof typedHost === 'string' ? typedHost.trim().toLowerCase() : '');
+	const account = typeof email === 'string' ? email.trim().toLowerCase() : '';
+	const boundTo = createHash('sha256').update(`${host}\n${account}`).digest('hex');
+	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
+	const moved =
+		typeof stored.boundTo === 'string'
+			? stored.boundTo !== boundTo
+			: (typeof stored.host === 'string' && stored.host !== host) ||
+				(typeof stored.account === 'string' && stored.account !== account);
+	if (!moved) return { boundTo };
+	// Only an origin the transport accepts is shown: a host it refuses may hold what was typed in the wrong field.
+	const server = origin ? ` (the server is now ${origin})` : '';
+	return {
+		boundTo,
+		moved: `the credential now points at another server or account than the saved position was read from${server}`,
+	};
+}
+
+/**
+ * New Chats Only keeps a capped list of the ids it has seen, most recently delivered last, and also leaves out chats
+ * created before the starting point (`newChatsFrom`). Why both, and why not a created_at threshold that rises as ids
+ * are dropped: the API delivers chats in order of their LATEST change, not of creation, so a never-seen old chat can
+ * arrive after newer ones, and a rising threshold would drop it for good. Dropping the least recently delivered id
+ * can only cost a duplicate (a chat quiet for 5,000 other deliveries that then changes is emitted again), never a
+ * loss, and 5,000 ids keep the static data n8n saves after each poll small (well under 200 kB).
+ */
+export const SEEN_IDS_CAP = 5000;
+
+type TriggerState = {
+	startedFrom: string; // see the settings' start: when it changes, the cursor starts again (rule 7)
+	cursor?: string; // last_ts as the server sent it; absent only until "Now" has found the server's position
+	catchingUp: boolean; // while "Now" reads up to the server's present, emitting nothing
+	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
+	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
+	boundTo?: string; // absent in states saved before the binding was recorded
+};
+
+export const isTextList = (value: unknown): value is string[] =>
+	Array.isArray(value) && value.every((text) => typeof text === 'string');
+
+/**
+ * A copy of the stored state, or undefined when it is not valid. It is written back only when the poll succeeds,
+ * so an error never moves the stored cursor, and holds the binding as its digest only, dropping a clear host and e-mail.
+ */
+function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
+	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, host, account } = value;
+	const valid =
+		typeof startedFrom === 'string' &&
+		typeof catchingUp === 'boolean' &&
+		(cursor === undefined ? catchingUp : typeof cursor === 'string' && isCursor(cursor)) &&
+		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
+		(seenIds === undefined || isTextList(seenIds)) &&
+		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
+		[value.boundTo, host, account].every((text) => text === undefined || typeof text === 'string');
+	if (!valid) return undefined;
+	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds } as TriggerState;
+}
+
+/** The key of the operator events' state (operators.ts), which the chat state leaves alone. */
+export const OPERATOR_STATE_KEY = 'operatorEvents';
+
+/** Writes the state back, touching only what changed, so n8n saves static data only when it has to. */
+function saveState(staticData: IDataObject, next: IDataObject): void {
+	for (const key of Object.keys(staticData))
+		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
+	for (const [key, value] of Object.entries(next)) {
+		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
+			staticData[key] = value;
+	}
+}
+
+/** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
+export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
+	const delivered = new Set(ids);
+	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
+}
+
+/**
+ * The chats New Chats Only emits (created at or after the starting point, and not seen before), and its seen list
+ * after them; the state itself is left as it is.
+ */
+export function takeNewChats(state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>, chats: Chat[]) {
+	const fromMs = toEpochMs(state.newChatsFrom);
+	const seen = new Set(state.seenIds ?? []);
+	const unseen: Chat[] = [];
+	const delivered: string[] = [];
+	for (const chat of chats) {
+		const createdMs = toEpochMs(chat.created_at);
+		// An unreadable created_at is let through: a duplicate is better than a lost chat.
+		if (fromMs !== undefined && createdMs !== undefined && createdMs < fromMs) continue;
+		const id = String(chat.id);
+		if (!seen.has(id)) unseen.push(chat);
+		delivered.push(id);
+	}
+	return { chats: unseen, seenIds: rememberSeen(state.seenIds, delivered) };
 }

@@ -1,7 +1,7 @@
 // The Emit modes: Every Change, Finished Chats Only and New Chats Only (with its bounded memory of seen chats).
 import type { IDataObject } from 'n8n-workflow';
 
-import { SEEN_IDS_CAP, rememberSeen, takeNewChats } from '../../../nodes/SvcChat/trigger/state';
+import { SEEN_IDS_CAP, rememberSeen, takeNewChats } from '../../../nodes/SvcChat/trigger/poll';
 import { makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
 import { ids } from '../../harness/fixtures';
 

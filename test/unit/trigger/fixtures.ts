@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import nock from 'nock';
 import type { IDataObject, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST, instantPauses } from '../../harness/fixtures';
@@ -43,9 +43,9 @@ export function triggerHarness(
 		mode,
 	});
 	const poll = async () => {
-		// SvcChatTrigger.poll() is pollTrigger with n8n's sleep; here retries pause for no time (nock still counts them).
+		// Retries pause for no time here (nock still counts them).
 		instantPauses();
-		const result = await pollTrigger.call(context);
+		const result = await new SvcChatTrigger().poll.call(context);
 		if (result === null) return null;
 		expect(result).toHaveLength(1);
 		for (const item of result[0]) expect(Object.keys(item)).toEqual(['json']);

@@ -13,7 +13,7 @@ import {
 	triggerHarness,
 } from './fixtures';
 import { freezeClock, NOW } from './clock';
-import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import type { Operator } from '../../../nodes/SvcChat/types';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, instantPauses } from '../../harness/fixtures';
@@ -308,7 +308,7 @@ describe('the state of the operator events', () => {
 				staticData,
 			});
 			instantPauses();
-			return { items: await pollTrigger.call(context), logger };
+			return { items: await new SvcChatTrigger().poll.call(context), logger };
 		};
 		const staticData: IDataObject = stateOf('operatorStatusChanged', TEAM);
 		const moved = TEAM.map((one) => ({ ...one, status: 'offline' }));

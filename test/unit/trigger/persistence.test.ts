@@ -14,12 +14,12 @@ import {
 	replyPage,
 	triggerHarness,
 } from './fixtures';
-import { pollTrigger } from '../../../nodes/SvcChat/trigger/poll';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST, ids, instantPauses } from '../../harness/fixtures';
 import { dropUnrequestedMocks } from '../../harness/nockSetup';
 import { TEST_PASSWORD } from '../../harness/core';
-import { bindingChange, bindingDigest, serverBinding } from '../../../nodes/SvcChat/trigger/state';
+import { serverBinding } from '../../../nodes/SvcChat/trigger/poll';
 
 const PRODUCTION = 'chat.production.example';
 /** The log line of a trigger whose credential now points at PRODUCTION, started from Beginning of History. */
@@ -47,7 +47,7 @@ function pollAs(host: string, email: string, parameters: INodeParameters, static
 		logger,
 		poll: async () => {
 			instantPauses();
-			return (await pollTrigger.call(context))?.[0].map((item) => item.json) ?? null;
+			return (await new SvcChatTrigger().poll.call(context))?.[0].map((item) => item.json) ?? null;
 		},
 	};
 }
@@ -179,25 +179,20 @@ describe('the state is bound to the server and account it was read from', () => 
 		});
 	});
 
-	test('serverBinding keeps no secret, and bindingChange says nothing for a state that records no binding', () => {
-		expect(
-			serverBinding({
-				host: 'https://Acme.svc.example:8443/api',
-				email: 'A@B.c',
-				password: 'secret',
-			} as never),
-		).toEqual({
-			host: 'https://acme.svc.example:8443',
-			account: 'a@b.c',
-		});
-		expect(
-			bindingChange({ startedFrom: 'now' }, { host: 'https://x', account: 'a' }),
-		).toBeUndefined();
+	test('the binding keeps no secret, and a state that records no binding has not moved', () => {
+		const credentials = {
+			host: 'https://Acme.svc.example:8443/api',
+			email: 'A@B.c',
+			password: 'secret',
+		};
+		const binding = { boundTo: digestOf('https://acme.svc.example:8443', 'a@b.c') };
+		expect(serverBinding(credentials)).toEqual(binding);
+		expect(serverBinding(credentials, { startedFrom: 'now' })).toEqual(binding);
 	});
 });
 
 describe('only a digest of the server and account is stored', () => {
-	const digestFor = (host: string, email: string) => bindingDigest(serverBinding({ host, email }));
+	const digestFor = (host: string, email: string) => serverBinding({ host, email }).boundTo;
 
 	test('the same server and account typed another way give the same digest: SHA-256 of origin and e-mail, in hex', () => {
 		const digest = digestFor(HOST, 'admin@svc.test');
@@ -222,8 +217,8 @@ describe('only a digest of the server and account is stored', () => {
 			digestFor('http://localhost:8080', 'admin@svc.test'),
 			digestFor('https://localhost:8080', 'admin@svc.test'),
 			// The separator keeps host and account apart: moving characters between them is another binding.
-			bindingDigest({ host: 'https://a.example', account: 'b@c' }),
-			bindingDigest({ host: 'https://a.example\nb', account: '@c' }),
+			digestFor('https://a.example', 'b@c'),
+			digestFor('https://a.exampleb', '@c'),
 		];
 		expect(new Set(digests).size).toBe(digests.length);
 	});
@@ -346,9 +341,8 @@ describe('only a digest of the server and account is stored', () => {
 	});
 
 	test('the reason shows no host the transport refuses: what was typed there may be a password', () => {
-		const refused = serverBinding({ host: 'admin:Pw-secret@acme.svc.example', email: 'a@b.c' });
-		const reason = bindingChange({ ...BOUND }, refused);
-		expect(reason).toBe(
+		const credentials = { host: 'admin:Pw-secret@acme.svc.example', email: 'a@b.c' };
+		expect(serverBinding(credentials, { ...BOUND }).moved).toBe(
 			'the credential now points at another server or account than the saved position was read from',
 		);
 	});
