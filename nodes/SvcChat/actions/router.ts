@@ -9,8 +9,6 @@ import {
 
 import { showValue } from '../helpers/values';
 
-/** Runs for one input item and returns its output records. */
-export type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]>;
 /** Runs once over all items when they share requests (broadcasts), answering for each item through `output`. */
 export type ExecuteBatch = (
 	this: IExecuteFunctions,
@@ -18,9 +16,9 @@ export type ExecuteBatch = (
 	output: ItemOutput,
 ) => Promise<void>;
 
-/** An operation module as imported (`import * as get from './get.operation'`): its parameters and its kind. */
+/** An operation module (`import * as get from './get.operation'`): its parameters; `execute` runs per input item. */
 export type SvcOperation = { properties: INodeProperties[] } & (
-	| { execute: ExecuteItem }
+	| { execute: (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject[]> }
 	| { executeBatch: ExecuteBatch }
 );
 

@@ -1,11 +1,10 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	{
@@ -195,7 +194,7 @@ export function readAuthToken(read: ParameterReader): string | undefined {
 	});
 }
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
@@ -207,4 +206,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 		itemIndex,
 	});
 	return [{ auth_token: authToken, visitor_fields: fields, snippet: authTokenSnippet(authToken) }];
-};
+}
