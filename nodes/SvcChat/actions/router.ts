@@ -26,23 +26,20 @@ export type SvcOperation = { properties: INodeProperties[] } & (
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
-/** Wraps anything that is not already an n8n error; every failure names its item, in its message too ("[item N]"). */
-function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+/**
+ * The error that stops the run: an n8n error that names its item, in its message too ("[item N]", n8n's convention);
+ * with a note, a copy with the note added to its description, so the error that was thrown stays as it was.
+ */
+function stopError(context: IExecuteFunctions, error: unknown, itemIndex: number, note?: string) {
 	const nodeError =
 		error instanceof Error && 'node' in error
 			? error
 			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-	// n8n's convention (node UX guidelines): a message about one item ends with "[item N]".
 	const suffix = ` [item ${itemIndex}]`;
-	if (!nodeError.message.endsWith(suffix)) nodeError.message = `${nodeError.message}${suffix}`;
-	return nodeError;
-}
-
-/** A copy of the error with a sentence added to its description; the error that was thrown stays as it was. */
-function withNote(error: Error, note: string | undefined): Error {
-	if (note === undefined) return error;
-	const prototype = Object.getPrototypeOf(error) as object;
-	const copy = Object.create(prototype, Object.getOwnPropertyDescriptors(error)) as Error & {
+	if (!nodeError.message.endsWith(suffix)) nodeError.message += suffix;
+	if (note === undefined) return nodeError;
+	const prototype = Object.getPrototypeOf(nodeError) as object;
+	const copy = Object.create(prototype, Object.getOwnPropertyDescriptors(nodeError)) as Error & {
 		description?: unknown;
 	};
 	const { description } = copy;
@@ -51,42 +48,34 @@ function withNote(error: Error, note: string | undefined): Error {
 	return copy;
 }
 
-/** The node's output, in input order, each item paired with its input item; the one place continue-on-fail is decided. */
-export class ItemOutput {
-	private readonly continueOnFail: boolean;
-	private readonly perItem: INodeExecutionData[][];
-
-	constructor(
-		private readonly context: IExecuteFunctions,
-		itemCount: number,
-	) {
-		this.continueOnFail = context.continueOnFail();
-		this.perItem = Array.from({ length: itemCount }, () => []);
-	}
-
-	get items(): INodeExecutionData[] {
-		return this.perItem.flat();
-	}
-
-	succeed(itemIndex: number, records: IDataObject[]): void {
-		this.perItem[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
-	}
-
-	/**
-	 * Without continue-on-fail, the failure stops the run with the error of its first item (and the note, if any); with
-	 * it, each failed item gets an error item (the message, the fix and its `fields`) and the run goes on.
-	 */
-	fail(error: unknown, failed: Array<{ itemIndex: number; fields?: IDataObject }>, note?: string) {
-		if (!this.continueOnFail) {
-			throw withNote(asNodeError(this.context, error, failed[0].itemIndex), note);
-		}
-		const { message, description } = error as Error & { description?: unknown };
-		const json: IDataObject = { error: message };
-		if (typeof description === 'string' && description) json.description = description;
-		for (const { itemIndex, fields } of failed)
-			this.perItem[itemIndex] = [{ json: { ...json, ...fields }, pairedItem: { item: itemIndex } }];
-	}
+/** The node's output in input order, each item paired with its input item; the one place continue-on-fail is decided. */
+export function itemOutput(context: IExecuteFunctions, itemCount: number) {
+	const continueOnFail = context.continueOnFail();
+	const perItem: INodeExecutionData[][] = Array.from({ length: itemCount }, () => []);
+	return {
+		items: () => perItem.flat(),
+		succeed(itemIndex: number, records: IDataObject[]) {
+			perItem[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+		},
+		/**
+		 * Without continue-on-fail, the failure stops the run with the error of its first item (and the note, if any);
+		 * with it, each failed item gets an error item (the message, the fix and its `fields`) and the run goes on.
+		 */
+		fail(
+			error: unknown,
+			failed: Array<{ itemIndex: number; fields?: IDataObject }>,
+			note?: string,
+		) {
+			if (!continueOnFail) throw stopError(context, error, failed[0].itemIndex, note);
+			const { message, description } = error as Error & { description?: unknown };
+			const json: IDataObject = { error: message };
+			if (typeof description === 'string' && description) json.description = description;
+			for (const { itemIndex, fields } of failed)
+				perItem[itemIndex] = [{ json: { ...json, ...fields }, pairedItem: { item: itemIndex } }];
+		},
+	};
 }
+export type ItemOutput = ReturnType<typeof itemOutput>;
 
 export async function router(
 	this: IExecuteFunctions,
@@ -102,7 +91,7 @@ export async function router(
 			`The operation ${showValue(operationName)} of ${showValue(resource)} is not supported`,
 		);
 	}
-	const output = new ItemOutput(this, items.length);
+	const output = itemOutput(this, items.length);
 	if ('executeBatch' in operation) await operation.executeBatch.call(this, items, output);
 	else {
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -113,5 +102,5 @@ export async function router(
 			}
 		}
 	}
-	return [output.items];
+	return [output.items()];
 }
