@@ -75,7 +75,7 @@ export function itemOutput(context: IExecuteFunctions, itemCount: number) {
 		},
 	};
 }
-export type ItemOutput = ReturnType<typeof itemOutput>;
+type ItemOutput = ReturnType<typeof itemOutput>;
 
 export async function router(
 	this: IExecuteFunctions,
