@@ -61,16 +61,12 @@ export function itemOutput(context: IExecuteFunctions, itemCount: number) {
 		 * Without continue-on-fail, the failure stops the run with the error of its first item (and the note, if any);
 		 * with it, each failed item gets an error item (the message, the fix and its `fields`) and the run goes on.
 		 */
-		fail(
-			error: unknown,
-			failed: Array<{ itemIndex: number; fields?: IDataObject }>,
-			note?: string,
-		) {
-			if (!continueOnFail) throw stopError(context, error, failed[0].itemIndex, note);
+		fail(error: unknown, items: Array<{ itemIndex: number; fields?: IDataObject }>, note?: string) {
+			if (!continueOnFail) throw stopError(context, error, items[0].itemIndex, note);
 			const { message, description } = error as Error & { description?: unknown };
 			const json: IDataObject = { error: message };
 			if (typeof description === 'string' && description) json.description = description;
-			for (const { itemIndex, fields } of failed)
+			for (const { itemIndex, fields } of items)
 				perItem[itemIndex] = [{ json: { ...json, ...fields }, pairedItem: { item: itemIndex } }];
 		},
 	};

@@ -31,7 +31,6 @@ export const senderProperties: INodeProperties[] = [
 	},
 ];
 
-/** The operator and channel of one input item. */
 export function readSender(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, senderProperties);
 	return {

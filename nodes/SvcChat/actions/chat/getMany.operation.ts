@@ -95,12 +95,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const includeCursor = read.flag('options.includeCursor');
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const limit = read.limit();
-	const { chats, lastTs } = await walkChats(this, since, {
-		limit,
-		wholePages: includeCursor,
-		itemIndex,
-	});
+	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
+	const { chats, lastTs } = await walkChats(this, since, walk);
 	const records = formatChats(chats, output);
 	return includeCursor
 		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))

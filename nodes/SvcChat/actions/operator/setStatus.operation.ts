@@ -60,11 +60,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		fix: 'Pick the operator from the list, or enter their email.',
 	});
 	const status = read.requiredText('status', { fix: 'Choose a status, e.g. online.' });
-	const options = read.collection('options');
+	const { force, initialStatuses: initial } = read.collection('options');
 	const body: IDataObject = { email, status };
-	if (options.force === true) body.force = true;
-	if (options.initialStatuses !== undefined) {
-		const initial = options.initialStatuses;
+	if (force === true) body.force = true;
+	if (initial !== undefined) {
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
 			throw read.fail(
 				`'${read.label('options.initialStatuses')}' must be a list of statuses`,
