@@ -1,5 +1,5 @@
 // The "Svc Chat" action node: its description is assembled from the resources; execution goes to the router.
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { router } from './actions/router';
@@ -42,7 +42,15 @@ export class SvcChat implements INodeType {
 				],
 				default: 'chat',
 			},
-			...Object.values(resources).flatMap((resource) => resource.description),
+			...Object.entries(resources).flatMap(([resource, { operations, selector }]) => [
+				{ ...selector, displayOptions: { show: { resource: [resource] } } },
+				...Object.entries(operations).flatMap(([operation, { properties }]) =>
+					updateDisplayOptions(
+						{ show: { resource: [resource], operation: [operation] } },
+						properties,
+					),
+				),
+			]),
 		],
 	};
 

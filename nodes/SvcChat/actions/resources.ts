@@ -1,5 +1,5 @@
-// Every resource of the Svc Chat node with its operation selector: the node's description and the router read this list.
-import { updateDisplayOptions, type INodeProperties } from 'n8n-workflow';
+// Every resource of the Svc Chat node: its operations and its operation selector, for the description and the router.
+import type { INodeProperties } from 'n8n-workflow';
 
 import type { SvcOperation } from './router';
 import * as sendOverChatHistory from './broadcast/sendOverChatHistory.operation';
@@ -15,30 +15,23 @@ import * as tariffGetMany from './tariff/getMany.operation';
 import * as pairToken from './visitor/pairToken.operation';
 import * as removeToken from './visitor/removeToken.operation';
 
-/**
- * A resource from its operations, each shown only for this resource and operation, and its selector, shown only for
- * this resource and otherwise written out in full so n8n's lint checks the options.
- */
-const resource = (
-	name: string,
-	operations: Record<string, SvcOperation>,
-	operationSelector: INodeProperties,
-) => ({
-	description: [
-		{ ...operationSelector, displayOptions: { show: { resource: [name] } } },
-		...Object.entries(operations).flatMap(([operation, { properties }]) =>
-			updateDisplayOptions({ show: { resource: [name], operation: [operation] } }, properties),
-		),
-	],
-	operations,
-});
+/** The operations of each resource. */
+const broadcast = { sendOverChatHistory, sendTemplate };
+const chat = { get: chatGet, getMany: chatGetMany };
+const department = { getMany: departmentGetMany };
+const operator = { getMany: operatorGetMany, setStatus };
+const statistics = { getOperatorStats, getUsage };
+const tariff = { getMany: tariffGetMany };
+const visitor = { pairToken, removeToken };
 
-export const resources: Record<string, ReturnType<typeof resource>> = {
-	// Broadcast: template broadcasts through a messaging-app channel, and broadcasts over chat history (spec 4.3).
-	broadcast: resource(
-		'broadcast',
-		{ sendOverChatHistory, sendTemplate },
-		{
+/** Each resource's operations and its selector, written out in full so n8n's lint checks the options. */
+export const resources: Record<
+	string,
+	{ operations: Record<string, SvcOperation>; selector: INodeProperties }
+> = {
+	broadcast: {
+		operations: broadcast,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -60,12 +53,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'sendTemplate',
 		},
-	),
-	// Chat: one chat by ID, or the chats changed since a date or cursor (spec 4.6, 4.7).
-	chat: resource(
-		'chat',
-		{ get: chatGet, getMany: chatGetMany },
-		{
+	},
+	chat: {
+		operations: chat,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -87,11 +78,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'getMany',
 		},
-	),
-	department: resource(
-		'department',
-		{ getMany: departmentGetMany },
-		{
+	},
+	department: {
+		operations: department,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -106,11 +96,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'getMany',
 		},
-	),
-	operator: resource(
-		'operator',
-		{ getMany: operatorGetMany, setStatus },
-		{
+	},
+	operator: {
+		operations: operator,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -131,12 +120,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'getMany',
 		},
-	),
-	// Statistics: daily usage figures and per-operator figures (spec 4.9).
-	statistics: resource(
-		'statistics',
-		{ getOperatorStats, getUsage },
-		{
+	},
+	statistics: {
+		operations: statistics,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -159,12 +146,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'getUsage',
 		},
-	),
-	// Tariff: the tariffs offered to partners (spec 4.8).
-	tariff: resource(
-		'tariff',
-		{ getMany: tariffGetMany },
-		{
+	},
+	tariff: {
+		operations: tariff,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -179,12 +164,10 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'getMany',
 		},
-	),
-	// Visitor: pair a logged-in visitor's auth token with their fields, or remove the pairing (spec 4.1).
-	visitor: resource(
-		'visitor',
-		{ pairToken, removeToken },
-		{
+	},
+	visitor: {
+		operations: visitor,
+		selector: {
 			displayName: 'Operation',
 			name: 'operation',
 			type: 'options',
@@ -206,5 +189,5 @@ export const resources: Record<string, ReturnType<typeof resource>> = {
 			],
 			default: 'pairToken',
 		},
-	),
+	},
 };

@@ -1,9 +1,9 @@
-// The execute contract: the router refuses an operation it does not have; BatchOutput decides a batch's continue-on-fail.
+// The execute contract: the router refuses an operation it does not have; its item output decides continue-on-fail.
 import { mock } from 'jest-mock-extended';
 import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/SvcChat/actions/resources';
-import { BatchOutput, router } from '../../../nodes/SvcChat/actions/router';
+import { itemOutput, router } from '../../../nodes/SvcChat/actions/router';
 
 const node = { name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 2 } as INode;
 
@@ -23,7 +23,7 @@ const apiError = () =>
 
 test('without continue-on-fail, a note is added to a copy of the error; the caught error keeps its description', () => {
 	const original = apiError();
-	const output = new BatchOutput(batchContext(false), 6);
+	const output = itemOutput(batchContext(false), 6);
 	let thrown: unknown;
 	try {
 		output.fail(original, [{ itemIndex: 4 }, { itemIndex: 5 }], 'Items 0–3 were already sent.');
@@ -44,7 +44,7 @@ test('without a note, the error is thrown as the router would throw it: itself, 
 	const original = apiError();
 	let thrown: unknown;
 	try {
-		new BatchOutput(batchContext(false), 6).fail(original, [{ itemIndex: 4 }]);
+		itemOutput(batchContext(false), 6).fail(original, [{ itemIndex: 4 }]);
 	} catch (error) {
 		thrown = error;
 	}
@@ -53,14 +53,14 @@ test('without a note, the error is thrown as the router would throw it: itself, 
 });
 
 test('with continue-on-fail, each failed item gets its error item with its fields, in input order', () => {
-	const output = new BatchOutput(batchContext(true), 3);
-	output.succeed(0, { result: 'ok' });
+	const output = itemOutput(batchContext(true), 3);
+	output.succeed(0, [{ result: 'ok' }]);
 	output.fail(
 		apiError(),
 		[1, 2].map((itemIndex) => ({ itemIndex, fields: { request: 2 } })),
 		'never shown',
 	);
-	expect(output.items).toEqual([
+	expect(output.items()).toEqual([
 		{ json: { result: 'ok' }, pairedItem: { item: 0 } },
 		...[1, 2].map((item) => ({
 			json: { error: 'The server said no', description: 'Try later.', request: 2 },

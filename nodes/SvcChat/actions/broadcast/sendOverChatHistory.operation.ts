@@ -1,10 +1,9 @@
 // Broadcast > Send Over Chat History: POST rt/send_broadcast of kind history-chats; its payload is not shown in the spec.
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { readSender, senderProperties } from './sendTemplate.operation';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	...senderProperties,
@@ -19,7 +18,7 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const { operatorId, channelId } = readSender(this, itemIndex);
 	const payload = itemParameters(this, itemIndex, properties).jsonObject('payload', {
 		fix: 'Write the payload as a JSON object, e.g. {"text": "Hello"}.',
@@ -30,4 +29,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 	};
 	await svcRequest(this, 'rt/send_broadcast', { body, itemIndex });
 	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
-};
+}

@@ -6,7 +6,7 @@ import { itemParameters, type ParameterReader } from '../../parameters';
 import { listLocator, OPERATOR_BY_ID, optionsCollection } from '../../descriptions/parameterBlocks';
 import { describeValueType, showValue } from '../../helpers/values';
 import type { BroadcastEntry } from '../../types';
-import { BatchOutput, type ExecuteBatch } from '../router';
+import type { ExecuteBatch } from '../router';
 
 /** Both broadcast kinds: the operator the broadcast is sent for and the channel (spec 4.3). */
 export const senderProperties: INodeProperties[] = [
@@ -31,7 +31,6 @@ export const senderProperties: INodeProperties[] = [
 	},
 ];
 
-/** The operator and channel of one input item. */
 export function readSender(context: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(context, itemIndex, senderProperties);
 	return {
@@ -155,12 +154,10 @@ export const properties: INodeProperties[] = [
 
 /**
  * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
- * at a time, never retried, and each recipient's output says how its request went. Continue-on-fail is decided in
- * BatchOutput.fail only.
+ * at a time, never retried, and each recipient's output says how its request went.
  */
-export const executeBatch: ExecuteBatch = async function (items) {
-	if (!items.length) return [];
-	const output = new BatchOutput(this, items.length);
+export const executeBatch: ExecuteBatch = async function (items, output) {
+	if (!items.length) return;
 	let recipientsPerRequest: number;
 	try {
 		// Read from the first item, since it shapes the whole batch.
@@ -169,11 +166,10 @@ export const executeBatch: ExecuteBatch = async function (items) {
 			{ fallback: DEFAULT_RECIPIENTS_PER_REQUEST, fix: 'Use 0 to send all items in one request.' },
 		);
 	} catch (error) {
-		output.fail(
+		return output.fail(
 			error,
 			items.map((_, itemIndex) => ({ itemIndex })),
 		);
-		return output.items;
 	}
 	const recipients: Recipient[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -189,14 +185,8 @@ export const executeBatch: ExecuteBatch = async function (items) {
 	for (const [index, batch] of requests.entries()) {
 		const place = { request: index + 1, requests: requests.length };
 		const { operatorId, channelId, templateId } = batch[0];
-		const body: IDataObject = {
-			operator_id: operatorId,
-			data: {
-				kind: 'msgapp',
-				channel_id: channelId,
-				data: { template_id: templateId, entries: batch.map((r) => r.entry) },
-			},
-		};
+		const data = { template_id: templateId, entries: batch.map((recipient) => recipient.entry) };
+		const body = { operator_id: operatorId, data: { kind: 'msgapp', channel_id: channelId, data } };
 		try {
 			// Read once for all the requests (n8n decrypts them on every read), where a failure fails this request.
 			credentials ??= await readCredentials(this);
@@ -215,19 +205,20 @@ export const executeBatch: ExecuteBatch = async function (items) {
 		}
 		for (const { itemIndex, entry } of batch) {
 			sentItems.push(itemIndex);
-			output.succeed(itemIndex, {
-				result: 'ok',
-				...place,
-				recipients_in_request: batch.length,
-				phone_number: entry.phone_number,
-				language_code: entry.language_code,
-				template_id: templateId,
-				channel_id: channelId,
-				operator_id: operatorId,
-			});
+			output.succeed(itemIndex, [
+				{
+					result: 'ok',
+					...place,
+					recipients_in_request: batch.length,
+					phone_number: entry.phone_number,
+					language_code: entry.language_code,
+					template_id: templateId,
+					channel_id: channelId,
+					operator_id: operatorId,
+				},
+			]);
 		}
 	}
-	return output.items;
 };
 
 /** One input item as a recipient: who sends which template, and the entry sent for this item. */
@@ -259,29 +250,24 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 /** The parameters of one template part, each as text, in the order given; footer parameters carry no type. */
 function readPart(read: ParameterReader, part: 'header' | 'body' | 'footer'): IDataObject[] {
 	const name = `${part}Parameters.parameter`;
-	// Looked up only for an error: a label per part and item would be most of a large broadcast's own time.
-	const where = (position: number) => `${read.label(name)}, parameter ${position + 1}`;
 	return read.rows(name).map((row, position) => {
+		// The label is looked up only for an error: one per part and item would be most of a large broadcast's time.
+		const refuse = (problem: string, fix: string) =>
+			read.fail(`'${read.label(name)}, parameter ${position + 1}' ${problem}`, fix);
 		const text =
 			typeof row.text === 'number' && Number.isFinite(row.text) ? String(row.text) : row.text;
 		if (typeof text !== 'string') {
-			throw read.fail(
-				`'${where(position)}' must be text, but it is ${describeValueType(row.text)}`,
+			throw refuse(
+				`must be text, but it is ${describeValueType(row.text)}`,
 				'Give the parameter a text value.',
 			);
 		}
 		if (!text.trim()) {
-			throw read.fail(
-				`'${where(position)}' is empty`,
-				'Fill in every template parameter, or remove the empty one.',
-			);
+			throw refuse('is empty', 'Fill in every template parameter, or remove the empty one.');
 		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-			throw read.fail(
-				`'${where(position)}' has the type ${showValue(type)}`,
-				`Use one of: ${HEADER_TYPES.join(', ')}.`,
-			);
+			throw refuse(`has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);
 		}
 		return part === 'footer' ? { text } : { type, text };
 	});
@@ -292,12 +278,13 @@ function planRequests(recipients: Recipient[], recipientsPerRequest: number): Re
 	const groups = new Map<string, Recipient[]>();
 	for (const recipient of recipients) {
 		const key = JSON.stringify([recipient.operatorId, recipient.channelId, recipient.templateId]);
-		if (!groups.has(key)) groups.set(key, []);
-		groups.get(key)!.push(recipient);
+		const group = groups.get(key);
+		if (group) group.push(recipient);
+		else groups.set(key, [recipient]);
 	}
 	// Consecutive slices of at most recipientsPerRequest; 0 means one request holding the whole group.
 	return [...groups.values()].flatMap((group) => {
-		const size = recipientsPerRequest > 0 ? recipientsPerRequest : group.length;
+		const size = recipientsPerRequest || group.length;
 		const count = Math.ceil(group.length / size);
 		return Array.from({ length: count }, (_, i) => group.slice(i * size, (i + 1) * size));
 	});
@@ -306,13 +293,12 @@ function planRequests(recipients: Recipient[], recipientsPerRequest: number): Re
 /** Names the recipients already sent before a request failed ("items 0–99, 150–160"), so a rerun skips them. */
 function alreadySentNote(sentItems: number[]): string | undefined {
 	if (!sentItems.length) return undefined;
-	const sorted = [...sentItems].sort((a, b) => a - b);
-	const ranges: string[] = [];
-	for (let start = 0; start < sorted.length; ) {
-		let end = start;
-		while (end + 1 < sorted.length && sorted[end + 1] === sorted[end] + 1) end++;
-		ranges.push(start === end ? `${sorted[start]}` : `${sorted[start]}–${sorted[end]}`);
-		start = end + 1;
+	const ranges: Array<[number, number]> = [];
+	for (const item of [...sentItems].sort((a, b) => a - b)) {
+		const last = ranges.at(-1);
+		if (last && item === last[1] + 1) last[1] = item;
+		else ranges.push([item, item]);
 	}
-	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${ranges.join(', ')}); run only the other items again, or these are messaged twice.`;
+	const shown = ranges.map(([first, end]) => (first === end ? `${first}` : `${first}–${end}`));
+	return `${sentItems.length} recipient(s) were already sent in earlier requests (items ${shown.join(', ')}); run only the other items again, or these are messaged twice.`;
 }

@@ -1,11 +1,10 @@
 // Chat > Get: GET /chat?id= (spec 4.7), for a number or GUID id; an unknown id is reported as "chat not found".
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
 import { listLocator } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../router';
 
 const MAX_CHAT_ID_LENGTH = 1000;
 
@@ -23,7 +22,7 @@ export const properties: INodeProperties[] = [
 	...chatOutputProperties,
 ];
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const chatId = read.requiredText('chatId', {
 		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
@@ -38,4 +37,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = await svcRequest(this, 'chat', { qs: { id: chatId }, itemIndex });
 	return formatChats([reply.chat], output);
-};
+}

@@ -1,5 +1,5 @@
 // Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { walkChats } from '../../transport/chats';
 import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
@@ -11,7 +11,6 @@ import {
 	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	{
@@ -89,21 +88,17 @@ function readSinceCursor(read: ParameterReader): string {
 	return cursor;
 }
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = read.flag('options.includeCursor');
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const limit = read.limit();
-	const { chats, lastTs } = await walkChats(this, since, {
-		limit,
-		wholePages: includeCursor,
-		itemIndex,
-	});
+	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
+	const { chats, lastTs } = await walkChats(this, since, walk);
 	const records = formatChats(chats, output);
 	return includeCursor
 		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))
 		: records;
-};
+}

@@ -1,12 +1,12 @@
 // Department > Get Many: GET /departments (spec 4.5).
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { svcRequest } from '../../transport/request';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
 import { itemParameters } from '../../parameters';
-import type { ExecuteItem } from '../router';
 
 export const properties = returnAllOrLimit();
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const departments = await svcRequest(this, 'departments', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(departments);
-};
+}

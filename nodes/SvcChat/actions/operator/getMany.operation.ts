@@ -1,5 +1,5 @@
 // Operator > Get Many: GET /operators (spec 4.4), filtered in the node by status, role and email.
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
@@ -8,7 +8,6 @@ import {
 	OPERATOR_STATUS_OPTIONS,
 	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -48,7 +47,7 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const filters = read.collection('filters');
 	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
@@ -63,4 +62,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 			(!statuses.length || statuses.includes(operator.status)),
 	);
 	return read.limited(matching);
-};
+}

@@ -1,5 +1,5 @@
 // Operator > Set Status: POST rt/agent_status (spec 4.2); a refused change is an error that says why.
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
@@ -9,7 +9,6 @@ import {
 	OPERATOR_STATUS_OPTIONS,
 	optionsCollection,
 } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	listLocator(
@@ -55,17 +54,16 @@ export const properties: INodeProperties[] = [
 const UNKNOWN_OUTCOME_NOTE =
 	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Operator > Get Many) before trying again.";
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const email = read.requiredText('email', {
 		fix: 'Pick the operator from the list, or enter their email.',
 	});
 	const status = read.requiredText('status', { fix: 'Choose a status, e.g. online.' });
-	const options = read.collection('options');
+	const { force, initialStatuses: initial } = read.collection('options');
 	const body: IDataObject = { email, status };
-	if (options.force === true) body.force = true;
-	if (options.initialStatuses !== undefined) {
-		const initial = options.initialStatuses;
+	if (force === true) body.force = true;
+	if (initial !== undefined) {
 		if (!Array.isArray(initial) || initial.some((value) => typeof value !== 'string' || !value)) {
 			throw read.fail(
 				`'${read.label('options.initialStatuses')}' must be a list of statuses`,
@@ -79,4 +77,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 	const notRetried = body.condition ? UNKNOWN_OUTCOME_NOTE : undefined;
 	await svcRequest(this, 'rt/agent_status', { body, itemIndex, notRetried });
 	return [{ result: 'ok', email, status }];
-};
+}

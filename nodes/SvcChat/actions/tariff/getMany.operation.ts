@@ -1,12 +1,12 @@
 // Tariff > Get Many: GET /partner/tariffs (spec 4.8), one item per tariff.
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { returnAllOrLimit } from '../../descriptions/parameterBlocks';
-import type { ExecuteItem } from '../router';
 
 export const properties = returnAllOrLimit();
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });
 	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
-};
+}

@@ -1,26 +1,10 @@
 // Visitor > Pair Token: POST rt/provide_visitor_fields with visitor_fields (spec 4.1); generates the token if empty.
 import { randomUUID } from 'node:crypto';
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
-import type { ExecuteItem } from '../router';
-
-/** A visitor key seen in the spec (2.8) besides `id`, offered as a ready-made field. */
-const knownField = (
-	name: string,
-	displayName: string,
-	placeholder: string,
-	description: string,
-) => ({
-	displayName,
-	name,
-	type: 'string' as const,
-	default: '',
-	placeholder,
-	description,
-});
 
 export const properties: INodeProperties[] = [
 	{
@@ -63,25 +47,30 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { fieldsInputMode: ['fields'] } },
 		description:
 			'The usual visitor data, shown to operators in the chat. Empty fields are not sent.',
+		// The visitor keys seen in the spec (2.8) besides `id`: name, display name, placeholder, description.
 		options: [
-			knownField('email', 'Email', 'name@email.com', "The visitor's email, shown to operators"),
-			knownField('icq', 'ICQ', 'e.g. 123456789', "The visitor's ICQ number"),
-			knownField('login', 'Login', 'e.g. jsmith', "The visitor's login name on your website"),
-			knownField('name', 'Name', 'e.g. Jane Smith', 'The name operators see for this visitor'),
-			knownField('phone', 'Phone', 'e.g. +15550000001', "The visitor's phone number"),
-			knownField(
+			['email', 'Email', 'name@email.com', "The visitor's email, shown to operators"],
+			['icq', 'ICQ', 'e.g. 123456789', "The visitor's ICQ number"],
+			['login', 'Login', 'e.g. jsmith', "The visitor's login name on your website"],
+			['name', 'Name', 'e.g. Jane Smith', 'The name operators see for this visitor'],
+			['phone', 'Phone', 'e.g. +15550000001', "The visitor's phone number"],
+			[
 				'profile_url',
 				'Profile URL',
 				'e.g. https://example.com/users/42',
 				"Link to the visitor's profile in your system, so operators can open it",
-			),
-			knownField(
-				'site',
-				'Site',
-				'e.g. https://example.com',
-				'The website the visitor is logged in to',
-			),
-		],
+			],
+			['site', 'Site', 'e.g. https://example.com', 'The website the visitor is logged in to'],
+		].map(
+			([name, displayName, placeholder, description]): INodeProperties => ({
+				displayName,
+				name,
+				type: 'string',
+				default: '',
+				placeholder,
+				description,
+			}),
+		),
 	},
 	{
 		displayName: 'Custom Fields',
@@ -129,10 +118,8 @@ export const properties: INodeProperties[] = [
 /** The extra fields, in the order given, from the chosen input mode. */
 function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	if ((read.raw('fieldsInputMode', 'fields') as string) === 'json') {
-		const json = read.jsonObject('fieldsJson', {
-			fix: 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.',
-		});
-		return Object.entries(json);
+		const fix = 'Write the fields as a JSON object, e.g. {"name": "Jane", "plan": "premium"}.';
+		return Object.entries(read.jsonObject('fieldsJson', { fix }));
 	}
 	return [
 		// A known field whose expression comes out empty (a login payload without a phone) is left out, not sent as "".
@@ -192,11 +179,10 @@ function visitorFields(read: ParameterReader, visitorId: string): Record<string,
  * also safe inside an inline <script>: quotes, backslashes, "<" and line separators are escaped.
  */
 function authTokenSnippet(token: string): string {
-	const literal = JSON.stringify(token)
-		.replace(/</g, '\\u003c')
-		.replace(/>/g, '\\u003e')
-		.replace(/\u2028/g, '\\u2028')
-		.replace(/\u2029/g, '\\u2029');
+	const literal = JSON.stringify(token).replace(
+		/[<>\u2028\u2029]/g,
+		(character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+	);
 	return `window.svc_auth_token = ${literal};`;
 }
 
@@ -208,7 +194,7 @@ export function readAuthToken(read: ParameterReader): string | undefined {
 	});
 }
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const visitorId = read.requiredText('visitorId', {
 		fix: "Enter the visitor's ID in your own system, e.g. their customer number.",
@@ -220,4 +206,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 		itemIndex,
 	});
 	return [{ auth_token: authToken, visitor_fields: fields, snippet: authTokenSnippet(authToken) }];
-};
+}

@@ -1,10 +1,9 @@
 // Visitor > Remove Token: POST rt/provide_visitor_fields without visitor_fields, which removes the pairing (spec 4.1 rule 2).
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
 import { itemParameters } from '../../parameters';
 import { readAuthToken } from './pairToken.operation';
-import type { ExecuteItem } from '../router';
 
 export const properties: INodeProperties[] = [
 	{
@@ -20,7 +19,7 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-export const execute: ExecuteItem = async function (itemIndex) {
+export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const authToken = readAuthToken(read);
 	if (authToken === undefined) {
@@ -36,4 +35,4 @@ export const execute: ExecuteItem = async function (itemIndex) {
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
 	return [{ deleted: true, auth_token: authToken }];
-};
+}
