@@ -175,9 +175,8 @@ export function describeHttpStatus(status: number): SvcErrorText {
 }
 
 /** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
-function isCertificateErrorCode(code: string): boolean {
-	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
-}
+const isCertificateErrorCode = (code: string) =>
+	code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 
 // Failures before the first byte of the request is written: no address, no connection, no TLS session, no URL.
 const NOTHING_SENT_CODES = new Set([

@@ -109,12 +109,6 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function backoffDelay(attempt: number): number {
-	const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
-	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
-	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
 
@@ -132,12 +126,10 @@ function decodeReply(
 	const text = raw ? String(body ?? '') : JSON.stringify(body);
 	let reply: unknown = body;
 	let isJson = true;
-	if (raw) {
-		try {
-			reply = JSON.parse(text);
-		} catch {
-			isJson = false;
-		}
+	try {
+		if (raw) reply = JSON.parse(text);
+	} catch {
+		isJson = false;
 	}
 	const rawCode =
 		isJson && isPlainObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
@@ -226,10 +218,9 @@ export function toNodeApiError(
 }
 
 /**
- * THE request: one endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings and the execution's cancel signal (so Stop ends a broadcast), with bounded retries. It
- * resolves to the endpoint's reply type (for stats, the one of the mode asked for), which holds because each
- * endpoint's shape check lets only its reply by; a failure is thrown as the NodeApiError n8n shows.
+ * THE request, through n8n's authenticated request helper (n8n's proxy, SSL and logging settings, and the cancel
+ * signal, so Stop ends a broadcast), with bounded retries. It resolves to the endpoint's reply type (for stats, the
+ * mode's), which holds because each shape check lets only its reply by; a failure throws the NodeApiError n8n shows.
  */
 export async function svcRequest<
 	Path extends EndpointPath,
@@ -300,7 +291,9 @@ export async function svcRequest<
 			: networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
 		const retryAfter = transient ? parseRetryAfter(response?.headers['retry-after']) : undefined;
 		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
-		const pause = retryAfter ?? backoffDelay(attempt);
+		const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
+		// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+		const pause = retryAfter ?? Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 		// Past this point with `retried` set, only the poll's end stopped the retry.
 		const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
 		if (retried && Date.now() + pause < endBy) {
