@@ -243,8 +243,6 @@ export interface SvcFailure {
 	details?: IDataObject;
 }
 
-// Redaction: keeps the password, in every form a server could echo it, out of messages built from replies.
-
 /**
  * The forms in which the password could come back from a hostile or careless server: as typed, JSON-escaped,
  * URL-encoded, or inside the Basic `Authorization` value. Longest first, so no form is left half-replaced.

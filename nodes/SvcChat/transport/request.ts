@@ -155,10 +155,8 @@ function decodeReply(
 				: 'another address';
 		const fix =
 			'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.';
-		return fail(
-			{ message: `The server redirects the request to ${location} (HTTP ${status})`, fix },
-			'redirect',
-		);
+		const message = `The server redirects the request to ${location} (HTTP ${status})`;
+		return fail({ message, fix }, 'redirect');
 	}
 	if (status !== 200) {
 		const { message, fix } = describeHttpStatus(status);
