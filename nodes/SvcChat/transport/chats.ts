@@ -50,7 +50,7 @@ const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 async function withFullChats(
 	context: SvcApiContext,
 	chats: Chat[],
-	options: WalkRequest,
+	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
 ): Promise<Chat[]> {
 	const missing = chats.flatMap((chat, index) =>
 		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
@@ -66,11 +66,7 @@ async function withFullChats(
 				filled[index] = (await svcRequest(context, 'chat', { ...options, qs: { id } })).chat;
 			} catch (error) {
 				failed = true;
-				if (error instanceof NodeApiError) {
-					error.message = `Chat ${JSON.stringify(id)} was listed with only its id and created_at, and reading it in full failed: ${error.message}`;
-					error.context.minimalChatId = id;
-				}
-				throw error;
+				throw nameTheListedChat(error, id);
 			}
 		}
 	};
@@ -78,6 +74,13 @@ async function withFullChats(
 		Array.from({ length: Math.min(FULL_CHAT_CONCURRENCY, missing.length) }, worker),
 	);
 	return filled;
+}
+
+function nameTheListedChat(error: unknown, id: Chat['id']): unknown {
+	if (!(error instanceof NodeApiError)) return error;
+	error.message = `Chat ${JSON.stringify(id)} was listed with only its id and created_at, and reading it in full failed: ${error.message}`;
+	error.context.minimalChatId = id;
+	return error;
 }
 
 export interface ChatPage {
@@ -94,9 +97,7 @@ const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 /** How far back "recent" looks, widening step by step (1 hour to a year); after the last, the whole history. */
 const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
-type WalkRequest = Pick<SvcRequestOptions, 'itemIndex' | 'endBy' | 'credentials'>;
-
-export interface WalkOptions extends WalkRequest {
+export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'notRetried'> {
 	/** False keeps minimal list entries as they are: for a reader that needs only ids and creation times. */
 	fullChats?: boolean;
 	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
