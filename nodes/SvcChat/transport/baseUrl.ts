@@ -9,9 +9,8 @@ const INVALID_HOST_PROBLEM = 'The host is not a valid host name. Enter it like "
 const USER_INFO_PROBLEM =
 	'The host must not contain a user name or password. Put them in the e-mail and password fields.';
 
-function plainHttpProblem(hostAndPort: string): string {
-	return `Plain http:// is refused for "${hostAndPort}": the password would cross the network unencrypted. Use https:// (or just the host name).`;
-}
+const plainHttpProblem = (hostAndPort: string) =>
+	`Plain http:// is refused for "${hostAndPort}": the password would cross the network unencrypted. Use https:// (or just the host name).`;
 
 /** The fix shown after every host problem. */
 export const HOST_FIX = 'Correct the host in the Svc API credentials.';
@@ -40,14 +39,12 @@ export function normalizeBaseUrl(rawHost: unknown) {
 		return invalid;
 	}
 	if (url.username || url.password) return userInfo;
-	if (url.protocol === 'http:' && !LOOPBACK_HOSTNAME.test(url.hostname)) {
+	if (url.protocol === 'http:' && !LOOPBACK_HOSTNAME.test(url.hostname))
 		return { problem: plainHttpProblem(url.host) };
-	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+	if (url.protocol !== 'http:' && url.protocol !== 'https:')
 		return {
 			problem: `The host "${typed}" has an unsupported scheme "${url.protocol}". Use https://.`,
 		};
-	}
 	if (!url.hostname) return invalid;
 	return { baseUrl: `${url.protocol}//${url.host}` };
 }

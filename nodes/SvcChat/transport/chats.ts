@@ -97,7 +97,7 @@ const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 /** How far back "recent" looks, widening step by step (1 hour to a year); after the last, the whole history. */
 const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
-export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body'> {
+export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'notRetried'> {
 	/** False keeps minimal list entries as they are: for a reader that needs only ids and creation times. */
 	fullChats?: boolean;
 	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
@@ -140,7 +140,7 @@ export async function walkChats(
 	since: Cursor | 'recent',
 	options: WalkOptions = {},
 ): Promise<ChatWalk> {
-	const { limit, maxChatsRead, maxPages, deadlineMs, onPage, itemIndex } = options;
+	const { limit, maxChatsRead, maxPages, deadlineMs, onPage, itemIndex, endBy } = options;
 	const byId = new Map<string, Chat>();
 	const now = Date.now();
 	const starts: Cursor[] =
@@ -150,12 +150,8 @@ export async function walkChats(
 	let cursor = starts.shift() as Cursor;
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
-	const request = {
-		itemIndex,
-		notRetried: options.notRetried,
-		endBy: options.endBy,
-		credentials: options.credentials ?? (await readCredentials(context)),
-	};
+	const credentials = options.credentials ?? (await readCredentials(context));
+	const request = { itemIndex, endBy, credentials };
 	let chatsRead = 0;
 	let emptyPagesInARow = 0;
 	try {

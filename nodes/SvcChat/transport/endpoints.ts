@@ -25,17 +25,11 @@ export interface Endpoint<Reply> {
 	method: IHttpRequestMethods;
 	/** The reply's documented shape: a check of it, and the words that say what was expected when it fails. */
 	shape: { expected: string; matches(reply: unknown, qs: IDataObject): reply is Reply };
-	/**
-	 * Sent again after it may have reached the server (a reset, a timeout, a 5xx): a GET always, as a read changes
-	 * nothing; another request only when its entry says why a second attempt is harmless.
-	 */
+	/** Sent again after it may have reached the server: a GET always; another only when its entry says why it is safe. */
 	retried?: true;
 	/** For a request not retried: why, added to the error; NOT_RETRIED_NOTE when absent. */
 	notRetried?: string;
-	/**
-	 * Read before decodeReply's general rules (undefined leaves the reply to them). `errorCode` is the API's code,
-	 * redacted; the rule's `code` is used when the reply carries none.
-	 */
+	/** Read before the general rules (undefined leaves the reply to them); its `code` serves when the reply has none. */
 	readError?(read: {
 		status: number;
 		isJson: boolean;
@@ -119,20 +113,17 @@ export const ENDPOINTS = {
 				isPlainObject(reply) && isPlainObject(reply.chat),
 		},
 		readError: ({ status, isJson, reply, errorCode, qs }) => {
-			const chatMissing =
-				status === 200 &&
-				isJson &&
-				(errorCode === undefined
-					? !(isPlainObject(reply) && isPlainObject(reply.chat))
-					: NOT_FOUND_CODE.test(errorCode));
+			const found =
+				errorCode === undefined
+					? isPlainObject(reply) && isPlainObject(reply.chat)
+					: !NOT_FOUND_CODE.test(errorCode);
 			const chat = `Chat ${JSON.stringify(qs.id)}`;
-			if (status === 404 || chatMissing) {
+			if (status === 404 || (status === 200 && isJson && !found)) {
 				const fix = 'Check the chat ID. Chat > Get Many lists the IDs of recent chats.';
 				return { text: { message: `${chat} not found`, fix }, code: 'chat-not-found' };
 			}
-			const noReason =
-				errorCode !== undefined && (errorCode === 'unknown' || !isDocumentedCode(errorCode));
-			if (status !== 200 || !noReason) return undefined;
+			if (status !== 200 || errorCode === undefined) return undefined;
+			if (errorCode !== 'unknown' && isDocumentedCode(errorCode)) return undefined;
 			return {
 				text: {
 					message: `${chat} could not be read, and the server gave no reason: the chat may not exist`,

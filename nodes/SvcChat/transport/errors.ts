@@ -143,14 +143,15 @@ export const isDocumentedCode = (code: string) => Object.hasOwn(SVC_ERROR_CODES,
 export const svcCodeNote = (code: string) => `(Svc code: ${shorten(code)})`;
 
 /** Explains an error code, with the reply's detail members; an unknown code still shows the code. */
-export function describeErrorCode(code: string, reply: IDataObject): SvcErrorText {
+export function describeErrorCode(code: string, details: IDataObject = {}): SvcErrorText {
 	const known = isDocumentedCode(code) ? SVC_ERROR_CODES[code] : undefined;
-	const details = ERROR_DETAIL_MEMBERS.filter((member) => reply[member] !== undefined)
+	const shown = ERROR_DETAIL_MEMBERS.filter((member) => details[member] !== undefined)
 		.map(
-			(member) => `${member}: ${shorten(JSON.stringify(reply[member]) ?? String(reply[member]))}`,
+			(member) =>
+				`${member}: ${shorten(JSON.stringify(details[member]) ?? String(details[member]))}`,
 		)
 		.join(', ');
-	const suffix = details ? ` (${details})` : '';
+	const suffix = shown ? ` (${shown})` : '';
 	// The code goes in the description, where n8n keeps the details, so it can be looked up or reported to Svc support.
 	if (known)
 		return {
@@ -174,9 +175,8 @@ export function describeHttpStatus(status: number): SvcErrorText {
 }
 
 /** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
-function isCertificateErrorCode(code: string): boolean {
-	return code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
-}
+const isCertificateErrorCode = (code: string) =>
+	code.includes('CERT') || code.startsWith('UNABLE_TO_') || code.startsWith('ERR_SSL_');
 
 // Failures before the first byte of the request is written: no address, no connection, no TLS session, no URL.
 const NOTHING_SENT_CODES = new Set([
@@ -239,13 +239,9 @@ export interface SvcFailure {
 	code?: string;
 	/** The system error code when the server could not be reached (ECONNRESET, ENOTFOUND…). */
 	networkCode?: string;
-	/** The error members of the reply (error, field, argument, field_name, field_value). */
-	reply?: IDataObject;
+	/** With an API error code: the reply's members that explain it (field, argument, field_name, field_value). */
+	details?: IDataObject;
 }
-
-export type SvcOutcome<T> = { ok: true; reply: T } | { ok: false; failure: SvcFailure };
-
-// Redaction: keeps the password, in every form a server could echo it, out of messages built from replies.
 
 /**
  * The forms in which the password could come back from a hostile or careless server: as typed, JSON-escaped,

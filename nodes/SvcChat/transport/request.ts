@@ -19,7 +19,6 @@ import {
 	NOT_RETRIED_NOTE,
 	type Endpoint,
 	type EndpointPath,
-	type ReplyOf,
 	type ReplyTo,
 } from './endpoints';
 import {
@@ -34,7 +33,6 @@ import {
 	secretForms,
 	type SvcErrorText,
 	type SvcFailure,
-	type SvcOutcome,
 } from './errors';
 
 const CREDENTIALS_TYPE = 'svcApi';
@@ -53,17 +51,11 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	body?: IDataObject;
 	/** Put on the thrown NodeApiError so n8n shows which item failed. */
 	itemIndex?: number;
-	/**
-	 * Makes the request one that is never retried once it may have reached the server (a reset, a timeout, a 5xx),
-	 * because a second attempt could do harm or fail misleadingly; says why, and is added to the error's fix.
-	 */
+	/** Why this request is never sent again once it may have reached the server; added to the error's fix. */
 	notRetried?: string;
 	/** The credentials, when the caller has read them already (see readCredentials). */
 	credentials?: SvcCredentials;
-	/**
-	 * Date.now() by which the request must have ended, retries included: the end of a poll's budget. n8n abandons a
-	 * poll that outlives it without telling the user, so the request fails in time and says why instead.
-	 */
+	/** Date.now() by which it must end, retries included: n8n silently abandons a poll that outlives its budget. */
 	endBy?: number;
 }
 
@@ -90,19 +82,16 @@ const RETRIED_NETWORK_CODES = new Set([
 	'EAI_AGAIN',
 ]);
 
-const SYSTEM_CODE = /^[A-Z][A-Z0-9_]{2,}$/;
-
 /**
- * The system code (ECONNRESET, ENOTFOUND…) of an error thrown by n8n's request helper, whichever n8n line threw it.
- * n8n wraps the request library's error in a NodeApiError that keeps the system code in `httpCode`; n8n 2.x also keeps
- * the original error as `cause`, n8n 1.x drops it (its error class redeclares `cause`). So both are read, on every level.
+ * The system code (ECONNRESET, ENOTFOUND…) of an error thrown by n8n's request helper. n8n keeps it in `httpCode` of
+ * its NodeApiError; n8n 2.x also keeps the original error as `cause`, n8n 1.x drops it. So both are read, on every level.
  */
 function findNetworkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && isPlainObject(current); depth++) {
 		const { code, httpCode } = current as { code?: unknown; httpCode?: unknown };
 		for (const candidate of [code, httpCode])
-			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
+			if (typeof candidate === 'string' && /^[A-Z][A-Z0-9_]{2,}$/.test(candidate)) return candidate;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
@@ -120,33 +109,16 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function backoffDelay(attempt: number): number {
-	const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
-	// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
-	return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
-function withNote(failure: SvcFailure, ...notes: string[]): SvcFailure {
-	const note = notes.filter(Boolean).join(' ');
-	return note
-		? { ...failure, text: { ...failure.text, fix: `${failure.text.fix} ${note}` } }
-		: failure;
-}
-
-const OUT_OF_POLL_TIME =
-	'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.';
-
-// Reply decoding: HTTP status, JSON, the API's `error` member and each endpoint's documented reply shape.
 // Statuses whose meaning is fully known: an excerpt of their body would add nothing.
 const SVC_HTTP_ERRORS_WITHOUT_EXCERPT = new Set([401, 403, 429, 502, 503, 504]);
 
 /** Decodes one reply: HTTP status, JSON, the `error` member, the endpoint's own error rule and its documented shape. */
-function decodeReply<Reply>(
-	endpoint: Endpoint<Reply>,
+function decodeReply(
+	endpoint: Endpoint<unknown>,
 	qs: IDataObject,
 	response: IN8nHttpFullResponse,
 	secrets: string[],
-): SvcOutcome<Reply> {
+): { reply: unknown; failure?: SvcFailure } {
 	const { body, statusCode: status } = response;
 	// Raw text (or nothing at all) is parsed here; an empty body is not JSON either.
 	const raw =
@@ -154,34 +126,28 @@ function decodeReply<Reply>(
 	const text = raw ? String(body ?? '') : JSON.stringify(body);
 	let reply: unknown = body;
 	let isJson = true;
-	if (raw) {
-		try {
-			reply = JSON.parse(text);
-		} catch {
-			isJson = false;
-		}
+	try {
+		if (raw) reply = JSON.parse(text);
+	} catch {
+		isJson = false;
 	}
 	const rawCode =
 		isJson && isPlainObject(reply) && typeof reply.error === 'string' ? reply.error : undefined;
 	// Everything taken from the reply into an error is redacted first: a server may echo what it was sent.
 	const errorCode = rawCode === undefined ? undefined : redact(rawCode, secrets);
-	const errorMembers =
+	const details =
 		rawCode === undefined
 			? undefined
-			: (redactValue(pickErrorMembers(reply as IDataObject), secrets) as IDataObject);
-	const fail = (text: SvcErrorText, code?: string, reply?: IDataObject): SvcOutcome<Reply> => ({
-		ok: false,
-		failure: { text, httpCode: status, code, reply },
+			: (redactValue(pickErrorDetails(reply as IDataObject), secrets) as IDataObject);
+	const fail = (text: SvcErrorText, code?: string, withDetails?: IDataObject) => ({
+		reply,
+		failure: { text, httpCode: status, code, details: withDetails },
 	});
 
 	const own = endpoint.readError?.({ status, isJson, reply, errorCode, qs });
-	if (own !== undefined) return fail(own.text, errorCode ?? own.code, errorMembers);
-	if (errorCode !== undefined && errorMembers && [200, 401, 403].includes(status))
-		return fail(
-			status === 200 ? describeErrorCode(errorCode, errorMembers) : describeHttpStatus(status),
-			errorCode,
-			errorMembers,
-		);
+	if (own !== undefined) return fail(own.text, errorCode ?? own.code, details);
+	if (errorCode !== undefined && status === 200)
+		return fail(describeErrorCode(errorCode, details), errorCode, details);
 	if (status >= 300 && status < 400) {
 		const location =
 			typeof response.headers.location === 'string'
@@ -189,10 +155,8 @@ function decodeReply<Reply>(
 				: 'another address';
 		const fix =
 			'The node does not follow redirects, so the password is only ever sent to the host in the credentials. If the new address is your chat server, enter its host there.';
-		return fail(
-			{ message: `The server redirects the request to ${location} (HTTP ${status})`, fix },
-			'redirect',
-		);
+		const message = `The server redirects the request to ${location} (HTTP ${status})`;
+		return fail({ message, fix }, 'redirect');
 	}
 	if (status !== 200) {
 		const { message, fix } = describeHttpStatus(status);
@@ -200,7 +164,7 @@ function decodeReply<Reply>(
 			text && !SVC_HTTP_ERRORS_WITHOUT_EXCERPT.has(status)
 				? ` Reply: ${excerpt(text, secrets)}`
 				: '';
-		return fail({ message, fix: `${fix}${shown}` }, errorCode, errorMembers);
+		return fail({ message, fix: `${fix}${shown}` }, errorCode, details);
 	}
 	if (!isJson) {
 		const message = 'The server did not answer with JSON';
@@ -212,15 +176,13 @@ function decodeReply<Reply>(
 		const fix = `Check that the host is a Svc chat server with API v2. Reply began: ${excerpt(text, secrets)}`;
 		return fail({ message, fix }, 'unexpected-shape');
 	}
-	return { ok: true, reply };
+	return { reply };
 }
 
-/** The reply's `error` and the members of it that explain the code (spec 7.1 to 7.3). */
-const pickErrorMembers = (reply: IDataObject): IDataObject =>
+/** The reply's members that explain its error code (spec 7.1 to 7.3). */
+const pickErrorDetails = (reply: IDataObject): IDataObject =>
 	Object.fromEntries(
-		['error', ...ERROR_DETAIL_MEMBERS].flatMap((key) =>
-			reply[key] === undefined ? [] : [[key, reply[key]]],
-		),
+		ERROR_DETAIL_MEMBERS.flatMap((key) => (reply[key] === undefined ? [] : [[key, reply[key]]])),
 	);
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
@@ -229,15 +191,17 @@ export function toNodeApiError(
 	failure: SvcFailure,
 	itemIndex?: number,
 ): NodeApiError {
-	const { text, httpCode, code, networkCode, reply = {} } = failure;
+	const { text, httpCode, code, networkCode, details } = failure;
 	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
 	const members: JsonObject = {
 		...(code ? { svcError: code } : {}),
 		...(networkCode ? { networkCode } : {}),
 	};
-	const errorResponse: JsonObject = { message: text.message, ...members, ...(reply as JsonObject) };
-	for (const member of ERROR_DETAIL_MEMBERS)
-		if (reply[member] !== undefined) members[member] = reply[member] as JsonObject;
+	const errorResponse = {
+		message: text.message,
+		...members,
+		...(details && { error: code, ...details }),
+	};
 	const error = new NodeApiError(context.getNode(), errorResponse, {
 		message: text.message,
 		description: text.fix,
@@ -247,15 +211,14 @@ export function toNodeApiError(
 	// NodeApiError swaps a message that mentions a system code (ECONNRESET…) for n8n's generic text; ours says more.
 	error.message = text.message;
 	error.description = text.fix;
-	Object.assign(error.context, members);
+	Object.assign(error.context, members, details);
 	return error;
 }
 
 /**
- * THE request: one endpoint of the table through n8n's authenticated request helper, which honours n8n's proxy, SSL
- * and logging settings and the execution's cancel signal (so Stop ends a broadcast), with bounded retries. It
- * resolves to the endpoint's reply type (for stats, the one of the mode asked for), which holds because each
- * endpoint's shape check lets only its reply by; a failure is thrown as the NodeApiError n8n shows.
+ * THE request, through n8n's authenticated request helper (n8n's proxy, SSL and logging settings, and the cancel
+ * signal, so Stop ends a broadcast), with bounded retries. It resolves to the endpoint's reply type (for stats, the
+ * mode's), which holds because each shape check lets only its reply by; a failure throws the NodeApiError n8n shows.
  */
 export async function svcRequest<
 	Path extends EndpointPath,
@@ -266,16 +229,13 @@ export async function svcRequest<
 	options: SvcRequestOptions<Query> = {},
 ): Promise<ReplyTo<Path, Query>> {
 	const credentials = options.credentials ?? (await readCredentials(context));
-	const endpoint = ENDPOINTS[path] as Endpoint<ReplyOf<Path>>;
-	const fail = (failure: SvcFailure) => toNodeApiError(context, failure, options.itemIndex);
+	const endpoint: Endpoint<unknown> = ENDPOINTS[path];
 	const secrets = secretForms(credentials);
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) {
 		// The problem quotes the host as typed, and a password pasted into the wrong field must not come back.
-		throw fail({
-			text: { message: redact(problem, secrets), fix: HOST_FIX },
-			code: 'invalid-host',
-		});
+		const text = { message: redact(problem, secrets), fix: HOST_FIX };
+		throw toNodeApiError(context, { text, code: 'invalid-host' }, options.itemIndex);
 	}
 	// Why a request that may have been carried out is not sent again; undefined when it may be (see Endpoint.retried).
 	const notRetried =
@@ -329,35 +289,40 @@ export async function svcRequest<
 			: networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
 		const retryAfter = transient ? parseRetryAfter(response?.headers['retry-after']) : undefined;
 		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
-		const pause = retryAfter ?? backoffDelay(attempt);
+		const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
+		// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+		const pause = retryAfter ?? Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 		// Past this point with `retried` set, only the poll's end stopped the retry.
 		const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
 		if (retried && Date.now() + pause < endBy) {
 			await retryPolicy.sleep(pause);
 			continue;
 		}
-		const outOfTime = retried ? OUT_OF_POLL_TIME : '';
+		const decoded = response && decodeReply(endpoint, options.qs ?? {}, response, secrets);
+		if (decoded && !decoded.failure) return decoded.reply as ReplyTo<Path, Query>;
+		const failure = decoded?.failure ?? {
+			text: describeNetworkError(networkCode, new URL(baseUrl).host),
+			networkCode,
+		};
+		const { httpCode = 0, code = '' } = failure;
+		// How often it was tried, or why not, once the server may have carried the request out: a failure after it had
+		// the request, a 5xx or an unreadable reply cannot tell whether it did.
+		const tellTries = response
+			? transient ||
+				(!retryable && (httpCode >= 500 || ['not-json', 'unexpected-shape'].includes(code)))
+			: !isNothingSentCode(networkCode);
+		const outOfTime = retried
+			? 'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.'
+			: '';
 		const tried = notRetried ?? (attempt > 0 ? `The request was tried ${attempt + 1} times.` : '');
-		if (!response) {
-			const text = describeNetworkError(networkCode, new URL(baseUrl).host);
-			// Only a failure that may have come after the server had the request can have carried it out.
-			const note = isNothingSentCode(networkCode) ? [] : [tried, outOfTime];
-			throw fail(withNote({ text, networkCode }, ...note));
-		}
-		const outcome = decodeReply(endpoint, options.qs ?? {}, response, secrets);
-		if (outcome.ok) return outcome.reply as ReplyTo<Path, Query>;
-		const { httpCode = 0, code = '' } = outcome.failure;
-		let note = '';
-		if (waitTooLong && retryable)
-			note = `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`;
-		// How often it was tried; or why not, when a request never retried (a broadcast) may have been carried out:
-		// a 5xx or an unreadable reply cannot tell whether it was.
-		else if (
-			transient ||
-			(!retryable && (httpCode >= 500 || ['not-json', 'unexpected-shape'].includes(code)))
-		)
-			note = tried;
-		throw fail(withNote(outcome.failure, note, outOfTime));
+		const note =
+			waitTooLong && retryable
+				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`
+				: tellTries
+					? [tried, outOfTime].filter(Boolean).join(' ')
+					: '';
+		if (note) failure.text = { ...failure.text, fix: `${failure.text.fix} ${note}` };
+		throw toNodeApiError(context, failure, options.itemIndex);
 	}
 }
 
