@@ -1,7 +1,6 @@
 // The one set of parameter readers for both nodes; it sits beside actions/ and trigger/ so neither reaches into the other.
 import {
 	NodeOperationError,
-	validateFieldType,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
@@ -132,17 +131,10 @@ export class ParameterReader {
 	/** One of an options parameter's values, as its description lists them; anything else must not be read as some default. */
 	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
 		const value = this.raw(name, options.fallback);
-		const label = this.label(name);
 		const offered = this.properties.find((property) => property.name === name)?.options ?? [];
-		const valueOptions = (offered as PropertyOption[]).flatMap((option) =>
-			'value' in option && typeof option.value === 'string'
-				? [{ name: option.value, value: option.value }]
-				: [],
-		);
-		// n8n's own check for an options value; it lets null and undefined through, so those are refused first.
-		if (value !== undefined && value !== null) {
-			if (validateFieldType(label, value, 'options', { valueOptions }).valid) return value as T;
-		}
+		const isOffered = offered.some((option) => 'value' in option && option.value === value);
+		if (isOffered && typeof value === 'string') return value as T;
+		const label = this.label(name);
 		throw this.fail(
 			`'${label}' has the unknown value ${showValue(value)}`,
 			options.fix ?? `Choose '${label}' in the editor again.`,
