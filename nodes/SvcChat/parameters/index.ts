@@ -15,9 +15,8 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
 /**
- * A parameter's label in errors: its displayName, looked up by name so no call site types it again. A dotted name goes
- * into collections ("options.recipientsPerRequest"); a fixedCollection's value group ("headerParameters.parameter")
- * keeps the collection's label, as the editor lists its rows under it. A name the description lacks is a bug.
+ * A parameter's label in errors, looked up so no call site types it again. A dotted name goes into collections; a
+ * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, as the editor shows it.
  */
 export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
 	let label = '';
@@ -39,14 +38,10 @@ const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
 /** The value of a resource locator ({ __rl, mode, value }); a plain value (older workflows, expressions) as it is. */
-function locatorValue(value: unknown): unknown {
-	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
-}
+const locatorValue = (value: unknown) =>
+	isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
 
-/**
- * Reads and checks parameters; each problem is a NodeOperationError that names the field (its displayName in the
- * description the reader was made with) and says how to fix it.
- */
+/** Reads and checks parameters; each problem is a NodeOperationError that names the field and says how to fix it. */
 export class ParameterReader {
 	constructor(
 		private readonly context: { getNode(): INode },
@@ -63,10 +58,7 @@ export class ParameterReader {
 	/** An error about this item's parameters, with the fix as its description. */
 	fail(message: string, fix: string): NodeOperationError {
 		const { itemIndex } = this;
-		return new NodeOperationError(this.context.getNode(), message, {
-			description: fix,
-			...(itemIndex === undefined ? {} : { itemIndex }),
-		});
+		return new NodeOperationError(this.context.getNode(), message, { description: fix, itemIndex });
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */

@@ -11,8 +11,7 @@ import { includeCursorOption, optionsCollection } from '../descriptions/paramete
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
-const CHAT_EVENTS = ['everyChange', 'finishedChats', 'newChats'];
-const forChats = { show: { emit: CHAT_EVENTS } };
+const forChats = { show: { emit: ['everyChange', 'finishedChats', 'newChats'] } };
 
 export const triggerProperties: INodeProperties[] = [
 	{

@@ -225,10 +225,9 @@ export const OPERATOR_STATE_KEY = 'operatorEvents';
 function saveState(staticData: IDataObject, next: IDataObject): void {
 	for (const key of Object.keys(staticData))
 		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
-	for (const [key, value] of Object.entries(next)) {
+	for (const [key, value] of Object.entries(next))
 		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
 			staticData[key] = value;
-	}
 }
 
 /** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
