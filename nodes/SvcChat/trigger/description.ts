@@ -1,5 +1,4 @@
-// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract), the notice about test events, and
-// how a poll reads and checks them, naming the starting point the cursor belongs to.
+// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and how a poll reads and checks them.
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../helpers/chatOutput';

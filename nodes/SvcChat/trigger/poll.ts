@@ -1,5 +1,4 @@
-// One poll of the trigger's chat events (read changes since the stored cursor, emit the chosen chats, move the cursor
-// safely), and the state it keeps for them and for the operator events in the workflow's static data.
+// One poll of the trigger's chat events, and the state it keeps in static data for them and for the operator events.
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
