@@ -1,5 +1,4 @@
-// The "Svc Chat Trigger": a polling trigger that starts workflows for new or changed chats, never losing one, or for
-// changes of the operators' statuses.
+// The "Svc Chat Trigger": polls for new or changed chats, never losing one, or for changes of operators' statuses.
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 

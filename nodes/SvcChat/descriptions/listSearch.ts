@@ -44,11 +44,7 @@ export function operatorPage(
 
 /** Operators as From List choices, `value` giving what the parameter stores. */
 const operatorSearch = (value: (operator: Operator) => string) =>
-	async function (
-		this: ILoadOptionsFunctions,
-		filter?: string,
-		paginationToken?: string,
-	): Promise<INodeListSearchResult> {
+	async function (this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
 		const operators = await svcRequest(this, 'operators');
 		return operatorPage(operators, filter, paginationToken, (operator) => ({
 			name: `${operator.full_name || operator.email} (${operator.email}, ${operator.status})`,

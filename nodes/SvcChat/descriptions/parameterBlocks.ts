@@ -1,5 +1,5 @@
 // Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor, locators), written once.
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyMode, INodePropertyOptions } from 'n8n-workflow';
 
 /** "Return All" and "Limit", as in every Get Many of n8n; a `hint` says what Limit counts (lint fixes the description). */
 export const returnAllOrLimit = (hint?: string): INodeProperties[] => [
@@ -51,27 +51,23 @@ export const OPERATOR_ROLE_OPTIONS: INodePropertyOptions[] = [
 ];
 
 /** The "Options" collection that holds an operation's optional settings. */
-export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options,
-	};
-}
+export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options,
+});
 
 /** "Include Cursor" (Chat > Get Many and the trigger): adds last_ts to each item; `description` says what it is for there. */
-export function includeCursorOption(description: string): INodeProperties {
-	return {
-		displayName: 'Include Cursor',
-		name: 'includeCursor',
-		type: 'boolean',
-		default: false,
-		description,
-	};
-}
+export const includeCursorOption = (description: string): INodeProperties => ({
+	displayName: 'Include Cursor',
+	name: 'includeCursor',
+	type: 'boolean',
+	default: false,
+	description,
+});
 
 /** The typed modes of an operator's locator: by email (Set Status, the trigger), by ID (broadcasts, the trigger). */
 export const OPERATOR_BY_EMAIL = {
@@ -89,38 +85,35 @@ export const OPERATOR_BY_ID = {
 	errorMessage: 'An operator ID is a whole number',
 };
 
+type TypedMode = Pick<INodePropertyMode, 'displayName' | 'name' | 'placeholder'> & {
+	regex?: string;
+	errorMessage?: string;
+};
+
 /** A required resource locator: From List, then typed modes that a `regex` checks in the editor as they are typed. */
-export function listLocator(
+export const listLocator = (
 	field: { displayName: string; name: string; description: string; searchListMethod: string },
-	...typedModes: Array<{
-		displayName: string;
-		name: string;
-		placeholder: string;
-		regex?: string;
-		errorMessage?: string;
-	}>
-): INodeProperties {
-	return {
-		displayName: field.displayName,
-		name: field.name,
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		description: field.description,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
-			},
-			...typedModes.map(({ regex, errorMessage = '', ...typed }) => ({
-				...typed,
-				type: 'string' as const,
-				...(regex === undefined
-					? {}
-					: { validation: [{ type: 'regex' as const, properties: { regex, errorMessage } }] }),
-			})),
-		],
-	};
-}
+	...typedModes: TypedMode[]
+): INodeProperties => ({
+	displayName: field.displayName,
+	name: field.name,
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: field.description,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
+		},
+		...typedModes.map(({ regex, errorMessage = '', ...typed }) => ({
+			...typed,
+			type: 'string' as const,
+			...(regex === undefined
+				? {}
+				: { validation: [{ type: 'regex' as const, properties: { regex, errorMessage } }] }),
+		})),
+	],
+});

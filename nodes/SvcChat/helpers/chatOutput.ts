@@ -90,16 +90,12 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 	if (mode !== SELECTED_FIELDS) return mode;
 	const fields = read.raw('fields', []);
 	const known = SELECTABLE_CHAT_FIELDS.map((field) => field.value);
-	if (
-		!Array.isArray(fields) ||
-		fields.some((field) => typeof field !== 'string' || !known.includes(field))
-	) {
-		throw read.fail(
-			`'${read.label('fields')}' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
-			`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
-		);
-	}
-	return { fields: fields as string[] };
+	if (Array.isArray(fields) && fields.every((field) => known.includes(field)))
+		return { fields: fields as string[] };
+	throw read.fail(
+		`'${read.label('fields')}' must be a list of chat fields, not ${Array.isArray(fields) ? showValue(fields) : describeValueType(fields)}`,
+		`Choose fields in the editor, or give a list of: ${known.join(', ')}.`,
+	);
 }
 
 /** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
@@ -107,9 +103,9 @@ export const finalState = (chat: Chat): string | null =>
 	(Array.isArray(chat.state_history) ? chat.state_history.at(-1)?.state : undefined) ?? null;
 
 function averageRate(chat: Chat): number | null {
-	const rates = Array.isArray(chat.rates)
-		? chat.rates.filter((r) => typeof r?.rate === 'number')
-		: [];
+	const rates = (Array.isArray(chat.rates) ? chat.rates : []).filter(
+		(r) => typeof r?.rate === 'number',
+	);
 	if (!rates.length) return null;
 	return Math.round((rates.reduce((sum, r) => sum + r.rate, 0) / rates.length) * 100) / 100;
 }
@@ -138,18 +134,14 @@ function simplifyChat(chat: Chat): IDataObject {
 function messageText(message: ChatMessage): string | null {
 	const body = message.message;
 	if (typeof body === 'string') return body;
-	if (body && typeof body === 'object') {
-		return [body.name, body.phone, body.email]
-			.filter((part) => typeof part === 'string' && part)
-			.join(', ');
-	}
-	return null;
+	if (!body || typeof body !== 'object') return null;
+	const parts = [body.name, body.phone, body.email];
+	return parts.filter((part) => typeof part === 'string' && part).join(', ');
 }
 
 /** One spreadsheet row per message, each carrying its chat's key fields. */
 function chatMessageRows(chat: Chat): IDataObject[] {
-	const messages = Array.isArray(chat.messages) ? chat.messages : [];
-	return messages.map((message) => ({
+	return (Array.isArray(chat.messages) ? chat.messages : []).map((message) => ({
 		chat_id: chat.id,
 		chat_created_at: chat.created_at,
 		visitor_id: chat.visitor?.id ?? null,

@@ -2,6 +2,7 @@
 
 /** Milliseconds since the epoch for an ISO string, a Date, a Luxon DateTime or epoch milliseconds. */
 export function toEpochMs(value: unknown): number | undefined {
+	const toMillis = (value as { toMillis?: unknown } | null)?.toMillis;
 	let ms: number;
 	if (value instanceof Date) ms = value.getTime();
 	else if (typeof value === 'number') ms = value;
@@ -9,12 +10,8 @@ export function toEpochMs(value: unknown): number | undefined {
 		const text = value.trim();
 		// A bare date means midnight UTC, as the API's dates are UTC throughout.
 		ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
-	} else if (
-		typeof value === 'object' &&
-		value !== null &&
-		typeof (value as { toMillis?: unknown }).toMillis === 'function'
-	) {
-		ms = (value as { toMillis(): number }).toMillis();
+	} else if (typeof value === 'object' && typeof toMillis === 'function') {
+		ms = toMillis.call(value) as number;
 	} else return undefined;
 	return Number.isFinite(ms) && ms >= 0 && ms <= 253402300799999 ? ms : undefined;
 }

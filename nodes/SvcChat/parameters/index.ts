@@ -1,7 +1,6 @@
 // The one set of parameter readers for both nodes; it sits beside actions/ and trigger/ so neither reaches into the other.
 import {
 	NodeOperationError,
-	validateFieldType,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
@@ -16,9 +15,8 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
 /**
- * A parameter's label in errors: its displayName, looked up by name so no call site types it again. A dotted name goes
- * into collections ("options.recipientsPerRequest"); a fixedCollection's value group ("headerParameters.parameter")
- * keeps the collection's label, as the editor lists its rows under it. A name the description lacks is a bug.
+ * A parameter's label in errors, looked up so no call site types it again. A dotted name goes into collections; a
+ * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, as the editor shows it.
  */
 export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
 	let label = '';
@@ -40,14 +38,10 @@ const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
 /** The value of a resource locator ({ __rl, mode, value }); a plain value (older workflows, expressions) as it is. */
-function locatorValue(value: unknown): unknown {
-	return isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
-}
+const locatorValue = (value: unknown) =>
+	isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
 
-/**
- * Reads and checks parameters; each problem is a NodeOperationError that names the field (its displayName in the
- * description the reader was made with) and says how to fix it.
- */
+/** Reads and checks parameters; each problem is a NodeOperationError that names the field and says how to fix it. */
 export class ParameterReader {
 	constructor(
 		private readonly context: { getNode(): INode },
@@ -64,10 +58,7 @@ export class ParameterReader {
 	/** An error about this item's parameters, with the fix as its description. */
 	fail(message: string, fix: string): NodeOperationError {
 		const { itemIndex } = this;
-		return new NodeOperationError(this.context.getNode(), message, {
-			description: fix,
-			...(itemIndex === undefined ? {} : { itemIndex }),
-		});
+		return new NodeOperationError(this.context.getNode(), message, { description: fix, itemIndex });
 	}
 
 	/** Text, trimmed (or as given, with keepSpaces), or undefined when empty; numbers from expressions count as text. */
@@ -132,17 +123,10 @@ export class ParameterReader {
 	/** One of an options parameter's values, as its description lists them; anything else must not be read as some default. */
 	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
 		const value = this.raw(name, options.fallback);
-		const label = this.label(name);
 		const offered = this.properties.find((property) => property.name === name)?.options ?? [];
-		const valueOptions = (offered as PropertyOption[]).flatMap((option) =>
-			'value' in option && typeof option.value === 'string'
-				? [{ name: option.value, value: option.value }]
-				: [],
-		);
-		// n8n's own check for an options value; it lets null and undefined through, so those are refused first.
-		if (value !== undefined && value !== null) {
-			if (validateFieldType(label, value, 'options', { valueOptions }).valid) return value as T;
-		}
+		const isOffered = offered.some((option) => 'value' in option && option.value === value);
+		if (isOffered && typeof value === 'string') return value as T;
+		const label = this.label(name);
 		throw this.fail(
 			`'${label}' has the unknown value ${showValue(value)}`,
 			options.fix ?? `Choose '${label}' in the editor again.`,

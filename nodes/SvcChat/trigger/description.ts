@@ -1,18 +1,16 @@
-// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract), the notice about test events, and
-// how a poll reads and checks them, naming the starting point the cursor belongs to.
+// The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and how a poll reads and checks them.
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../helpers/chatOutput';
 import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { showValue } from '../helpers/values';
-import { pollParameters } from '../parameters';
+import { pollParameters, type ParameterReader } from '../parameters';
 import { includeCursorOption, optionsCollection } from '../descriptions/parameterBlocks';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
 
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
-const CHAT_EVENTS = ['everyChange', 'finishedChats', 'newChats'];
-const forChats = { show: { emit: CHAT_EVENTS } };
+const forChats = { show: { emit: ['everyChange', 'finishedChats', 'newChats'] } };
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -149,8 +147,7 @@ export function readTriggerSettings(context: IPollFunctions) {
 	const startFrom = read.choice<'now' | 'beginning' | 'date'>('startFrom');
 	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
 	read.collection('options', { fix: 'Set the options in the editor again.' });
-	const settings = {
-		startFrom,
+	return {
 		emit: read.choice<'everyChange' | 'newChats' | 'finishedChats'>('emit'),
 		output: read.choice<ChatOutputMode>('output'),
 		// A bad value is an error like a bad Limit, never a silent fall back to the default.
@@ -160,15 +157,14 @@ export function readTriggerSettings(context: IPollFunctions) {
 			fix: `Set a whole number of 1 or more, or remove the option to read up to ${DEFAULT_MAX_CHATS_PER_POLL.toLocaleString('en-US')} chats per poll.`,
 		}),
 		includeCursor: read.flag('options.includeCursor'),
-		start: {
-			startedFrom: startFrom as string,
-			cursor: startFrom === 'beginning' ? '0' : (undefined as string | undefined),
-			catchingUp: startFrom === 'now',
-			newChatsFrom: undefined as string | undefined,
-		},
+		start: readStart(read, startFrom),
 	};
-	if (startFrom !== 'date') return settings;
+}
 
+function readStart(read: ParameterReader, startFrom: string) {
+	const catchingUp = startFrom === 'now';
+	if (startFrom !== 'date')
+		return { startedFrom: startFrom, cursor: catchingUp ? undefined : '0', catchingUp };
 	// n8n's date picker gives a date-time without a zone; like every time of the API, it is read as UTC.
 	const startDate = zonelessAsUtc(read.raw('startDate'));
 	const cursor = dateToCursor(startDate);
@@ -181,6 +177,5 @@ export function readTriggerSettings(context: IPollFunctions) {
 		);
 	}
 	const newChatsFrom = new Date(startMs).toISOString();
-	const start = { startedFrom: `date:${cursor}`, cursor, catchingUp: false, newChatsFrom };
-	return { ...settings, start };
+	return { startedFrom: `date:${cursor}`, cursor, catchingUp: false, newChatsFrom };
 }

@@ -98,8 +98,8 @@ type OperatorItem = ReturnType<typeof describe>;
 type SeenOperator = Pick<OperatorItem, 'id' | 'status' | 'roles'>;
 
 /**
- * The operator events' state under OPERATOR_STATE_KEY: of each operator only what the events compare, no email or
- * name, and the ids the Operators filter chose (by ID or email) at that poll, so one who is gone is still known.
+ * The operator events' state: of each operator only what the events compare (no email or name), and the ids the
+ * Operators filter chose at that poll, so one who is gone is still known.
  */
 type OperatorState = {
 	event: string;
@@ -188,10 +188,8 @@ function statusChanges(stored: OperatorState, current: OperatorItem[], settings:
 }
 
 /**
- * One poll of an operator event. GET /operators is its only request; the first poll after activation (or after an
- * edit to the event, or a credential moved to another server or account) records the statuses and emits nothing.
- * The state is written only after the read succeeded, so a failed poll emits nothing and keeps what the last good
- * one saw: a change is neither lost nor reported twice.
+ * One poll of an operator event: the first after activation, an edit to the event or a moved credential records the
+ * statuses and emits nothing. The state is written only after GET /operators succeeded: no change lost or told twice.
  */
 export async function pollOperators(context: IPollFunctions, event: OperatorEvent, endBy?: number) {
 	const settings = readOperatorSettings(context, event);

@@ -1,5 +1,4 @@
-// One poll of the Svc Chat Trigger's chat events (read changes since the stored cursor, emit the chosen chats, move the
-// cursor safely), and the state it keeps for them and for the operator events in the workflow's static data.
+// One poll of the trigger's chat events, and the state it keeps in static data for them and for the operator events.
 import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
@@ -7,7 +6,7 @@ import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
 import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
-import { readCredentials, type SvcCredentials } from '../transport/request';
+import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
@@ -19,23 +18,19 @@ const TEST_EVENT_PAGES = 3;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 export const POLL_BUDGET_SHARE = 0.5;
 
-/**
- * One poll of the chat events. The state is loaded once, the steps below return what they change, and the next state
- * is built and saved here only, after the pages were read: an error never moves the stored cursor.
- */
+/** The next state is built and saved here only, after the pages were read: an error never moves the stored cursor. */
 export async function pollChats(context: IPollFunctions) {
 	const settings = readTriggerSettings(context);
+	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings);
 	// Read once per poll: n8n decrypts the credentials on every read.
 	const credentials = await readCredentials(context);
-	if (context.getMode() === 'manual') return await fetchTestEvent(context, settings, credentials);
-
 	const staticData = context.getWorkflowStaticData('node');
 	const saved = typeof staticData.startedFrom === 'string' ? staticData : {};
 	const { boundTo, moved } = serverBinding(credentials, saved);
 	// So a user who points a credential from a test server at production sees what happened.
 	if (moved)
 		context.logger.warn(
-			`Svc Chat Trigger: ${moved}; starting again from ${describeStart(settings)}`,
+			`Svc Chat Trigger: ${moved}; starting again from ${describeStart(settings.start)}`,
 		);
 	// The stored state starts again when Start From changed (rule 7) or the binding moved.
 	const kept = staticData.startedFrom === settings.start.startedFrom && !moved;
@@ -62,15 +57,15 @@ export async function pollChats(context: IPollFunctions) {
 	return toOutput(context, settings, chats, walk);
 }
 
-function describeStart(settings: TriggerSettings): string {
-	if (settings.startFrom === 'now') return "Now (the server's present; nothing older is emitted)";
-	if (settings.startFrom === 'beginning') return 'the Beginning of History';
-	return `the Start Date ${settings.start.newChatsFrom ?? ''}`.trim();
+function describeStart({ startedFrom, newChatsFrom }: TriggerSettings['start']) {
+	if (startedFrom === 'now') return "Now (the server's present; nothing older is emitted)";
+	if (startedFrom === 'beginning') return 'the Beginning of History';
+	return `the Start Date ${newChatsFrom ?? ''}`.trim();
 }
 
 /**
- * Start From "Now": read up to the server's present and emit nothing, so the cursor is one the server issued,
- * whatever n8n's clock says. A long backlog is read over several polls, bounded like any poll.
+ * Start From "Now": read up to the server's present, emitting nothing, so the cursor is one the server issued whatever
+ * n8n's clock says. A long backlog takes several polls, each bounded.
  */
 async function catchUpToNow(
 	context: IPollFunctions,
@@ -101,21 +96,17 @@ async function catchUpToNow(
 }
 
 /**
- * "Fetch Test Event": up to 5 recent chats so the user can map fields. It never reads or writes the stored cursor.
- * The API has no "recent" query, so it reads at most 3 pages from the first look-back step that has chats.
- * If none of them match Emit (say, none finished yet), it shows the recent chats anyway: a sample to map fields from
- * is more useful than "no data". New Chats Only cannot be judged without the stored state, so every chat counts.
+ * "Fetch Test Event": a few recent chats to map fields from, leaving the stored cursor alone. If none match Emit (say,
+ * none finished yet), the recent chats anyway: a sample beats "no data". New Chats Only needs the stored state to be
+ * judged, so every chat counts.
  */
-async function fetchTestEvent(
-	context: IPollFunctions,
-	settings: TriggerSettings,
-	credentials: SvcCredentials,
-) {
-	const options = { credentials, maxPages: TEST_EVENT_PAGES, keepOnFailure: true };
-	const walk = await walkChats(context, 'recent', options);
-	const recent = walk.chats;
-	const matching = settings.emit === 'finishedChats' ? recent.filter(isFinished) : recent;
-	const sample = (matching.length ? matching : recent).slice(-TEST_EVENT_CHATS);
+async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
+	const walk = await walkChats(context, 'recent', {
+		maxPages: TEST_EVENT_PAGES,
+		keepOnFailure: true,
+	});
+	const matching = settings.emit === 'finishedChats' ? walk.chats.filter(isFinished) : walk.chats;
+	const sample = (matching.length ? matching : walk.chats).slice(-TEST_EVENT_CHATS);
 	if (sample.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
 			description:
@@ -127,7 +118,7 @@ async function fetchTestEvent(
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
-/** The items of `chats`, read by `walk`: Include Cursor adds the cursor where it stopped. */
+/** The items of `chats`; Include Cursor adds the cursor where `walk` stopped. */
 function toOutput(
 	context: IPollFunctions,
 	settings: TriggerSettings,
@@ -141,16 +132,14 @@ function toOutput(
 }
 
 /**
- * n8n abandons a poll that runs past its budget, and says so only in its log: no page is requested once
- * POLL_BUDGET_SHARE of it is spent, and no request (retries included) runs past it, so a hanging server is a failed
- * poll that says why. (n8n 1.x has no budget.)
+ * n8n abandons a poll past its budget and says so only in its log: so no page starts after POLL_BUDGET_SHARE of it and
+ * no request (retries included) runs past it, and a hanging server is a failed poll that says why. n8n 1.x has none.
  */
 export function pollBudget(context: IPollFunctions): Pick<WalkOptions, 'deadlineMs' | 'endBy'> {
-	const budgetMs = typeof context.getPollBudgetMs === 'function' ? context.getPollBudgetMs() : NaN;
+	const budgetMs = Math.max(0, context.getPollBudgetMs?.() ?? NaN);
 	if (!Number.isFinite(budgetMs)) return {};
 	const now = Date.now();
-	const spendableMs = Math.max(0, budgetMs);
-	return { deadlineMs: now + spendableMs * POLL_BUDGET_SHARE, endBy: now + spendableMs };
+	return { deadlineMs: now + budgetMs * POLL_BUDGET_SHARE, endBy: now + budgetMs };
 }
 
 /** A later page failed: what came before is kept, and the next poll starts again at the failed page. */
@@ -163,14 +152,12 @@ function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | 
 }
 
 /**
- * The server and account a state belongs to, as a SHA-256 digest in hex of the origin and the e-mail in lower case
- * (`boundTo`), and why a `stored` state cannot be used with them (`moved`). A cursor is a moment on one server's clock:
- * carried to another server it would skip that server's history before the moment, even with Beginning of History.
- * The host goes through the transport's own normalizeBaseUrl, so two spellings are one server here exactly when they
- * are one to the requests. Static data is plain JSON that n8n's API returns to people who may not read the credential,
- * so neither value (nor any secret) is kept in clear. A state saved before the binding was recorded is adopted, not
- * reset: this package never moved its users between servers. The reason names the new server (the person who changed
- * the credential typed it), never an e-mail.
+ * The server and account a state belongs to (`boundTo`: SHA-256 of the origin and the lower-case e-mail), and why a
+ * `stored` state cannot be used with them (`moved`). A cursor is a moment on one server's clock: on another server it
+ * would skip history, even from the Beginning. The host is normalized as the requests normalize it. Static data is
+ * plain JSON that n8n's API shows to people who may not read the credential, so neither is kept in clear. A state saved
+ * before the binding is adopted, not reset: this package never moved users between servers. The reason names the new
+ * server (typed by whoever changed the credential), never an e-mail.
  */
 export function serverBinding(
 	credentials: { host?: unknown; email?: unknown },
@@ -181,7 +168,7 @@ export function serverBinding(
 	const host = origin ?? (typeof typedHost === 'string' ? typedHost.trim().toLowerCase() : '');
 	const account = typeof email === 'string' ? email.trim().toLowerCase() : '';
 	const boundTo = createHash('sha256').update(`${host}\n${account}`).digest('hex');
-	// States saved before the digest keep host and account in clear; they are compared as they are, then rewritten.
+	// States saved before the digest keep host and account in clear: compared as they are, then rewritten.
 	const moved =
 		typeof stored.boundTo === 'string'
 			? stored.boundTo !== boundTo
@@ -197,12 +184,10 @@ export function serverBinding(
 }
 
 /**
- * New Chats Only keeps a capped list of the ids it has seen, most recently delivered last, and also leaves out chats
- * created before the starting point (`newChatsFrom`). Why both, and why not a created_at threshold that rises as ids
- * are dropped: the API delivers chats in order of their LATEST change, not of creation, so a never-seen old chat can
- * arrive after newer ones, and a rising threshold would drop it for good. Dropping the least recently delivered id
- * can only cost a duplicate (a chat quiet for 5,000 other deliveries that then changes is emitted again), never a
- * loss, and 5,000 ids keep the static data n8n saves after each poll small (well under 200 kB).
+ * New Chats Only keeps a capped list of seen ids (most recently delivered last) and leaves out chats created before
+ * `newChatsFrom`. Not a created_at threshold that rises as ids are dropped: chats come in order of their LATEST change,
+ * so a never-seen old chat can follow newer ones and would be dropped for good. Dropping the least recently delivered
+ * id costs at worst a duplicate, never a loss; 5,000 ids keep the static data n8n saves each poll under 200 kB.
  */
 export const SEEN_IDS_CAP = 5000;
 
@@ -218,10 +203,7 @@ type TriggerState = {
 export const isTextList = (value: unknown): value is string[] =>
 	Array.isArray(value) && value.every((text) => typeof text === 'string');
 
-/**
- * A copy of the stored state, or undefined when it is not valid. It is written back only when the poll succeeds,
- * so an error never moves the stored cursor, and holds the binding as its digest only, dropping a clear host and e-mail.
- */
+/** A copy of the stored state, or undefined when it is not valid; it keeps the binding as its digest only. */
 function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
 	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, host, account } = value;
 	const valid =
@@ -230,7 +212,6 @@ function storedState(value: IDataObject, boundTo: string): TriggerState | undefi
 		(cursor === undefined ? catchingUp : typeof cursor === 'string' && isCursor(cursor)) &&
 		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
 		(seenIds === undefined || isTextList(seenIds)) &&
-		// States saved before the digest hold host and e-mail in clear: compared once, never written again.
 		[value.boundTo, host, account].every((text) => text === undefined || typeof text === 'string');
 	if (!valid) return undefined;
 	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds } as TriggerState;
@@ -243,10 +224,9 @@ export const OPERATOR_STATE_KEY = 'operatorEvents';
 function saveState(staticData: IDataObject, next: IDataObject): void {
 	for (const key of Object.keys(staticData))
 		if (next[key] === undefined && key !== OPERATOR_STATE_KEY) delete staticData[key];
-	for (const [key, value] of Object.entries(next)) {
+	for (const [key, value] of Object.entries(next))
 		if (value !== undefined && JSON.stringify(staticData[key]) !== JSON.stringify(value))
 			staticData[key] = value;
-	}
 }
 
 /** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
@@ -255,10 +235,7 @@ export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
 	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
 }
 
-/**
- * The chats New Chats Only emits (created at or after the starting point, and not seen before), and its seen list
- * after them; the state itself is left as it is.
- */
+/** The chats New Chats Only emits (created from `newChatsFrom` on, not seen before) and the seen list after them. */
 export function takeNewChats(state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>, chats: Chat[]) {
 	const fromMs = toEpochMs(state.newChatsFrom);
 	const seen = new Set(state.seenIds ?? []);
