@@ -15,22 +15,13 @@ import * as tariffGetMany from './tariff/getMany.operation';
 import * as pairToken from './visitor/pairToken.operation';
 import * as removeToken from './visitor/removeToken.operation';
 
-/** The operations of each resource. */
-const broadcast = { sendOverChatHistory, sendTemplate };
-const chat = { get: chatGet, getMany: chatGetMany };
-const department = { getMany: departmentGetMany };
-const operator = { getMany: operatorGetMany, setStatus };
-const statistics = { getOperatorStats, getUsage };
-const tariff = { getMany: tariffGetMany };
-const visitor = { pairToken, removeToken };
-
 /** Each resource's operations and its selector, written out in full so n8n's lint checks the options. */
 export const resources: Record<
 	string,
 	{ operations: Record<string, SvcOperation>; selector: INodeProperties }
 > = {
 	broadcast: {
-		operations: broadcast,
+		operations: { sendOverChatHistory, sendTemplate },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -55,7 +46,7 @@ export const resources: Record<
 		},
 	},
 	chat: {
-		operations: chat,
+		operations: { get: chatGet, getMany: chatGetMany },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -80,7 +71,7 @@ export const resources: Record<
 		},
 	},
 	department: {
-		operations: department,
+		operations: { getMany: departmentGetMany },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -98,7 +89,7 @@ export const resources: Record<
 		},
 	},
 	operator: {
-		operations: operator,
+		operations: { getMany: operatorGetMany, setStatus },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -122,7 +113,7 @@ export const resources: Record<
 		},
 	},
 	statistics: {
-		operations: statistics,
+		operations: { getOperatorStats, getUsage },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -148,7 +139,7 @@ export const resources: Record<
 		},
 	},
 	tariff: {
-		operations: tariff,
+		operations: { getMany: tariffGetMany },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -166,7 +157,7 @@ export const resources: Record<
 		},
 	},
 	visitor: {
-		operations: visitor,
+		operations: { pairToken, removeToken },
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
