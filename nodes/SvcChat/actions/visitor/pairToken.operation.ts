@@ -6,6 +6,16 @@ import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 
+/** A text field of the visitor data: name, display name, placeholder and (for the usual fields) description. */
+const textField = ([name, displayName, placeholder, description]: string[]): INodeProperties => ({
+	displayName,
+	name,
+	type: 'string',
+	default: '',
+	placeholder,
+	...(description === undefined ? {} : { description }),
+});
+
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Auth Token',
@@ -61,16 +71,7 @@ export const properties: INodeProperties[] = [
 				"Link to the visitor's profile in your system, so operators can open it",
 			],
 			['site', 'Site', 'e.g. https://example.com', 'The website the visitor is logged in to'],
-		].map(
-			([name, displayName, placeholder, description]): INodeProperties => ({
-				displayName,
-				name,
-				type: 'string',
-				default: '',
-				placeholder,
-				description,
-			}),
-		),
+		].map(textField),
 	},
 	{
 		displayName: 'Custom Fields',
@@ -86,21 +87,9 @@ export const properties: INodeProperties[] = [
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. plan',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. premium',
-					},
-				],
+					['name', 'Name', 'e.g. plan'],
+					['value', 'Value', 'e.g. premium'],
+				].map(textField),
 			},
 		],
 	},
