@@ -98,7 +98,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
 	const { chats, lastTs } = await walkChats(this, since, walk);
 	const records = formatChats(chats, output);
-	return includeCursor
-		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))
-		: records;
+	if (!includeCursor) return records;
+	return records.map((record) => ({ ...record, last_ts: String(lastTs) }));
 }
