@@ -15,13 +15,22 @@ import * as tariffGetMany from './tariff/getMany.operation';
 import * as pairToken from './visitor/pairToken.operation';
 import * as removeToken from './visitor/removeToken.operation';
 
+// Each table is a top-level const, not written inline below: knip sees a namespace import used only that way.
+const broadcast = { sendOverChatHistory, sendTemplate };
+const chat = { get: chatGet, getMany: chatGetMany };
+const department = { getMany: departmentGetMany };
+const operator = { getMany: operatorGetMany, setStatus };
+const statistics = { getOperatorStats, getUsage };
+const tariff = { getMany: tariffGetMany };
+const visitor = { pairToken, removeToken };
+
 /** Each resource's operations and its selector, written out in full so n8n's lint checks the options. */
 export const resources: Record<
 	string,
 	{ operations: Record<string, SvcOperation>; selector: INodeProperties }
 > = {
 	broadcast: {
-		operations: { sendOverChatHistory, sendTemplate },
+		operations: broadcast,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -46,7 +55,7 @@ export const resources: Record<
 		},
 	},
 	chat: {
-		operations: { get: chatGet, getMany: chatGetMany },
+		operations: chat,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -71,7 +80,7 @@ export const resources: Record<
 		},
 	},
 	department: {
-		operations: { getMany: departmentGetMany },
+		operations: department,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -89,7 +98,7 @@ export const resources: Record<
 		},
 	},
 	operator: {
-		operations: { getMany: operatorGetMany, setStatus },
+		operations: operator,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -113,7 +122,7 @@ export const resources: Record<
 		},
 	},
 	statistics: {
-		operations: { getOperatorStats, getUsage },
+		operations: statistics,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -139,7 +148,7 @@ export const resources: Record<
 		},
 	},
 	tariff: {
-		operations: { getMany: tariffGetMany },
+		operations: tariff,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',
@@ -157,7 +166,7 @@ export const resources: Record<
 		},
 	},
 	visitor: {
-		operations: { pairToken, removeToken },
+		operations: visitor,
 		selector: {
 			displayName: 'Operation',
 			name: 'operation',

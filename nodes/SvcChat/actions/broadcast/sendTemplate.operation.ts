@@ -76,11 +76,7 @@ const HEADER_TYPES = headerTypeParameter.options!.map(
 );
 
 /** The list of one template part's parameters ("Header Parameters"), each row one parameter. */
-function templatePart(
-	part: string,
-	description: string,
-	values: INodeProperties[] = [textParameter],
-): INodeProperties {
+function templatePart(part: string, description: string, values = [textParameter]) {
 	return {
 		displayName: `${part} Parameters`,
 		name: `${part.toLowerCase()}Parameters`,
@@ -90,7 +86,7 @@ function templatePart(
 		default: {},
 		description,
 		options: [{ displayName: 'Parameter', name: 'parameter', values }],
-	};
+	} satisfies INodeProperties;
 }
 
 export const properties: INodeProperties[] = [

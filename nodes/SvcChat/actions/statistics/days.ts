@@ -60,11 +60,9 @@ export const dayProperties: INodeProperties[] = [
 function readDay(read: ParameterReader, name: string): string {
 	const value = read.raw(name, '');
 	const day = calendarDay(value);
-	if (day === undefined) {
-		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
-		throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
-	}
-	return day;
+	if (day !== undefined) return day;
+	const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
+	throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 }
 
 /** The yyyy-mm-dd UTC days to request, in order. */
