@@ -54,9 +54,7 @@ export class SvcChat implements INodeType {
 		],
 	};
 
-	methods = {
-		listSearch: { searchChats, searchOperatorEmails, searchOperators },
-	};
+	methods = { listSearch: { searchChats, searchOperatorEmails, searchOperators } };
 
 	async execute(this: IExecuteFunctions) {
 		return await router.call(this, resources);

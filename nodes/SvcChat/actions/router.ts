@@ -26,10 +26,7 @@ export type SvcOperation = { properties: INodeProperties[] } & (
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
-/**
- * The error that stops the run: an n8n error that names its item, in its message too ("[item N]", n8n's convention);
- * with a note, a copy with the note added to its description, so the error that was thrown stays as it was.
- */
+/** The error that stops the run, naming its item ("[item N]", as n8n does); a note goes on a copy, so the thrown one stays. */
 function stopError(context: IExecuteFunctions, error: unknown, itemIndex: number, note?: string) {
 	const nodeError =
 		error instanceof Error && 'node' in error
@@ -57,10 +54,8 @@ export function itemOutput(context: IExecuteFunctions, itemCount: number) {
 		succeed(itemIndex: number, records: IDataObject[]) {
 			perItem[itemIndex] = records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		},
-		/**
-		 * Without continue-on-fail, the failure stops the run with the error of its first item (and the note, if any);
-		 * with it, each failed item gets an error item (the message, the fix and its `fields`) and the run goes on.
-		 */
+		// Without continue-on-fail, the error of the first item (and the note, if any) stops the run; with it, each
+		// failed item gets an error item (the message, the fix and its `fields`) and the run goes on.
 		fail(error: unknown, items: Array<{ itemIndex: number; fields?: IDataObject }>, note?: string) {
 			if (!continueOnFail) throw stopError(context, error, items[0].itemIndex, note);
 			const { message, description } = error as Error & { description?: unknown };

@@ -68,6 +68,29 @@ describe('Statistics > Get Usage', () => {
 		]);
 	});
 
+	test('a range of 366 days, the most allowed, requests each of them once, in order', async () => {
+		const requested: string[] = [];
+		svc()
+			.get('/api/v2/stats')
+			.query((query) => requested.push(String(query.date)) > 0 && query.mode === 'usage')
+			.times(366)
+			.reply(200, USAGE);
+		const output = await runNode({
+			...usage,
+			dateMode: 'range',
+			dateFrom: '2024-01-01',
+			dateTo: '2024-12-31',
+		});
+		expect(output.map((item) => item.json.date)).toEqual(requested);
+		expect([requested.length, requested[0], requested[59], requested[365]]).toEqual([
+			366,
+			'2024-01-01',
+			'2024-02-29',
+			'2024-12-31',
+		]);
+		expect(new Set(requested).size).toBe(366);
+	});
+
 	test.each([
 		[
 			'a reversed range',
@@ -78,6 +101,11 @@ describe('Statistics > Get Usage', () => {
 			'a range over 366 days',
 			{ dateMode: 'range', dateFrom: '2023-01-01', dateTo: '2024-12-31' },
 			'longer than 366 days',
+		],
+		[
+			'a range of 367 days',
+			{ dateMode: 'range', dateFrom: '2024-01-01', dateTo: '2025-01-01' },
+			"The range 'From' (2024-01-01) to 'To' (2025-01-01) is longer than 366 days",
 		],
 		['an empty date', { date: '' }, "'Date' is empty"],
 		['a date that is not a date', { date: '2024-13-45' }, "'Date' is not a date"],

@@ -76,11 +76,7 @@ const HEADER_TYPES = headerTypeParameter.options!.map(
 );
 
 /** The list of one template part's parameters ("Header Parameters"), each row one parameter. */
-function templatePart(
-	part: string,
-	description: string,
-	values: INodeProperties[] = [textParameter],
-): INodeProperties {
+function templatePart(part: string, description: string, values = [textParameter]) {
 	return {
 		displayName: `${part} Parameters`,
 		name: `${part.toLowerCase()}Parameters`,
@@ -90,7 +86,7 @@ function templatePart(
 		default: {},
 		description,
 		options: [{ displayName: 'Parameter', name: 'parameter', values }],
-	};
+	} satisfies INodeProperties;
 }
 
 export const properties: INodeProperties[] = [
@@ -152,10 +148,7 @@ export const properties: INodeProperties[] = [
 	]),
 ];
 
-/**
- * Every recipient is read before anything is sent, so a bad item cannot stop a broadcast half-way; then one request
- * at a time, never retried, and each recipient's output says how its request went.
- */
+/** Every recipient is read first, so a bad item cannot stop a broadcast half-way; then one request at a time. */
 export const executeBatch: ExecuteBatch = async function (items, output) {
 	if (!items.length) return;
 	let recipientsPerRequest: number;
@@ -166,10 +159,8 @@ export const executeBatch: ExecuteBatch = async function (items, output) {
 			{ fallback: DEFAULT_RECIPIENTS_PER_REQUEST, fix: 'Use 0 to send all items in one request.' },
 		);
 	} catch (error) {
-		return output.fail(
-			error,
-			items.map((_, itemIndex) => ({ itemIndex })),
-		);
+		const everyItem = items.map((_, itemIndex) => ({ itemIndex }));
+		return output.fail(error, everyItem);
 	}
 	const recipients: Recipient[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -184,17 +175,13 @@ export const executeBatch: ExecuteBatch = async function (items, output) {
 	let credentials: SvcCredentials | undefined;
 	for (const [index, batch] of requests.entries()) {
 		const place = { request: index + 1, requests: requests.length };
-		const { operatorId, channelId, templateId } = batch[0];
+		const [{ itemIndex: firstItem, operatorId, channelId, templateId }] = batch;
 		const data = { template_id: templateId, entries: batch.map((recipient) => recipient.entry) };
 		const body = { operator_id: operatorId, data: { kind: 'msgapp', channel_id: channelId, data } };
 		try {
 			// Read once for all the requests (n8n decrypts them on every read), where a failure fails this request.
 			credentials ??= await readCredentials(this);
-			await svcRequest(this, 'rt/send_broadcast', {
-				body,
-				itemIndex: batch[0].itemIndex,
-				credentials,
-			});
+			await svcRequest(this, 'rt/send_broadcast', { body, itemIndex: firstItem, credentials });
 		} catch (error) {
 			const failed = batch.map(({ itemIndex, entry }) => ({
 				itemIndex,
@@ -262,9 +249,8 @@ function readPart(read: ParameterReader, part: 'header' | 'body' | 'footer'): ID
 				'Give the parameter a text value.',
 			);
 		}
-		if (!text.trim()) {
+		if (!text.trim())
 			throw refuse('is empty', 'Fill in every template parameter, or remove the empty one.');
-		}
 		const type = part === 'header' ? row.type : 'text';
 		if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
 			throw refuse(`has the type ${showValue(type)}`, `Use one of: ${HEADER_TYPES.join(', ')}.`);

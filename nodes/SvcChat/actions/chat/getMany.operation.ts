@@ -69,23 +69,19 @@ export const properties: INodeProperties[] = [
 function readSinceCursor(read: ParameterReader): string {
 	if ((read.raw('since', 'date') as string) === 'cursor') {
 		const cursor = read.optionalText('sinceCursor') ?? '';
-		if (!/^\d{1,20}$/.test(cursor)) {
-			throw read.fail(
-				`'${read.label('sinceCursor')}' must be digits only (a last_ts value from an earlier run), not ${showValue(cursor)}`,
-				`Use the last_ts of an earlier run (turn on the '${read.label('options.includeCursor')}' option to get it), or 0 for the beginning.`,
-			);
-		}
-		return cursor;
+		if (/^\d{1,20}$/.test(cursor)) return cursor;
+		throw read.fail(
+			`'${read.label('sinceCursor')}' must be digits only (a last_ts value from an earlier run), not ${showValue(cursor)}`,
+			`Use the last_ts of an earlier run (turn on the '${read.label('options.includeCursor')}' option to get it), or 0 for the beginning.`,
+		);
 	}
 	const date = read.raw('sinceDate', '');
 	const cursor = dateToCursor(zonelessAsUtc(date));
-	if (cursor === undefined) {
-		throw read.fail(
-			`'${read.label('sinceDate')}' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
-			'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
-		);
-	}
-	return cursor;
+	if (cursor !== undefined) return cursor;
+	throw read.fail(
+		`'${read.label('sinceDate')}' is ${date === '' || date === undefined ? 'empty' : `not a date: ${showValue(date)}`}`,
+		'Pick a date, or give an ISO 8601 date such as 2024-05-01T00:00:00Z.',
+	);
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
@@ -98,7 +94,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
 	const { chats, lastTs } = await walkChats(this, since, walk);
 	const records = formatChats(chats, output);
-	return includeCursor
-		? records.map((record) => ({ ...record, last_ts: String(lastTs) }))
-		: records;
+	if (!includeCursor) return records;
+	return records.map((record) => ({ ...record, last_ts: String(lastTs) }));
 }

@@ -8,6 +8,7 @@ import { showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 
 const MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
 
 export const dayProperties: INodeProperties[] = [
 	{
@@ -59,11 +60,9 @@ export const dayProperties: INodeProperties[] = [
 function readDay(read: ParameterReader, name: string): string {
 	const value = read.raw(name, '');
 	const day = calendarDay(value);
-	if (day === undefined) {
-		const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
-		throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
-	}
-	return day;
+	if (day !== undefined) return day;
+	const shown = value === '' || value === undefined ? 'empty' : `not a date: ${showValue(value)}`;
+	throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 }
 
 /** The yyyy-mm-dd UTC days to request, in order. */
@@ -72,20 +71,17 @@ function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
 	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
 	const from = readDay(read, 'dateFrom');
 	const to = readDay(read, 'dateTo');
-	const days = [from];
-	while (from < to && days.at(-1) !== to && days.length < MAX_DAYS) {
-		const next = Date.parse(`${days.at(-1)}T00:00:00Z`) + 86_400_000;
-		days.push(new Date(next).toISOString().slice(0, 10));
-	}
-	if (days.at(-1) !== to) {
+	const count = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
+	if (count < 1 || count > MAX_DAYS) {
 		const [fromLabel, toLabel] = [read.label('dateFrom'), read.label('dateTo')];
 		const problem =
-			from > to
+			count < 1
 				? `'${fromLabel}' (${from}) is after '${toLabel}' (${to})`
 				: `The range '${fromLabel}' (${from}) to '${toLabel}' (${to}) is longer than ${MAX_DAYS} days`;
 		throw read.fail(problem, `Choose a range of at most ${MAX_DAYS} days, '${fromLabel}' first.`);
 	}
-	return days;
+	const day = (offset: number) => new Date(Date.parse(from) + offset * DAY_MS).toISOString();
+	return Array.from({ length: count }, (_, offset) => day(offset).slice(0, 10));
 }
 
 /** GET /stats for each day, in order; each reply comes with its day. */
@@ -93,11 +89,11 @@ export async function fetchDailyStats<Mode extends keyof StatsReplies>(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	mode: Mode,
-): Promise<Array<{ date: string; reply: StatsReplies[Mode] }>> {
-	const results: Array<{ date: string; reply: StatsReplies[Mode] }> = [];
+) {
+	const daily = [];
 	for (const date of readDays(context, itemIndex)) {
 		const reply = await svcRequest(context, 'stats', { qs: { date, mode }, itemIndex });
-		results.push({ date, reply });
+		daily.push({ date, reply });
 	}
-	return results;
+	return daily;
 }

@@ -6,6 +6,16 @@ import { svcRequest } from '../../transport/request';
 import { describeValueType, showValue } from '../../helpers/values';
 import { itemParameters, type ParameterReader } from '../../parameters';
 
+/** A text field of the visitor data: name, display name, placeholder and (for the usual fields) description. */
+const textField = ([name, displayName, placeholder, description]: string[]): INodeProperties => ({
+	displayName,
+	name,
+	type: 'string',
+	default: '',
+	placeholder,
+	...(description === undefined ? {} : { description }),
+});
+
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Auth Token',
@@ -61,16 +71,7 @@ export const properties: INodeProperties[] = [
 				"Link to the visitor's profile in your system, so operators can open it",
 			],
 			['site', 'Site', 'e.g. https://example.com', 'The website the visitor is logged in to'],
-		].map(
-			([name, displayName, placeholder, description]): INodeProperties => ({
-				displayName,
-				name,
-				type: 'string',
-				default: '',
-				placeholder,
-				description,
-			}),
-		),
+		].map(textField),
 	},
 	{
 		displayName: 'Custom Fields',
@@ -86,21 +87,9 @@ export const properties: INodeProperties[] = [
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. plan',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. premium',
-					},
-				],
+					['name', 'Name', 'e.g. plan'],
+					['value', 'Value', 'e.g. premium'],
+				].map(textField),
 			},
 		],
 	},
@@ -138,16 +127,12 @@ function readExtraFields(read: ParameterReader): Array<[string, unknown]> {
 	];
 }
 
-/**
- * `visitor_fields` (spec 2.1, 4.1): `id` first, then each extra field as text. `id` may only come from the visitor ID,
- * so a second, different id cannot slip in through the extra fields.
- */
+const VISITOR_FIELD_FIX =
+	'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.';
+
+/** `visitor_fields` (spec 2.1, 4.1): `id` first, only from Visitor ID so no second id slips in; then the rest as text. */
 function visitorFields(read: ParameterReader, visitorId: string): Record<string, string> {
-	const refuse = (problem: string) =>
-		read.fail(
-			problem,
-			'Visitor field values must be text; numbers and true/false are converted, objects and lists are not.',
-		);
+	const refuse = (problem: string) => read.fail(problem, VISITOR_FIELD_FIX);
 	// A Map, not an object: names such as "constructor" or "__proto__" are fields like any other.
 	const fields = new Map<string, string>([['id', visitorId]]);
 	for (const [rawKey, value] of readExtraFields(read)) {
@@ -174,10 +159,7 @@ function visitorFields(read: ParameterReader, visitorId: string): Record<string,
 	return Object.fromEntries(fields);
 }
 
-/**
- * The line a website puts in its pages (spec 4.1 rule 5a). The token is a JavaScript string literal that is
- * also safe inside an inline <script>: quotes, backslashes, "<" and line separators are escaped.
- */
+/** The line for the website's pages (spec 4.1 rule 5a); the token's string literal is safe inside an inline <script> too. */
 function authTokenSnippet(token: string): string {
 	const literal = JSON.stringify(token).replace(
 		/[<>\u2028\u2029]/g,
@@ -201,9 +183,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	});
 	const fields = visitorFields(read, visitorId);
 	const authToken = readAuthToken(read) ?? randomUUID();
-	await svcRequest(this, 'rt/provide_visitor_fields', {
-		body: { auth_token: authToken, visitor_fields: fields },
-		itemIndex,
-	});
+	const body = { auth_token: authToken, visitor_fields: fields };
+	await svcRequest(this, 'rt/provide_visitor_fields', { body, itemIndex });
 	return [{ auth_token: authToken, visitor_fields: fields, snippet: authTokenSnippet(authToken) }];
 }

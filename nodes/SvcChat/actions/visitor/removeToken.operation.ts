@@ -28,10 +28,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 			'Enter the token that Pair Token returned for this visitor.',
 		);
 	}
-	await svcRequest(this, 'rt/provide_visitor_fields', {
-		body: { auth_token: authToken },
-		itemIndex,
-	});
+	const body = { auth_token: authToken };
+	await svcRequest(this, 'rt/provide_visitor_fields', { body, itemIndex });
 	// n8n's convention for a deletion is { deleted: true }; version 1 of the node said { removed: true }, and keeps it.
 	if (this.getNode().typeVersion < 2) return [{ auth_token: authToken, removed: true }];
 	return [{ deleted: true, auth_token: authToken }];
