@@ -3,7 +3,7 @@ import { NodeConnectionTypes, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { resources } from './actions/resources';
+import { operations, selectors } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
@@ -42,9 +42,9 @@ export class SvcChat implements INodeType {
 				],
 				default: 'chat',
 			},
-			...Object.entries(resources).flatMap(([resource, { operations, selector }]) => [
+			...Object.entries(selectors).flatMap(([resource, selector]) => [
 				{ ...selector, displayOptions: { show: { resource: [resource] } } },
-				...Object.entries(operations).flatMap(([operation, { properties }]) =>
+				...Object.entries(operations[resource]).flatMap(([operation, { properties }]) =>
 					updateDisplayOptions(
 						{ show: { resource: [resource], operation: [operation] } },
 						properties,
@@ -57,6 +57,6 @@ export class SvcChat implements INodeType {
 	methods = { listSearch: { searchChats, searchOperatorEmails, searchOperators } };
 
 	async execute(this: IExecuteFunctions) {
-		return await router.call(this, resources);
+		return await router.call(this, operations);
 	}
 }

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { resources } from '../../nodes/SvcChat/actions/resources';
+import { operations } from '../../nodes/SvcChat/actions/resources';
 
 import {
 	anyHostileValue,
@@ -17,9 +17,8 @@ import {
 } from './hostileValues';
 
 /** Every operation of the Svc Chat node, "resource/operation", read from the node itself: a new one must be added here. */
-export const ACTION_OPERATION_NAMES = Object.entries(resources).flatMap(
-	([resource, { operations }]) =>
-		Object.keys(operations).map((operation) => `${resource}/${operation}`),
+export const ACTION_OPERATION_NAMES = Object.entries(operations).flatMap(([resource, ofResource]) =>
+	Object.keys(ofResource).map((operation) => `${resource}/${operation}`),
 );
 
 /** The catalogue entry of an operation; fails if the node has an operation the catalogue lacks. */

@@ -16,7 +16,7 @@ import {
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../nodes/SvcChat/SvcChatTrigger.node';
 import { router } from '../../nodes/SvcChat/actions/router';
-import { resources } from '../../nodes/SvcChat/actions/resources';
+import { operations } from '../../nodes/SvcChat/actions/resources';
 import type { SvcCredentials } from '../../nodes/SvcChat/transport/request';
 import { createExecuteContext, createPollContext, strictParameters } from '../harness/contexts';
 import { instantPauses } from '../harness/fixtures';
@@ -204,7 +204,7 @@ export async function runAction(
 	try {
 		// SvcChat.execute() is the router with n8n's sleep; here retries pause for no time.
 		instantPauses();
-		const [items] = await router.call(context, resources);
+		const [items] = await router.call(context, operations);
 		return { ok: true, items };
 	} catch (error) {
 		return { ok: false, error };

@@ -24,170 +24,157 @@ const statistics = { getOperatorStats, getUsage };
 const tariff = { getMany: tariffGetMany };
 const visitor = { pairToken, removeToken };
 
-/** Each resource's operations and its selector, written out in full so n8n's lint checks the options. */
-export const resources: Record<
-	string,
-	{ operations: Record<string, SvcOperation>; selector: INodeProperties }
-> = {
+/** The operations of each resource, as the router finds them. */
+export const operations: Record<string, Record<string, SvcOperation>> = {
+	broadcast,
+	chat,
+	department,
+	operator,
+	statistics,
+	tariff,
+	visitor,
+};
+
+/** Each resource's operation selector, written out in full so n8n's lint checks the options. */
+export const selectors: Record<string, INodeProperties> = {
 	broadcast: {
-		operations: broadcast,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Send Over Chat History',
-					value: 'sendOverChatHistory',
-					description: 'Send a broadcast to visitors of past chats, with content you give as JSON',
-					action: 'Send broadcast over chat history',
-				},
-				{
-					name: 'Send Template',
-					value: 'sendTemplate',
-					description:
-						'Send a registered message template (e.g. WhatsApp) to phone numbers; each input item is one recipient',
-					action: 'Send template broadcast',
-				},
-			],
-			default: 'sendTemplate',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Send Over Chat History',
+				value: 'sendOverChatHistory',
+				description: 'Send a broadcast to visitors of past chats, with content you give as JSON',
+				action: 'Send broadcast over chat history',
+			},
+			{
+				name: 'Send Template',
+				value: 'sendTemplate',
+				description:
+					'Send a registered message template (e.g. WhatsApp) to phone numbers; each input item is one recipient',
+				action: 'Send template broadcast',
+			},
+		],
+		default: 'sendTemplate',
 	},
 	chat: {
-		operations: chat,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Get',
-					value: 'get',
-					description: 'Retrieve one chat with its messages, ratings and visitor',
-					action: 'Get chat',
-				},
-				{
-					name: 'Get Many',
-					value: 'getMany',
-					description:
-						'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at',
-					action: 'Get many chats',
-				},
-			],
-			default: 'getMany',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Retrieve one chat with its messages, ratings and visitor',
+				action: 'Get chat',
+			},
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description:
+					'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at',
+				action: 'Get many chats',
+			},
+		],
+		default: 'getMany',
 	},
 	department: {
-		operations: department,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Get Many',
-					value: 'getMany',
-					description: 'List the departments of the account',
-					action: 'Get many departments',
-				},
-			],
-			default: 'getMany',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List the departments of the account',
+				action: 'Get many departments',
+			},
+		],
+		default: 'getMany',
 	},
 	operator: {
-		operations: operator,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Get Many',
-					value: 'getMany',
-					description: 'List the operators of the account with their status and roles',
-					action: 'Get many operators',
-				},
-				{
-					name: 'Set Status',
-					value: 'setStatus',
-					description: 'Set an operator online, offline, invisible or on a break',
-					action: 'Set operator status',
-				},
-			],
-			default: 'getMany',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List the operators of the account with their status and roles',
+				action: 'Get many operators',
+			},
+			{
+				name: 'Set Status',
+				value: 'setStatus',
+				description: 'Set an operator online, offline, invisible or on a break',
+				action: 'Set operator status',
+			},
+		],
+		default: 'getMany',
 	},
 	statistics: {
-		operations: statistics,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Get Operator Statistics',
-					value: 'getOperatorStats',
-					description:
-						'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices',
-					action: 'Get operator statistics',
-				},
-				{
-					name: 'Get Usage',
-					value: 'getUsage',
-					description:
-						'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time',
-					action: 'Get usage statistics',
-				},
-			],
-			default: 'getUsage',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Get Operator Statistics',
+				value: 'getOperatorStats',
+				description:
+					'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices',
+				action: 'Get operator statistics',
+			},
+			{
+				name: 'Get Usage',
+				value: 'getUsage',
+				description:
+					'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time',
+				action: 'Get usage statistics',
+			},
+		],
+		default: 'getUsage',
 	},
 	tariff: {
-		operations: tariff,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Get Many',
-					value: 'getMany',
-					description: 'List the tariffs with their partner and public prices and discounts',
-					action: 'Get many tariffs',
-				},
-			],
-			default: 'getMany',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List the tariffs with their partner and public prices and discounts',
+				action: 'Get many tariffs',
+			},
+		],
+		default: 'getMany',
 	},
 	visitor: {
-		operations: visitor,
-		selector: {
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Pair Token',
-					value: 'pairToken',
-					description:
-						'Link an auth token to a logged-in visitor of your website, so the chat widget knows who they are',
-					action: 'Pair visitor token',
-				},
-				{
-					name: 'Remove Token',
-					value: 'removeToken',
-					description: 'Remove the pairing of an auth token, e.g. when the visitor logs out',
-					action: 'Remove visitor token',
-				},
-			],
-			default: 'pairToken',
-		},
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Pair Token',
+				value: 'pairToken',
+				description:
+					'Link an auth token to a logged-in visitor of your website, so the chat widget knows who they are',
+				action: 'Pair visitor token',
+			},
+			{
+				name: 'Remove Token',
+				value: 'removeToken',
+				description: 'Remove the pairing of an auth token, e.g. when the visitor logs out',
+				action: 'Remove visitor token',
+			},
+		],
+		default: 'pairToken',
 	},
 };

@@ -70,12 +70,12 @@ type ItemOutput = ReturnType<typeof itemOutput>;
 
 export async function router(
 	this: IExecuteFunctions,
-	resources: Record<string, { operations: Record<string, SvcOperation> }>,
+	operations: Record<string, Record<string, SvcOperation>>,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as unknown;
 	const operationName = this.getNodeParameter('operation', 0) as unknown;
-	const operation = own(own(resources, resource)?.operations, operationName);
+	const operation = own(own(operations, resource), operationName);
 	if (!operation) {
 		throw new NodeOperationError(
 			this.getNode(),

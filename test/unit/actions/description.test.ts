@@ -2,7 +2,7 @@
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
-import { resources } from '../../../nodes/SvcChat/actions/resources';
+import { operations } from '../../../nodes/SvcChat/actions/resources';
 import { strictParameters } from '../../harness/contexts';
 
 const { description } = new SvcChat();
@@ -85,7 +85,7 @@ test('every operation has an action label and a description, and the router know
 		}>) {
 			expect(option.action).toBeTruthy();
 			expect(option.description).toBeTruthy();
-			expect(resources[resource].operations[option.value]).toBeDefined();
+			expect(operations[resource][option.value]).toBeDefined();
 			pairs.push(`${resource}/${option.value}`);
 		}
 	}

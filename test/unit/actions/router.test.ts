@@ -2,7 +2,7 @@
 import { mock } from 'jest-mock-extended';
 import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
-import { resources } from '../../../nodes/SvcChat/actions/resources';
+import { operations } from '../../../nodes/SvcChat/actions/resources';
 import { itemOutput, router } from '../../../nodes/SvcChat/actions/router';
 
 const node = { name: 'Svc Chat', type: 'n8n-nodes-svc.svcChat', typeVersion: 2 } as INode;
@@ -80,6 +80,6 @@ test.each([
 		context.getNodeParameter.mockImplementation(
 			(name: string) => ({ resource, operation })[name as 'resource'],
 		);
-		await expect(router.call(context, resources)).rejects.toThrow(message);
+		await expect(router.call(context, operations)).rejects.toThrow(message);
 	},
 );
