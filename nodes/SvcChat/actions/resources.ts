@@ -24,7 +24,6 @@ const statistics = { getOperatorStats, getUsage };
 const tariff = { getMany: tariffGetMany };
 const visitor = { pairToken, removeToken };
 
-/** The operations of each resource, as the router finds them. */
 export const operations: Record<string, Record<string, SvcOperation>> = {
 	broadcast,
 	chat,

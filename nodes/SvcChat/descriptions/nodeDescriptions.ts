@@ -1,6 +1,5 @@
 // The one-line descriptions of the Svc nodes, kept together because n8n's node creator shows one for both.
 
-/** What the Svc Chat node (and its AI-tool variant) does. */
 export const SVC_CHAT_DESCRIPTION =
 	'Read chats, operators and statistics, set operator status, pair visitors and send template broadcasts with the Svc chat server';
 

@@ -155,7 +155,6 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
-/** The records to emit for some chats in the chosen output mode. */
 export function formatChats(chats: Chat[], mode: ChatOutput): IDataObject[] {
 	// Selected Fields: the chat's id and the chosen fields it has (a chat from a list may lack some).
 	if (typeof mode === 'object')

@@ -22,7 +22,6 @@ export function dateToCursor(value: unknown): string | undefined {
 	return ms === undefined ? undefined : String(ms * 1000);
 }
 
-/** yyyy-mm-dd of a date, in UTC. */
 export function toUtcDay(value: unknown): string | undefined {
 	const ms = toEpochMs(value);
 	return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);

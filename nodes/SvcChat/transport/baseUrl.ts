@@ -12,7 +12,6 @@ const USER_INFO_PROBLEM =
 const plainHttpProblem = (hostAndPort: string) =>
 	`Plain http:// is refused for "${hostAndPort}": the password would cross the network unencrypted. Use https:// (or just the host name).`;
 
-/** The fix shown after every host problem. */
 export const HOST_FIX = 'Correct the host in the Svc API credentials.';
 
 /**

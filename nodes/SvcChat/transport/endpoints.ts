@@ -159,7 +159,6 @@ export const ENDPOINTS = {
 type Endpoints = typeof ENDPOINTS;
 export type EndpointPath = keyof Endpoints;
 
-/** The reply of an endpoint, as its shape check lets it through. */
 export type ReplyOf<Path extends EndpointPath> =
 	Endpoints[Path] extends Endpoint<infer Reply> ? Reply : never;
 

@@ -65,7 +65,6 @@ function readDay(read: ParameterReader, name: string): string {
 	throw read.fail(`'${read.label(name)}' is ${shown}`, 'Pick a date, or give one as yyyy-mm-dd.');
 }
 
-/** The yyyy-mm-dd UTC days to request, in order. */
 function readDays(context: IExecuteFunctions, itemIndex: number): string[] {
 	const read = itemParameters(context, itemIndex, dayProperties);
 	if ((read.raw('dateMode', 'single') as string) !== 'range') return [readDay(read, 'date')];
