@@ -62,10 +62,7 @@ function findNode(workflow: Workflow, name: string) {
 	return node;
 }
 
-/**
- * A copy of a scheduled example that `n8n execute-batch` can start: its Schedule Trigger becomes a Manual Trigger of
- * the same name, and timed Wait nodes wait 2 seconds instead of hours. The Svc nodes are untouched.
- */
+/** A scheduled example that execute-batch can start: a Manual Trigger in its trigger's place, waits of 2 s, not hours. */
 function manualVariant(workflow: Workflow, triggerName: string, id: string): Workflow {
 	const nodes = workflow.nodes.map((node) => {
 		if (node.name === triggerName)
@@ -143,10 +140,7 @@ async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<Ru
 
 type WebhookCall = { workflow: Workflow; webhook: string; body?: unknown; nth?: number };
 
-/**
- * Calls one webhook example (retrying while n8n still registers it: 404 right after start), checks its answer, and
- * records the execution it started (the `nth` of its workflow).
- */
+/** Calls a webhook example (404 while n8n still registers it), checks its answer and records the `nth` execution. */
 async function webhookStep(
 	n8n: N8n,
 	{ workflow, webhook, body = pinnedBody(workflow, webhook), nth = 1 }: WebhookCall,

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 
-import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
+import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
 import { readExecutions, type RestCall, type RunData, type StoredExecution } from './executions';
 import * as processes from './processes';
@@ -24,7 +24,6 @@ export type Owner = typeof DEFAULT_OWNER;
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
-export type WorkflowNode = INode;
 /** A workflow as `n8n import:workflow` reads it; a null staticData clears what n8n kept from an earlier import. */
 export type Workflow = Pick<IWorkflowBase, 'id' | 'name' | 'nodes' | 'connections'> &
 	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active'>> & {
@@ -157,10 +156,7 @@ export class N8n {
 		});
 	}
 
-	/**
-	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
-	 * carries the session cookie and answers the reply's `data`. n8n must be running.
-	 */
+	/** Logs in to the running n8n's REST API as the owner, as the editor does: a request function carrying the cookie. */
 	async restSession(owner = this.owner): Promise<RestCall> {
 		const send = async (method: string, route: string, body: unknown, cookie?: string) =>
 			await fetch(`${this.baseUrl}/rest/${route}`, {
@@ -273,11 +269,7 @@ export class N8n {
 		for (const id of ids) await this.cli(this.runtime.flavour.activateArgs(id));
 	}
 
-	/**
-	 * Runs workflows (each must start with a Manual Trigger) one after the other in one n8n process, and returns
-	 * the run data of each successful one (n8n writes it to a snapshot file) and the error of each failed one.
-	 * Failures are stored executions too.
-	 */
+	/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */
 	async executeBatch(
 		ids: string[],
 	): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
@@ -324,10 +316,7 @@ export class N8n {
 		return { runs, errors };
 	}
 
-	/**
-	 * Runs one workflow; its status and run data, or on failure its stored execution (n8n's `execute` only prints
-	 * the run, so it goes through execute-batch's files and the stored record instead).
-	 */
+	/** Runs one workflow: its run data, or its stored execution when it failed (n8n's `execute` only prints the run). */
 	async execute(id: string): Promise<{ status: string; data: RunData }> {
 		const { runs, errors } = await this.executeBatch([id]);
 		if (runs[id]) return { status: 'success', data: runs[id] };
@@ -336,10 +325,7 @@ export class N8n {
 		return stored ?? { status: 'error', data: failed };
 	}
 
-	/**
-	 * Starts the instance's command and waits until it answers /healthz/readiness on this instance's port (a worker's
-	 * health port: QUEUE_HEALTH_CHECK_PORT).
-	 */
+	/** Starts the instance's command and waits until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */
 	async start(readyTimeoutMs = 120_000): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
@@ -389,11 +375,7 @@ export class N8n {
 		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
 	}
 
-	/**
-	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones, through the
-	 * REST API. n8n answers only while it runs: when it is down (after a crash, after execute-batch) it runs for the read,
-	 * and then its published workflows run their triggers too.
-	 */
+	/** Executions through the REST API; while n8n is down (a crash, execute-batch) it runs for the read, triggers and all. */
 	async readExecutions(
 		workflowId: string,
 		options: { all?: boolean; withData?: boolean } = {},

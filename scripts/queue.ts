@@ -4,10 +4,7 @@ import { freePort, quiet, type Log } from './processes';
 import type { N8nRuntime } from './runtime';
 import { startPostgres, startRedis, type Postgres, type Service } from './services';
 
-/**
- * Main (triggers, schedules, REST, webhooks) plus workers (executions) on one Postgres and one Redis.
- * Each process has its own user folder with the package installed, as on separate machines.
- */
+/** Main (triggers, schedules, REST, webhooks) and workers (executions), each with its own user folder and package. */
 export class QueueCluster {
 	readonly workers: N8n[] = [];
 
@@ -85,10 +82,7 @@ export class QueueCluster {
 		await Promise.all(this.workers.map((worker) => worker.start()));
 	}
 
-	/**
-	 * Publishes workflows on the running main through its REST API, as the editor's Publish button does: no CLI boot
-	 * (each costs tens of seconds on Postgres), and main starts their triggers and webhooks at once.
-	 */
+	/** Publishes workflows through main's REST API, as the editor does: no CLI boot (tens of seconds on Postgres each). */
 	async publish(ids: string[]): Promise<void> {
 		const rest = await this.main.rest();
 		for (const id of ids) {

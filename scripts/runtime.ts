@@ -67,10 +67,7 @@ const installEnv = ({ dir, flavour }: N8nRuntime) => ({
 	N8N_RUNTIME_FLAVOUR: flavour.pins,
 });
 
-/**
- * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
- * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
- */
+/** Installs the pinned runtime when it is missing or stale (minutes, once), its progress on stderr: never a silent hang. */
 export function ensureRuntime(log: Log = quiet, flavour = FLAVOURS['n8n-2']): N8nRuntime {
 	const runtime = runtimePaths(flavour);
 	const started = Date.now();
@@ -93,10 +90,7 @@ export function ensureRuntime(log: Log = quiet, flavour = FLAVOURS['n8n-2']): N8
 	return runtime;
 }
 
-/**
- * Starts installing a runtime in the background and returns at once; a later ensureRuntime() of the same flavour
- * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
- */
+/** Installs a runtime in the background (jest's set-up: the 1.x install overlaps tests); ensureRuntime() waits for it. */
 export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 	const runtime = runtimePaths(flavour);
 	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;

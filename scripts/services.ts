@@ -10,10 +10,7 @@ import { postgresPrograms, redisServer } from './system-programs';
 export type Service = { port: number; stop(): Promise<void> };
 export type Postgres = Service & { host: string; database: string; user: string };
 
-/**
- * Postgres refuses to run as root: as root, its commands run as the `postgres` user that Debian's package creates
- * (setpriv execs, no extra process); any other user (GitHub's runners, a contributor) runs it as themselves.
- */
+/** Postgres refuses to run as root: root runs it as Debian's `postgres` user (setpriv: no extra process). */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	if (process.getuid?.() !== 0) return [command, args];
 	return [

@@ -13,11 +13,7 @@ const isExecutable = (file: string): boolean => {
 	}
 };
 
-/**
- * What `find` finds; when it finds nothing, installs the Debian packages via system-packages.sh (as root or through
- * passwordless sudo) and looks again. Throws with the command a person must run when that cannot be done; never skips
- * silently.
- */
+/** What `find` finds, else after system-packages.sh installs `packages`; else throws with the command to run, never skips. */
 function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMissing: string): T {
 	const found = find();
 	if (found !== undefined) return found;
@@ -113,10 +109,7 @@ export function browserExecutable(): string {
 const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
-/**
- * Where the Postgres programs are: `/usr/lib/postgresql/<version>/bin`, newest version first, then the PATH folders.
- * `versions` is the listing of POSTGRES_ROOT (empty when it does not exist).
- */
+/** The Postgres programs in `/usr/lib/postgresql/<version>/bin` (`versions`, newest first), else in the PATH folders. */
 export function findPostgresPrograms(
 	versions: string[],
 	pathFolders: string[],
