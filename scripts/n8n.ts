@@ -8,7 +8,7 @@ import { text } from 'node:stream/consumers';
 
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import { readExecutions, type RestCall, type RunData, type StoredExecution } from './executions';
+import { readExecutions, type RestCall, type RunData } from './executions';
 import * as processes from './processes';
 import { freePort, quiet, seconds, waitUntil, type Log, type Started } from './processes';
 import type { N8nRuntime } from './runtime';
@@ -224,13 +224,15 @@ export class N8n {
 		return result;
 	}
 
-	/** Writes `files` into a fresh folder for the duration of one CLI import: no file outlives it. */
-	private async importFrom(files: Record<string, unknown>, args: (folder: string) => string[]) {
+	/** Imports credentials or workflows through the CLI, one file each, in a folder that never outlives the import. */
+	private async importFiles(kind: 'credentials' | 'workflow', items: Array<{ id: string }>) {
 		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
 		try {
-			for (const [name, content] of Object.entries(files))
-				fs.writeFileSync(path.join(folder, name), JSON.stringify(content), { mode: 0o600 });
-			await this.cli(args(folder));
+			for (const item of items)
+				fs.writeFileSync(path.join(folder, `${item.id}.json`), JSON.stringify(item), {
+					mode: 0o600,
+				});
+			await this.cli([`import:${kind}`, '--separate', `--input=${folder}`]);
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}
@@ -238,11 +240,7 @@ export class N8n {
 
 	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
 	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
-		const file = 'credentials.json';
-		await this.importFrom({ [file]: credentials }, (folder) => [
-			'import:credentials',
-			`--input=${path.join(folder, file)}`,
-		]);
+		await this.importFiles('credentials', credentials);
 		for (const { id, name, type, data } of credentials) {
 			this.log(
 				type === 'svcApi'
@@ -253,14 +251,7 @@ export class N8n {
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
-		const files = Object.fromEntries(
-			workflows.map((workflow) => [`${workflow.id}.json`, workflow]),
-		);
-		await this.importFrom(files, (folder) => [
-			'import:workflow',
-			'--separate',
-			`--input=${folder}`,
-		]);
+		await this.importFiles('workflow', workflows);
 		this.log(`workflows imported: ${workflows.map((workflow) => workflow.name).join(', ')}`);
 	}
 
@@ -298,15 +289,13 @@ export class N8n {
 			const file = path.join(snapshots, `${id}-snapshot.json`);
 			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
 		}
-		if (fs.existsSync(summaryFile)) {
-			type Failures = Array<{ workflowId: string; error: string }>;
-			const { summary } = readJson<{ summary: Record<'errors' | 'warnings', Failures> }>(
-				summaryFile,
-			);
-			// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
-			for (const failure of [...summary.errors, ...summary.warnings])
-				errors[failure.workflowId] = failure.error;
-		}
+		type Failures = Record<'errors' | 'warnings', Array<{ workflowId: string; error: string }>>;
+		const { summary } = fs.existsSync(summaryFile)
+			? readJson<{ summary: Failures }>(summaryFile)
+			: { summary: { errors: [], warnings: [] } };
+		// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
+		for (const failure of [...summary.errors, ...summary.warnings])
+			errors[failure.workflowId] = failure.error;
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
 		if (missing.length) {
@@ -376,10 +365,7 @@ export class N8n {
 	}
 
 	/** Executions through the REST API; while n8n is down (a crash, execute-batch) it runs for the read, triggers and all. */
-	async readExecutions(
-		workflowId: string,
-		options: { all?: boolean; withData?: boolean } = {},
-	): Promise<StoredExecution[]> {
+	async readExecutions(workflowId: string, options: { all?: boolean; withData?: boolean } = {}) {
 		const startedForRead = !this.server;
 		if (startedForRead) await this.start();
 		try {
@@ -391,18 +377,14 @@ export class N8n {
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
 	async waitForExecutions(workflowId: string, count = 1, timeoutMs = 90_000) {
+		const what = `${count} finished executions of workflow ${workflowId}`;
 		return await waitUntil(
 			async () => {
 				const executions = await this.readExecutions(workflowId);
 				if (executions.length < count) throw new Error(`${executions.length} found`);
 				return executions;
 			},
-			{
-				what: `${count} finished executions of workflow ${workflowId}`,
-				timeoutMs,
-				process: this.server,
-				everyMs: 500,
-			},
+			{ what, timeoutMs, process: this.server, everyMs: 500 },
 		);
 	}
 
