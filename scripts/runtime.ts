@@ -16,21 +16,13 @@ const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
  * (undefined removes a variable), and the CLI arguments that mark a workflow active for the next `n8n start`.
  * Everything else (import, execute, start, worker) is the same command.
  */
-export interface N8nFlavour {
-	name: 'n8n-2' | 'n8n-1';
-	pins: string;
-	node: string;
-	env: Record<string, string | undefined>;
-	activateArgs(workflowId: string): string[];
-}
-
-export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
+export const FLAVOURS = {
 	'n8n-2': {
 		name: 'n8n-2',
 		pins: '.',
 		node: '24',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
-		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
+		activateArgs: (id: string) => ['publish:workflow', `--id=${id}`],
 	},
 	'n8n-1': {
 		name: 'n8n-1',
@@ -38,9 +30,10 @@ export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
 		node: '20',
 		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
 		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
-		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+		activateArgs: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	},
-};
+} as const;
+export type N8nFlavour = (typeof FLAVOURS)[keyof typeof FLAVOURS];
 
 /**
  * Where a runtime is: 2.x in N8N_RUNTIME_DIR (default .cache/n8n-runtime), 1.x beside it, in `<that>-n8n-1`. `nodeBin`
@@ -68,7 +61,7 @@ const installEnv = ({ dir, flavour }: N8nRuntime) => ({
 });
 
 /** Installs the pinned runtime when it is missing or stale (minutes, once), its progress on stderr: never a silent hang. */
-export function ensureRuntime(log: Log = quiet, flavour = FLAVOURS['n8n-2']): N8nRuntime {
+export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = runtimePaths(flavour);
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
