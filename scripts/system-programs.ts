@@ -59,12 +59,6 @@ export const BROWSER_PATHS = [
 	'/usr/bin/google-chrome-stable',
 ];
 
-/** The ID line of /etc/os-release ("debian", "ubuntu"…), or '' when there is none. */
-export function osId(osRelease: string): string {
-	const line = /^ID=(.*)$/m.exec(osRelease)?.[1] ?? '';
-	return line.trim().replace(/^["']|["']$/g, '');
-}
-
 /**
  * Which Chromium or Chrome to drive: the variable when set, else the first of BROWSER_PATHS that exists. Only on
  * Debian does a missing browser mean "install chromium": Ubuntu's chromium package is a snap wrapper that does not
@@ -82,7 +76,8 @@ export function chooseBrowser(
 	}
 	const found = BROWSER_PATHS.find(exists);
 	if (found) return { found };
-	if (osId(osRelease) === 'debian') return { install: 'chromium' };
+	// The ID line of /etc/os-release, quoted or not (ID_LIKE=debian does not make Ubuntu Debian).
+	if (/^ID=\s*["']?debian["']?\s*$/m.test(osRelease)) return { install: 'chromium' };
 	return {
 		missing:
 			`No Chromium or Chrome at ${BROWSER_PATHS.join(', ')}. Install Google Chrome (the google-chrome-stable ` +
