@@ -94,11 +94,9 @@ function pollingVariant(workflow: Workflow, triggerName: string, id: string, sec
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
-	const body = workflow.pinData?.[webhookName]?.[0]?.json.body as
-		| Record<string, unknown>
-		| undefined;
+	const body = workflow.pinData?.[webhookName]?.[0]?.json.body;
 	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
-	return body;
+	return body as Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -39,10 +39,8 @@ const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 /** The items a node gave on one output (default the first), in its first run. */
 export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): INodeExecutionData[] {
 	const runs = data.resultData.runData[nodeName];
-	if (!runs?.length)
-		throw new Error(
-			`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`,
-		);
+	const ran = Object.keys(data.resultData.runData).join(', ');
+	if (!runs?.length) throw new Error(`Node "${nodeName}" did not run; ran: ${ran}`);
 	return runs[0].data?.main[outputIndex] ?? [];
 }
 
