@@ -1,9 +1,11 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
 
+import type { INode } from 'n8n-workflow';
+
 import { sandboxCredential } from '../scripts/examples';
 import { nodeOutput } from '../scripts/executions';
-import { N8n, type Workflow, type WorkflowNode } from '../scripts/n8n';
+import { N8n, type Workflow } from '../scripts/n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime';
 import { run } from '../scripts/processes';
 import { figures, round, type Figures } from './stats';
@@ -39,7 +41,7 @@ const SVC_CREDENTIAL = { id: 'svcBenchCred0001', name: 'Svc sandbox (bench)' };
 const BASIC_CREDENTIAL = { id: 'svcBenchBasic001', name: 'Svc sandbox Basic Auth (bench)' };
 const EXECUTE_TIMEOUT_MS = 10 * 60_000;
 
-const start: WorkflowNode = {
+const start: INode = {
 	id: 'b0000000-0000-4000-8000-000000000001',
 	name: 'Start',
 	type: 'n8n-nodes-base.manualTrigger',
@@ -48,7 +50,7 @@ const start: WorkflowNode = {
 	parameters: {},
 };
 
-function workflow(id: string, name: string, reader: WorkflowNode): Workflow {
+function workflow(id: string, name: string, reader: INode): Workflow {
 	return {
 		id,
 		name,

@@ -17,7 +17,7 @@ import {
 	type ExampleStep,
 } from './examples';
 import { N8n } from './n8n';
-import { buildPackageInRepo, ensureRuntime, REPO_ROOT, type N8nRuntime } from './runtime';
+import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
 import { killAllNow, seconds, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
@@ -35,61 +35,35 @@ const OWNER = {
 	lastName: 'User',
 };
 const DEMO_FOLDER = path.join(REPO_ROOT, '.cache/demo-n8n');
-/** The demo's data set: 30 chats over the past 30 days, the same on every start. */
-const DEMO_DATA = { seed: 1, chats: 30 };
 const NEW_CHAT_EVERY_MS = 2 * 60_000;
 
 const started = Date.now();
 const elapsed = () => seconds(Date.now() - started);
 const log: Log = (line) => console.log(`  · ${line}`);
 
-function localTimeZone(): string {
-	return process.env.GENERIC_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
-}
-
-async function assertPortFree(port: number): Promise<void> {
-	const probe = net.createServer().listen(port, '127.0.0.1');
-	try {
-		await once(probe, 'listening');
-	} catch (error) {
-		const { code, message } = error as NodeJS.ErrnoException;
-		throw new Error(
-			code === 'EADDRINUSE'
-				? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
-				: `Port ${port} cannot be used: ${message}`,
-		);
-	} finally {
-		probe.close();
-	}
-}
-
-/** The runtime and the built package, then the demo's sandbox. */
-async function prepare(): Promise<{ runtime: N8nRuntime; sandbox: Sandbox }> {
+/** The runtime and the built package, then the demo's sandbox: 30 chats over the past 30 days, the same on every start. */
+async function prepare() {
 	const runtime = ensureRuntime(log);
 	buildPackageInRepo();
 	log(`package built (npm run build) at ${elapsed()}`);
-	const sandbox = await startSandbox(DEMO_DATA);
+	const sandbox = await startSandbox({ seed: 1, chats: 30 });
 	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
 	return { runtime, sandbox };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// --headless
-
-function compact(value: unknown, width = 150): string {
+const compact = (value: unknown, width = 150) => {
 	const text = JSON.stringify(value);
 	return text.length > width ? `${text.slice(0, width - 1)}…` : text;
-}
+};
 
-function printStep(step: ExampleStep): void {
-	console.log(`\n▶ ${step.title}\n  workflow ${step.workflowId}, run by ${step.how}`);
-	for (const [node, items] of Object.entries(step.outputs)) {
+function printStep({ title, workflowId, how, outputs, response }: ExampleStep): void {
+	console.log(`\n▶ ${title}\n  workflow ${workflowId}, run by ${how}`);
+	for (const [node, items] of Object.entries(outputs)) {
 		console.log(`  ${node}: ${items.length} item${items.length === 1 ? '' : 's'}`);
 		for (const item of items.slice(0, 3)) console.log(`    ${compact(item)}`);
 		if (items.length > 3) console.log(`    … ${items.length - 3} more`);
 	}
-	if (step.response)
-		console.log(`  HTTP answer ${step.response.status}: ${compact(step.response.body)}`);
+	if (response) console.log(`  HTTP answer ${response.status}: ${compact(response.body)}`);
 }
 
 async function headless(): Promise<void> {
@@ -100,10 +74,11 @@ async function headless(): Promise<void> {
 		n8n.installPackage(REPO_ROOT);
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
 		const steps = await runExamples(n8n, sandbox, { log });
-		for (const step of steps) printStep(step);
+		steps.forEach(printStep);
 		const broadcasts = sandbox.control.broadcasts();
+		const recipients = broadcasts.flatMap((broadcast) => broadcast.data.entries as unknown[]);
 		console.log(
-			`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${broadcasts.reduce((sum, b) => sum + (b.data.entries as unknown[]).length, 0)} recipient(s).`,
+			`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${recipients.length} recipient(s).`,
 		);
 		for (const [id, reason] of Object.entries(EXAMPLES_NOT_RUN_HEADLESS))
 			console.log(`\nNot run headless: ${id}, because ${reason}.`);
@@ -113,9 +88,6 @@ async function headless(): Promise<void> {
 		await sandbox.stop();
 	}
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Interactive
 
 function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 	const webhook = (name: string) => `${n8n.baseUrl}/webhook/${name}`;
@@ -153,29 +125,23 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 ──────────────────────────────────────────────────────────────────────────────`);
 }
 
-/** Keeps the demo data moving, so the trigger has something new to find. */
-function simulateActivity(sandbox: Sandbox): NodeJS.Timeout {
-	let previous: string | number | undefined;
-	const timer = setInterval(() => {
-		if (previous !== undefined) sandbox.control.closeChat(previous);
-		previous = sandbox.control.addChats(1)[0]?.id;
-	}, NEW_CHAT_EVERY_MS);
-	timer.unref();
-	return timer;
-}
-
-async function interactive(options: { port: number; fresh: boolean }): Promise<void> {
+async function interactive(port: number, fresh: boolean): Promise<void> {
 	console.log('n8n-nodes-svc demo: the Svc sandbox and a real n8n with the package\n');
-	await assertPortFree(options.port);
-	if (options.fresh) fs.rmSync(DEMO_FOLDER, { recursive: true, force: true });
+	const probe = net.createServer().listen(port, '127.0.0.1');
+	const inUse = await once(probe, 'listening').then(
+		() => undefined,
+		({ code, message }: NodeJS.ErrnoException) =>
+			code === 'EADDRINUSE'
+				? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
+				: `Port ${port} cannot be used: ${message}`,
+	);
+	probe.close();
+	if (inUse) throw new Error(inUse);
+	if (fresh) fs.rmSync(DEMO_FOLDER, { recursive: true, force: true });
 	const { runtime, sandbox } = await prepare();
-	const n8n = await N8n.create({
-		runtime,
-		log,
-		userFolder: DEMO_FOLDER,
-		port: options.port,
-		env: { TZ: localTimeZone(), GENERIC_TIMEZONE: localTimeZone(), N8N_LOG_LEVEL: 'warn' },
-	});
+	const zone = process.env.GENERIC_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+	const env = { TZ: zone ?? 'UTC', GENERIC_TIMEZONE: zone ?? 'UTC', N8N_LOG_LEVEL: 'warn' };
+	const n8n = await N8n.create({ runtime, log, userFolder: DEMO_FOLDER, port, env });
 
 	let stopping: Promise<void> | undefined;
 	let stopRequestedAt = 0;
@@ -195,9 +161,8 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 			process.exit(exitCode);
 		})();
 	};
-	process.on('SIGINT', () => stop('Ctrl-C', 0));
-	process.on('SIGTERM', () => stop('SIGTERM', 0));
-	process.on('SIGHUP', () => stop('SIGHUP', 0));
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => stop(signal === 'SIGINT' ? 'Ctrl-C' : signal, 0));
 
 	try {
 		n8n.installPackage(REPO_ROOT);
@@ -215,7 +180,12 @@ async function interactive(options: { port: number; fresh: boolean }): Promise<v
 		await sandbox.stop();
 		throw error;
 	}
-	simulateActivity(sandbox);
+	// Keeps the demo data moving, so the trigger has something new to find.
+	let previous: string | number | undefined;
+	setInterval(() => {
+		if (previous !== undefined) sandbox.control.closeChat(previous);
+		previous = sandbox.control.addChats(1)[0]?.id;
+	}, NEW_CHAT_EVERY_MS).unref();
 	printWelcome(n8n, sandbox);
 
 	const exitCode = await n8n.whenServerExits();
@@ -237,15 +207,12 @@ async function main(): Promise<void> {
 		},
 		strict: true,
 	});
-	if (values.help) {
-		console.log(USAGE);
-		return;
-	}
 	const port = Number(values.port);
-	if (!Number.isInteger(port) || port < 1 || port > 65_535)
+	if (values.help) console.log(USAGE);
+	else if (!Number.isInteger(port) || port < 1 || port > 65_535)
 		throw new Error(`--port needs a port number, got "${values.port}"`);
-	if (values.headless) await headless();
-	else await interactive({ port, fresh: values.fresh });
+	else if (values.headless) await headless();
+	else await interactive(port, values.fresh);
 }
 
 main().then(

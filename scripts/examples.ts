@@ -2,19 +2,16 @@
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox';
-import { nodeItems, type RunData, type StoredExecution } from './executions';
+import { nodeItems, type RunData } from './executions';
 import {
 	postJsonOnNewConnection,
 	readWorkflowsIn,
 	type ExportedCredential,
 	type N8n,
 	type Workflow,
-	type WorkflowNode,
 } from './n8n';
 import { quiet, waitUntil, type Log } from './processes';
 import { REPO_ROOT } from './runtime';
-
-const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 
 /** The credential every example refers to; the demo and the tests import it pointing at their sandbox. */
 export const SANDBOX_CREDENTIAL = { id: 'svcSandboxCred01', name: 'Svc sandbox' } as const;
@@ -44,17 +41,14 @@ export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
 
 /** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
 export function sandboxCredential(
-	sandbox: Pick<Sandbox, 'host' | 'admin'>,
+	{ host, admin }: Pick<Sandbox, 'host' | 'admin'>,
 	{ id, name }: { id: string; name: string } = SANDBOX_CREDENTIAL,
 ) {
-	const { host, admin } = sandbox;
 	const data = { host, email: admin.email, password: admin.password, ignoreSslIssues: false };
 	return { id, name, type: 'svcApi', data } satisfies ExportedCredential;
 }
 
-export function readExamples(): Workflow[] {
-	return readWorkflowsIn(EXAMPLES_DIR);
-}
+export const readExamples = () => readWorkflowsIn(path.join(REPO_ROOT, 'examples'));
 
 export function findExample(examples: Workflow[], id: string): Workflow {
 	const example = examples.find((workflow) => workflow.id === id);
@@ -62,80 +56,22 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-function findNode(workflow: Workflow, name: string): WorkflowNode {
+function findNode(workflow: Workflow, name: string) {
 	const node = workflow.nodes.find((candidate) => candidate.name === name);
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
 	return node;
 }
 
-/** Names of the nodes downstream of `start`, itself included. */
-function reachableFrom(workflow: Workflow, start: string): Set<string> {
-	const seen = new Set([start]);
-	const queue = [start];
-	while (queue.length) {
-		const name = queue.shift()!;
-		for (const output of workflow.connections[name]?.main ?? []) {
-			for (const link of output ?? []) {
-				if (!seen.has(link.node)) {
-					seen.add(link.node);
-					queue.push(link.node);
-				}
-			}
-		}
-	}
-	return seen;
-}
-
-/**
- * A copy of one branch of a scheduled example that `n8n execute` can start: its Schedule Trigger becomes a
- * Manual Trigger of the same name, and everything not downstream of it is left out. Timed Wait nodes wait
- * `waitSeconds` instead of hours. The Svc nodes are untouched.
- */
-function manualVariant(
-	workflow: Workflow,
-	triggerName: string,
-	id: string,
-	waitSeconds = 2,
-): Workflow {
-	const trigger = findNode(workflow, triggerName);
-	if (trigger.type !== 'n8n-nodes-base.scheduleTrigger') {
-		throw new Error(
-			`"${triggerName}" is a ${trigger.type}; only Schedule Triggers are swapped for a Manual Trigger`,
-		);
-	}
-	const kept = reachableFrom(workflow, triggerName);
-	return {
-		id,
-		name: `${workflow.name} (run from "${triggerName}")`,
-		nodes: workflow.nodes
-			.filter((node) => kept.has(node.name))
-			.map((node) => {
-				if (node.name === triggerName) {
-					return {
-						id: node.id,
-						name: node.name,
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: node.position,
-						parameters: {},
-					};
-				}
-				if (
-					node.type === 'n8n-nodes-base.wait' &&
-					(node.parameters.resume ?? 'timeInterval') === 'timeInterval'
-				) {
-					return {
-						...node,
-						parameters: { ...node.parameters, amount: waitSeconds, unit: 'seconds' },
-					};
-				}
-				return node;
-			}),
-		connections: Object.fromEntries(
-			Object.entries(workflow.connections).filter(([name]) => kept.has(name)),
-		),
-		settings: workflow.settings,
-	};
+/** A scheduled example that execute-batch can start: a Manual Trigger in its trigger's place, waits of 2 s, not hours. */
+function manualVariant(workflow: Workflow, triggerName: string, id: string): Workflow {
+	const nodes = workflow.nodes.map((node) => {
+		if (node.name === triggerName)
+			return { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+		const timed = (node.parameters.resume ?? 'timeInterval') === 'timeInterval';
+		if (node.type !== 'n8n-nodes-base.wait' || !timed) return node;
+		return { ...node, parameters: { ...node.parameters, amount: 2, unit: 'seconds' } };
+	});
+	return { ...workflow, id, name: `${workflow.name} (run from "${triggerName}")`, nodes };
 }
 
 /** Poll times for every `seconds` s: one custom cron per second mark, as n8n refuses a cron firing more than once a minute. */
@@ -148,23 +84,19 @@ export const pollEvery = (seconds: number) => ({
 
 /** A copy of a polling example whose trigger polls every `seconds` s, so that a run need not wait for minute marks. */
 function pollingVariant(workflow: Workflow, triggerName: string, id: string, seconds: number) {
-	const trigger = findNode(workflow, triggerName);
-	const fast = { ...trigger, parameters: { ...trigger.parameters, pollTimes: pollEvery(seconds) } };
-	return {
-		...workflow,
-		id,
-		name: `${workflow.name} (polling every ${seconds} s)`,
-		nodes: workflow.nodes.map((node) => (node === trigger ? fast : node)),
-	};
+	const nodes = workflow.nodes.map((node) =>
+		node.name === triggerName
+			? { ...node, parameters: { ...node.parameters, pollTimes: pollEvery(seconds) } }
+			: node,
+	);
+	return { ...workflow, id, name: `${workflow.name} (polling every ${seconds} s)`, nodes };
 }
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
-	const body = workflow.pinData?.[webhookName]?.[0]?.json.body as
-		| Record<string, unknown>
-		| undefined;
+	const body = workflow.pinData?.[webhookName]?.[0]?.json.body;
 	if (!body) throw new Error(`"${webhookName}" in "${workflow.name}" has no pinned sample body`);
-	return body;
+	return body as Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -176,58 +108,45 @@ export interface ExampleStep {
 	workflowId: string;
 	/** How n8n ran it: `n8n execute-batch` (schedules), a production webhook call, or a trigger activated by `n8n start`. */
 	how: string;
-	/** Output items of the nodes worth showing, by node name. */
+	/** Output items of the nodes worth showing, by node name: their json, plus the name, type and size of any file. */
 	outputs: Record<string, Array<Record<string, unknown>>>;
 	/** The webhook's HTTP answer, for webhook examples. */
 	response?: { status: number; body: unknown };
 }
 
-/** Each node's output items: their json, plus the name, type and size of any file they carry. */
-function outputsOf(
-	run: RunData,
-	nodeNames: string[],
-): Record<string, Array<Record<string, unknown>>> {
-	return Object.fromEntries(
-		nodeNames.map((name) => [
-			name,
-			nodeItems(run, name).map(({ json, binary }) => {
-				if (!binary) return json;
-				const files = Object.fromEntries(
-					Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [
-						key,
-						{ fileName, mimeType, fileSize },
-					]),
-				);
-				return { ...json, files };
-			}),
-		]),
-	);
+function outputsOf(run: RunData, nodeNames: string[]): ExampleStep['outputs'] {
+	const item = ({ json, binary }: ReturnType<typeof nodeItems>[number]) => {
+		if (!binary) return json;
+		const files = Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [
+			key,
+			{ fileName, mimeType, fileSize },
+		]);
+		return { ...json, files: Object.fromEntries(files) };
+	};
+	return Object.fromEntries(nodeNames.map((name) => [name, nodeItems(run, name).map(item)]));
 }
 
-/** The `nth` finished execution of a workflow, once there is one; throws if it did not succeed. */
-async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<StoredExecution> {
+/** The run data of the `nth` finished execution of a workflow, once there is one; throws if it did not succeed. */
+async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<RunData> {
 	const execution = (await n8n.waitForExecutions(workflowId, nth))[nth - 1];
 	if (execution.status !== 'success')
 		throw new Error(
 			`Execution ${nth} of ${workflowId} ended "${execution.status}": ${JSON.stringify(execution.data.resultData.error)}`,
 		);
-	return execution;
+	return execution.data;
 }
 
-/**
- * Calls one webhook example (retrying while n8n still registers it: 404 right after start), checks its answer, and
- * records the execution it started (the `nth` of its workflow).
- */
+type WebhookCall = { workflow: Workflow; webhook: string; body?: unknown; nth?: number };
+
+/** Calls a webhook example (404 while n8n still registers it), checks its answer and records the `nth` execution. */
 async function webhookStep(
 	n8n: N8n,
-	example: { workflow: Workflow; webhook: string; body?: unknown; nth?: number },
+	{ workflow, webhook, body = pinnedBody(workflow, webhook), nth = 1 }: WebhookCall,
 	title: string,
 	shown: string[],
 ): Promise<ExampleStep> {
-	const { workflow, webhook, nth = 1 } = example;
 	const how = `POST /webhook/${String(findNode(workflow, webhook).parameters.path)}`;
 	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
-	const body = example.body ?? pinnedBody(workflow, webhook);
 	let reply = { status: 0, text: '' };
 	await waitUntil(
 		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
@@ -241,29 +160,23 @@ async function webhookStep(
 	}
 	if (reply.status !== 200)
 		throw new Error(`"${webhook}" answered ${reply.status}: ${JSON.stringify(answer)}`);
-	const run = await nthSuccess(n8n, workflow.id, nth);
-	const response = { status: reply.status, body: answer };
-	return { title, workflowId: workflow.id, how, outputs: outputsOf(run.data, shown), response };
+	const outputs = outputsOf(await nthSuccess(n8n, workflow.id, nth), shown);
+	return { title, workflowId: workflow.id, how, outputs, response: { status: 200, body: answer } };
 }
 
 /**
  * Runs every example once against the sandbox the `Svc sandbox` credential points at, the way it runs for users:
  * the scheduled ones from their schedule trigger (through `n8n execute-batch`), the webhook ones by calling their
  * production URLs, and the chat triggers by activation in `n8n start` (example 7 polls every 5 s while every
- * operator goes offline and back). n8n must have the package and credential. Throws on the first step that fails;
- * always stops the n8n server it started.
+ * operator goes offline and back: it changes the sandbox's operators' statuses, and restores them). n8n must have
+ * the package and credential. `onStep` is called after each step, e.g. to look at the sandbox before the next one
+ * changes it. Throws on the first step that fails; always stops the n8n server it started.
  */
 export async function runExamples(
 	n8n: N8n,
-	/** The sandbox the credential points at: example 7 changes its operators' statuses (and restores them). */
 	sandbox: Sandbox,
-	options: {
-		log?: Log;
-		/** Called after each step, e.g. to look at the sandbox before the next one changes it. */
-		onStep?: (step: ExampleStep) => void | Promise<void>;
-	} = {},
+	{ log = quiet, onStep }: { log?: Log; onStep?: (step: ExampleStep) => void | Promise<void> } = {},
 ): Promise<ExampleStep[]> {
-	const log = options.log ?? quiet;
 	const examples = readExamples();
 	const example = (id: string) => findExample(examples, id);
 	const pairing = example(EXAMPLE_IDS.visitorPairing);
@@ -279,7 +192,7 @@ export async function runExamples(
 	const record = async (step: ExampleStep) => {
 		steps.push(step);
 		log(`ran: ${step.title}`);
-		await options.onStep?.(step);
+		await onStep?.(step);
 	};
 
 	// Schedules run once now, together in one n8n process (each n8n start costs seconds); the lunch hour lasts two seconds.
@@ -292,27 +205,19 @@ export async function runExamples(
 		],
 	];
 	const { runs, errors } = await n8n.executeBatch(scheduled.map(([variant]) => variant.id));
-	for (const [variant, title, shown] of scheduled) {
-		if (errors[variant.id]) throw new Error(`${title}: the workflow failed: ${errors[variant.id]}`);
-		await record({
-			title,
-			workflowId: variant.id,
-			how: 'n8n execute-batch',
-			outputs: outputsOf(runs[variant.id], shown),
-		});
+	for (const [{ id }, title, shown] of scheduled) {
+		if (errors[id]) throw new Error(`${title}: the workflow failed: ${errors[id]}`);
+		const how = 'n8n execute-batch';
+		await record({ title, workflowId: id, how, outputs: outputsOf(runs[id], shown) });
 	}
 
 	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, variants.alert.id]);
 	await n8n.start();
 	try {
+		const crm = { workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' };
 		await record(
-			await webhookStep(
-				n8n,
-				{ workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' },
-				'CRM webhook sends a template broadcast',
-				['Send template'],
-			),
+			await webhookStep(n8n, crm, 'CRM webhook sends a template broadcast', ['Send template']),
 		);
 		const login = await webhookStep(
 			n8n,
@@ -326,13 +231,11 @@ export async function runExamples(
 				`"Website login" answered no auth_token: ${JSON.stringify(login.response?.body)}`,
 			);
 		await record(login);
+		const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
 		await record(
-			await webhookStep(
-				n8n,
-				{ workflow: pairing, webhook: 'Website logout', body: { auth_token: token }, nth: 2 },
-				'Website logout removes the pairing',
-				['Remove token'],
-			),
+			await webhookStep(n8n, { ...logout, nth: 2 }, 'Website logout removes the pairing', [
+				'Remove token',
+			]),
 		);
 
 		// Activation polls once at once; that poll reads the history from the beginning.
@@ -341,7 +244,7 @@ export async function runExamples(
 			title: 'Finished chats exported (Svc Chat Trigger, polled on activation)',
 			workflowId: EXAMPLE_IDS.exportFinishedChats,
 			how: 'published; n8n start',
-			outputs: outputsOf(exportRun.data, ['Finished chats', 'Spreadsheet columns', 'CSV file']),
+			outputs: outputsOf(exportRun, ['Finished chats', 'Spreadsheet columns', 'CSV file']),
 		});
 
 		// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
@@ -352,7 +255,7 @@ export async function runExamples(
 			{ what: `the first poll of "${alertTrigger}"`, timeoutMs: 60_000, everyMs: 500 },
 		);
 		const alertStep = async (nth: number, title: string) => {
-			const { data } = await nthSuccess(n8n, variants.alert.id, nth);
+			const data = await nthSuccess(n8n, variants.alert.id, nth);
 			// The trigger, and whichever branch of the IF ran.
 			const shown = [alertTrigger, 'Message for the team', 'Outside business hours'].filter(
 				(name) => data.resultData.runData[name],

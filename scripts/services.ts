@@ -7,21 +7,10 @@ import path from 'node:path';
 import { freePort, quiet, run, seconds, start, stop, waitUntil, type Log } from './processes';
 import { postgresPrograms, redisServer } from './system-programs';
 
-export interface Service {
-	port: number;
-	stop(): Promise<void>;
-}
+export type Service = { port: number; stop(): Promise<void> };
+export type Postgres = Service & { host: string; database: string; user: string };
 
-export interface Postgres extends Service {
-	host: string;
-	database: string;
-	user: string;
-}
-
-/**
- * Postgres refuses to run as root: as root, its commands run as the `postgres` user that Debian's package creates
- * (setpriv execs, no extra process); any other user (GitHub's runners, a contributor) runs it as themselves.
- */
+/** Postgres refuses to run as root: root runs it as Debian's `postgres` user (setpriv: no extra process). */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	if (process.getuid?.() !== 0) return [command, args];
 	return [
@@ -30,18 +19,15 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	];
 }
 
-function ownForPostgres(folder: string): void {
-	if (process.getuid?.() !== 0) return;
-	const id = (flag: string) =>
-		Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-	fs.chownSync(folder, id('-u'), id('-g'));
-}
-
 /** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, database `n8n`. */
 export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const programs = postgresPrograms();
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-postgres-'));
-	ownForPostgres(folder);
+	if (process.getuid?.() === 0) {
+		const id = (flag: string) =>
+			Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }));
+		fs.chownSync(folder, id('-u'), id('-g'));
+	}
 	const dataDir = path.join(folder, 'data');
 	const user = 'n8n';
 	const started = Date.now();
@@ -54,9 +40,11 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 		fs.rmSync(folder, { recursive: true, force: true });
 	};
 	try {
-		const initdb = asPostgresUser(programs.initdb, ['-D', dataDir, '-U', user, '--auth=trust']);
-		initdb[1].push('-E', 'UTF8', '--no-sync');
-		const init = await run(...initdb, { timeoutMs: 120_000, cwd: folder });
+		const initdb = ['-D', dataDir, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync'];
+		const init = await run(...asPostgresUser(programs.initdb, initdb), {
+			timeoutMs: 120_000,
+			cwd: folder,
+		});
 		if (init.code !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
 		// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
 		const settings = [

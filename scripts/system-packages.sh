@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages a test needs (chromium, postgresql, redis-server…) are installed, or says how to get them.
-#
-# Installed already: nothing happens. As root, or as a user with passwordless sudo (GitHub's runners): `apt-get update`
-# once per machine, then `apt-get install -y`. Otherwise: exit 1 with the exact command a person should run. Never a
-# silent skip.
+# Makes sure the Debian packages a test needs (chromium, postgresql, redis-server…) are installed, or says how to get them:
+# as root or with passwordless sudo (GitHub's runners), `apt-get update` once per machine, then `apt-get install -y`;
+# otherwise exit 1 with the exact command a person should run. Never a silent skip.
 set -euo pipefail
 [ "$#" -gt 0 ] || { echo "usage: scripts/system-packages.sh PACKAGE…" >&2; exit 2; }
 
@@ -24,8 +22,8 @@ else
 	exit 1
 fi
 
-# One install at a time per machine (parallel jest workers, root and other users alike): the lock file is made
-# writable by all and opened read-only, which flock needs and which works whoever created it.
+# One install at a time per machine (parallel jest workers, any user): the lock file is writable by all and opened
+# read-only, which flock needs and which works whoever created it.
 lock="${SVC_APT_LOCK:-/tmp/n8n-nodes-svc-apt.lock}"
 [ -e "$lock" ] || (umask 000 && : >>"$lock") 2>/dev/null || true
 exec 9<"$lock"

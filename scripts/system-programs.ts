@@ -1,20 +1,8 @@
 // Finds the programs the e2e tests run (a browser, Postgres, Redis) on Debian, Ubuntu or GitHub's runners; installs Debian packages where that is the way.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Installs missing Debian packages via system-packages.sh (as root or through passwordless sudo), or throws with the command a person must run; never skips silently. */
-function ensureSystemPackages(packages: string[]): void {
-	const result = spawnSync('bash', [path.join(__dirname, 'system-packages.sh'), ...packages], {
-		stdio: ['ignore', 'inherit', 'pipe'],
-		encoding: 'utf8',
-	});
-	process.stderr.write(result.stderr ?? '');
-	if (result.status !== 0) {
-		const reason = (result.stderr ?? '').trim().split('\n').pop() ?? `exit ${result.status}`;
-		throw new Error(`Needed system packages are missing (${packages.join(', ')}): ${reason}`);
-	}
-}
+import execa from 'execa';
 
 const isExecutable = (file: string): boolean => {
 	try {
@@ -25,15 +13,38 @@ const isExecutable = (file: string): boolean => {
 	}
 };
 
-const pathDirs = (): string[] => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+/** What `find` finds, else after system-packages.sh installs `packages`; else throws with the command to run, never skips. */
+function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMissing: string): T {
+	const found = find();
+	if (found !== undefined) return found;
+	const script = path.join(__dirname, 'system-packages.sh');
+	const result = execa.sync('bash', [script, ...packages], {
+		stdio: ['ignore', 'inherit', 'pipe'],
+		stripFinalNewline: false,
+		reject: false,
+	});
+	process.stderr.write(result.stderr);
+	if (result.exitCode !== 0) {
+		const reason = result.stderr.trim().split('\n').pop() ?? `exit ${result.exitCode}`;
+		throw new Error(`Needed system packages are missing (${packages.join(', ')}): ${reason}`);
+	}
+	const installed = find();
+	if (installed === undefined) throw new Error(stillMissing);
+	return installed;
+}
 
-/** The first folder that holds every one of `programs`, or undefined. */
-function firstFolderWithAll(
-	folders: string[],
+const pathDirs = () => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+
+/** The first folder that holds every one of `programs` (the machine's PATH unless given), each by its path. */
+function findAll(
 	programs: readonly string[],
-	exists: (file: string) => boolean,
-): string | undefined {
-	return folders.find((folder) => programs.every((name) => exists(path.join(folder, name))));
+	exists = isExecutable,
+	folders = pathDirs(),
+): Record<string, string> | undefined {
+	const folder = folders.find((dir) => programs.every((name) => exists(path.join(dir, name))));
+	return folder === undefined
+		? undefined
+		: Object.fromEntries(programs.map((name) => [name, path.join(folder, name)]));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -48,14 +59,6 @@ export const BROWSER_PATHS = [
 	'/usr/bin/google-chrome-stable',
 ];
 
-export type BrowserChoice = { found: string } | { install: 'chromium' } | { missing: string };
-
-/** The ID line of /etc/os-release ("debian", "ubuntu"…), or '' when there is none. */
-export function osId(osRelease: string): string {
-	const line = /^ID=(.*)$/m.exec(osRelease)?.[1] ?? '';
-	return line.trim().replace(/^["']|["']$/g, '');
-}
-
 /**
  * Which Chromium or Chrome to drive: the variable when set, else the first of BROWSER_PATHS that exists. Only on
  * Debian does a missing browser mean "install chromium": Ubuntu's chromium package is a snap wrapper that does not
@@ -65,7 +68,7 @@ export function chooseBrowser(
 	variable: string | undefined,
 	exists: (file: string) => boolean,
 	osRelease: string,
-): BrowserChoice {
+): { found: string } | { install: 'chromium' } | { missing: string } {
 	if (variable) {
 		return exists(variable)
 			? { found: variable }
@@ -73,7 +76,8 @@ export function chooseBrowser(
 	}
 	const found = BROWSER_PATHS.find(exists);
 	if (found) return { found };
-	if (osId(osRelease) === 'debian') return { install: 'chromium' };
+	// The ID line of /etc/os-release, quoted or not (ID_LIKE=debian does not make Ubuntu Debian).
+	if (/^ID=\s*["']?debian["']?\s*$/m.test(osRelease)) return { install: 'chromium' };
 	return {
 		missing:
 			`No Chromium or Chrome at ${BROWSER_PATHS.join(', ')}. Install Google Chrome (the google-chrome-stable ` +
@@ -83,16 +87,14 @@ export function chooseBrowser(
 
 /** The browser's executable; installs Debian's chromium when that is the way, else throws saying what to provide. */
 export function browserExecutable(): string {
-	const readOsRelease = () =>
-		fs.existsSync('/etc/os-release') ? fs.readFileSync('/etc/os-release', 'utf8') : '';
-	const choose = () => chooseBrowser(process.env[BROWSER_VARIABLE], isExecutable, readOsRelease());
-	let choice = choose();
-	if ('install' in choice) {
-		ensureSystemPackages([choice.install]);
-		choice = choose();
-	}
+	const osRelease = fs.existsSync('/etc/os-release')
+		? fs.readFileSync('/etc/os-release', 'utf8')
+		: '';
+	const choice = chooseBrowser(process.env[BROWSER_VARIABLE], isExecutable, osRelease);
+	if ('missing' in choice) throw new Error(choice.missing);
 	if ('found' in choice) return choice.found;
-	throw new Error('install' in choice ? 'chromium is missing after installing it' : choice.missing);
+	const installed = () => BROWSER_PATHS.find(isExecutable);
+	return findOrInstall([choice.install], installed, 'chromium is missing after installing it');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -102,52 +104,29 @@ export function browserExecutable(): string {
 const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
-export type PostgresPrograms = Record<(typeof POSTGRES_PROGRAMS)[number], string>;
-
-/**
- * Where the Postgres programs are: `/usr/lib/postgresql/<version>/bin`, newest version first, then the PATH folders.
- * `versions` is the listing of POSTGRES_ROOT (empty when it does not exist).
- */
+/** The Postgres programs in `/usr/lib/postgresql/<version>/bin` (`versions`, newest first), else in the PATH folders. */
 export function findPostgresPrograms(
 	versions: string[],
 	pathFolders: string[],
 	exists: (file: string) => boolean,
-): PostgresPrograms | undefined {
+) {
 	const versioned = versions
 		.filter((name) => /^\d+(\.\d+)?$/.test(name))
 		.sort((a, b) => b.localeCompare(a, 'en', { numeric: true })) // 16 before 15 before 9.6
 		.map((version) => path.join(POSTGRES_ROOT, version, 'bin'));
-	const folder = firstFolderWithAll([...versioned, ...pathFolders], POSTGRES_PROGRAMS, exists);
-	if (!folder) return undefined;
-	return Object.fromEntries(
-		POSTGRES_PROGRAMS.map((name) => [name, path.join(folder, name)]),
-	) as PostgresPrograms;
+	return findAll(POSTGRES_PROGRAMS, exists, [...versioned, ...pathFolders]);
 }
 
-/** Finds a program with `find`; when it is not there, installs the Debian package and looks again, else throws. */
-function findOrInstall<T>(what: string, debianPackage: string, find: () => T | undefined): T {
-	const found = find();
-	if (found !== undefined) return found;
-	ensureSystemPackages([debianPackage]);
-	const installed = find();
-	if (installed === undefined)
-		throw new Error(`${what} is not found even after installing ${debianPackage}`);
-	return installed;
-}
-
-export function postgresPrograms(): PostgresPrograms {
-	return findOrInstall('Postgres (initdb, postgres)', 'postgresql', () =>
-		findPostgresPrograms(
-			fs.existsSync(POSTGRES_ROOT) ? fs.readdirSync(POSTGRES_ROOT) : [],
-			pathDirs(),
-			isExecutable,
-		),
-	);
+export function postgresPrograms() {
+	const versions = () => (fs.existsSync(POSTGRES_ROOT) ? fs.readdirSync(POSTGRES_ROOT) : []);
+	const find = () => findPostgresPrograms(versions(), pathDirs(), isExecutable);
+	const stillMissing = 'Postgres (initdb, postgres) is not found even after installing postgresql';
+	return findOrInstall(['postgresql'], find, stillMissing);
 }
 
 export function redisServer(): string {
-	return findOrInstall('redis-server', 'redis-server', () => {
-		const folder = firstFolderWithAll(pathDirs(), ['redis-server'], isExecutable);
-		return folder && path.join(folder, 'redis-server');
-	});
+	const stillMissing = 'redis-server is not found even after installing redis-server';
+	return findOrInstall(['redis-server'], () => findAll(['redis-server']), stillMissing)[
+		'redis-server'
+	];
 }

@@ -1,9 +1,10 @@
 // Real n8n 2.41.1: the editor's credential test keeps every promise, and no other node can send the Svc password.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { INode } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { N8n, type Owner, type Workflow, type WorkflowNode } from '../../scripts/n8n';
+import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { SETUP_TIMEOUT_MS } from './environment';
@@ -99,7 +100,7 @@ const SVC_NODE_WORKFLOW = 'svcE2eRestricted';
 function workflowWith(
 	id: string,
 	name: string,
-	node: Pick<WorkflowNode, 'name' | 'type' | 'typeVersion' | 'parameters'>,
+	node: Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>,
 ): Workflow {
 	return {
 		id,

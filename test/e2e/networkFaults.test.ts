@@ -1,9 +1,10 @@
 // The network-fault matrix in real n8n 2.x and 1.x: each fault against each kind of request, its message and request count.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { INode } from 'n8n-workflow';
 
 import { nodeOutput } from '../../scripts/executions';
-import type { Workflow, WorkflowNode } from '../../scripts/n8n';
+import type { Workflow } from '../../scripts/n8n';
 import { closedPort } from '../unit/transport/support';
 import {
 	SETUP_TIMEOUT_MS,
@@ -37,7 +38,7 @@ const FAULTS = [
 type Fault = (typeof FAULTS)[number];
 
 interface RequestKind {
-	parameters: WorkflowNode['parameters'];
+	parameters: INode['parameters'];
 	/** Tells this kind's requests from the others' at the same server. */
 	sent(request: SeenRequest): boolean;
 }
@@ -220,7 +221,7 @@ const CREDENTIAL_IDS: Record<Fault, string> = {
 
 /** One workflow: every case a node of its own, each fed by the trigger, and each turning its error into an item. */
 function matrixWorkflow(cases: string[]): Workflow {
-	const nodes: WorkflowNode[] = cases.map((name, index) => {
+	const nodes: INode[] = cases.map((name, index) => {
 		const [fault, request] = name.split(' / ') as [Fault, RequestName];
 		return {
 			id: `fa170000-0000-4000-8000-${String(index + 1).padStart(12, '0')}`,

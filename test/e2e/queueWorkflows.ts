@@ -1,6 +1,8 @@
 // The workflows of the queue-mode e2e: a fast-polling trigger over a backlog, a webhook export and a webhook broadcast.
+import type { INode } from 'n8n-workflow';
+
 import { pollEvery } from '../../scripts/examples';
-import type { Workflow, WorkflowNode } from '../../scripts/n8n';
+import type { Workflow } from '../../scripts/n8n';
 
 export const BACKLOG_CREDENTIAL = { id: 'svcQueueBacklog1', name: 'Svc backlog sandbox' };
 export const EXPORT_CREDENTIAL = { id: 'svcQueueExports1', name: 'Svc export sandbox' };
@@ -38,9 +40,9 @@ function node(
 	name: string,
 	type: string,
 	typeVersion: number,
-	parameters: WorkflowNode['parameters'],
-	extra: Partial<WorkflowNode> = {},
-): WorkflowNode {
+	parameters: INode['parameters'],
+	extra: Partial<INode> = {},
+): INode {
 	return {
 		id: `5e2e0000-0000-4000-8000-${id.padStart(12, '0')}`,
 		name,

@@ -3,7 +3,6 @@ import {
 	BROWSER_PATHS,
 	chooseBrowser,
 	findPostgresPrograms,
-	osId,
 } from '../../../scripts/system-programs';
 
 const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nID=debian\n';
@@ -58,10 +57,11 @@ describe('chooseBrowser', () => {
 	});
 
 	test('os-release: the ID, quoted or not; ID_LIKE=debian does not make Ubuntu Debian', () => {
-		expect(osId(DEBIAN)).toBe('debian');
-		expect(osId(UBUNTU)).toBe('ubuntu');
-		expect(osId('ID="rhel"\n')).toBe('rhel');
-		expect(osId('')).toBe('');
+		const choice = (osRelease: string) => chooseBrowser(undefined, only(), osRelease);
+		for (const debian of [DEBIAN, 'ID="debian"\n', "ID='debian'", 'NAME=x\nID=debian  \n'])
+			expect(choice(debian)).toEqual({ install: 'chromium' });
+		for (const other of [UBUNTU, 'ID="rhel"\n', 'ID=debian-like\n', 'ID_LIKE=debian\n', ''])
+			expect(choice(other)).toEqual({ missing: expect.stringContaining('SVC_CHROME_PATH') });
 	});
 });
 
