@@ -186,11 +186,7 @@ const pickErrorDetails = (reply: IDataObject): IDataObject =>
 	);
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
-export function toNodeApiError(
-	context: SvcApiContext,
-	failure: SvcFailure,
-	itemIndex?: number,
-): NodeApiError {
+export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, itemIndex?: number) {
 	const { text, httpCode, code, networkCode, details } = failure;
 	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
 	const members: JsonObject = {
