@@ -323,6 +323,5 @@ export async function svcRequest<
 }
 
 /** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk, a batch or a poll reads them once. */
-export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
-	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-}
+export const readCredentials = async (context: SvcApiContext) =>
+	(await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
