@@ -113,6 +113,4 @@ interface TemplatePart extends IDataObject {
 }
 
 /** 4.1 to 4.3: the reply of every real-time command that succeeded. */
-export interface RealTimeReply {
-	result: 'ok';
-}
+export type RealTimeReply = { result: 'ok' };

@@ -55,7 +55,6 @@ const operatorSearch = (value: (operator: Operator) => string) =>
 /** Operators for Set Status: the value is the email, as the API expects it. */
 export const searchOperatorEmails = operatorSearch((operator) => operator.email);
 
-/** Operators for broadcasts: the value is the numeric ID. */
 export const searchOperators = operatorSearch((operator) => String(operator.id));
 
 /**

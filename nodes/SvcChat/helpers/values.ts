@@ -11,9 +11,8 @@ export function describeValueType(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A value as it may be quoted in an error message: short, whatever its type or size (BigInt and cycles included). */
 export function showValue(value: unknown, maxLength = 60): string {

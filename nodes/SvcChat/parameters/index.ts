@@ -14,22 +14,6 @@ import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 
 type PropertyOption = INodeProperties | INodePropertyCollection | INodePropertyOptions;
 
-/**
- * A parameter's label in errors, looked up so no call site types it again. A dotted name goes into collections; a
- * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, as the editor shows it.
- */
-export function parameterLabel(properties: readonly INodeProperties[], name: string): string {
-	let label = '';
-	let options: readonly PropertyOption[] | undefined = properties;
-	for (const key of name.split('.')) {
-		const child: PropertyOption | undefined = options?.find((option) => option.name === key);
-		if (child && 'values' in child) options = child.values;
-		else if (child && 'type' in child) [label, options] = [child.displayName, child.options];
-		else throw new Error(`The parameter "${name}" is not in the description it is read with`);
-	}
-	return label;
-}
-
 /** `fix`: what the user should do, shown under the error message. */
 type Fix = { fix: string };
 
@@ -51,8 +35,20 @@ export class ParameterReader {
 		private readonly itemIndex?: number,
 	) {}
 
+	/**
+	 * A parameter's label in errors, looked up so no call site types it again. A dotted name goes into collections; a
+	 * fixedCollection's value group ("headerParameters.parameter") keeps the collection's label, as the editor shows it.
+	 */
 	label(name: string): string {
-		return parameterLabel(this.properties, name);
+		let label = '';
+		let options: readonly PropertyOption[] | undefined = this.properties;
+		for (const key of name.split('.')) {
+			const child: PropertyOption | undefined = options?.find((option) => option.name === key);
+			if (child && 'values' in child) options = child.values;
+			else if (child && 'type' in child) [label, options] = [child.displayName, child.options];
+			else throw new Error(`The parameter "${name}" is not in the description it is read with`);
+		}
+		return label;
 	}
 
 	/** An error about this item's parameters, with the fix as its description. */
@@ -108,11 +104,6 @@ export class ParameterReader {
 			fallback: 50,
 			fix: `Set a positive limit, or turn on '${this.label('returnAll')}'.`,
 		});
-	}
-
-	/** The first Limit entries of a list the API returns whole, or all of them with Return All. */
-	limited<T>(list: T[]): T[] {
-		return list.slice(0, this.limit());
 	}
 
 	/** On only when exactly true; text such as "false" from an expression does not switch anything on. */

@@ -47,11 +47,7 @@ const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
  * in the same order. A request that still fails after its retries is thrown, naming the chat, and no further request
  * starts: a caller never goes past a chat it could not read.
  */
-async function withFullChats(
-	context: SvcApiContext,
-	chats: Chat[],
-	options: Omit<SvcRequestOptions, 'qs' | 'body'>,
-): Promise<Chat[]> {
+async function withFullChats(context: SvcApiContext, chats: Chat[], options: SvcRequestOptions) {
 	const missing = chats.flatMap((chat, index) =>
 		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
 	);

@@ -156,17 +156,13 @@ export const ENDPOINTS = {
 	}),
 };
 
-type Endpoints = typeof ENDPOINTS;
-export type EndpointPath = keyof Endpoints;
+export type EndpointPath = keyof typeof ENDPOINTS;
 
 export type ReplyOf<Path extends EndpointPath> =
-	Endpoints[Path] extends Endpoint<infer Reply> ? Reply : never;
+	(typeof ENDPOINTS)[Path] extends Endpoint<infer Reply> ? Reply : never;
 
 /** GET /stats answers by mode (spec 4.9): usage figures, or one row per operator. */
-export interface StatsReplies {
-	usage: UsageStats;
-	operators: OperatorStatsRow[];
-}
+export type StatsReplies = { usage: UsageStats; operators: OperatorStatsRow[] };
 
 /** The reply to a request: the endpoint's, narrowed by the query where the endpoint answers by it (stats by mode). */
 export type ReplyTo<Path extends EndpointPath, Query> = Path extends 'stats'

@@ -154,10 +154,7 @@ export function describeErrorCode(code: string, details: IDataObject = {}): SvcE
 	const suffix = shown ? ` (${shown})` : '';
 	// The code goes in the description, where n8n keeps the details, so it can be looked up or reported to Svc support.
 	if (known)
-		return {
-			message: `${known.message}${suffix}`,
-			fix: `${known.fix} ${svcCodeNote(code)}`,
-		};
+		return { message: `${known.message}${suffix}`, fix: `${known.fix} ${svcCodeNote(code)}` };
 	return {
 		message: `The server refused the request with the code '${shorten(code)}'${suffix}`,
 		fix: 'This code is not in the Svc API v2 documentation. Contact Svc support with the code and the time of the request.',
@@ -165,14 +162,11 @@ export function describeErrorCode(code: string, details: IDataObject = {}): SvcE
 }
 
 /** Explains an HTTP status without a documented error body. */
-export function describeHttpStatus(status: number): SvcErrorText {
-	return (
-		SVC_HTTP_ERRORS[status] ?? {
-			message: `The server answered with HTTP ${status}`,
-			fix: 'Check the host in the Svc API credentials, then try again later.',
-		}
-	);
-}
+export const describeHttpStatus = (status: number): SvcErrorText =>
+	SVC_HTTP_ERRORS[status] ?? {
+		message: `The server answered with HTTP ${status}`,
+		fix: 'Check the host in the Svc API credentials, then try again later.',
+	};
 
 /** True for the system codes of an untrusted TLS certificate (OpenSSL's and Node's). */
 const isCertificateErrorCode = (code: string) =>
@@ -191,30 +185,23 @@ const NOTHING_SENT_CODES = new Set([
 ]);
 
 /** True when the code proves that nothing reached the server; any other failure may have come after it had the request. */
-export function isNothingSentCode(code: string | undefined): boolean {
-	return code !== undefined && (NOTHING_SENT_CODES.has(code) || isCertificateErrorCode(code));
-}
+export const isNothingSentCode = (code: string | undefined) =>
+	code !== undefined && (NOTHING_SENT_CODES.has(code) || isCertificateErrorCode(code));
 
 /** Explains a network failure by its system error code; only a code that proves nothing was sent says so. */
 export function describeNetworkError(code: string | undefined, host: string): SvcErrorText {
-	const at = `Host "${host}"`;
+	const hostWas = (problem: string, fix: string) => ({ message: `Host "${host}" ${problem}`, fix });
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-		return {
-			message: `${at} could not be found`,
-			fix: 'Check the host in the Svc API credentials.',
-		};
+		return hostWas('could not be found', 'Check the host in the Svc API credentials.');
 	if (code === 'ECONNREFUSED') {
 		const fix =
 			'Check the host and port in the Svc API credentials, and that the chat server is running.';
-		return { message: `${at} refused the connection`, fix };
+		return hostWas('refused the connection', fix);
 	}
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT')
-		return {
-			message: `${at} did not answer in time`,
-			fix: 'Check the host, then try again later.',
-		};
+		return hostWas('did not answer in time', 'Check the host, then try again later.');
 	if (code === 'ECONNRESET' || code === 'EPIPE')
-		return { message: `${at} closed the connection`, fix: 'Try again later.' };
+		return hostWas('closed the connection', 'Try again later.');
 	if (code !== undefined && isCertificateErrorCode(code)) {
 		const fix =
 			"Renew or correct the certificate on the server, or turn on 'Ignore SSL Issues' in the credentials if you trust this host.";
@@ -222,8 +209,7 @@ export function describeNetworkError(code: string | undefined, host: string): Sv
 	}
 	const network =
 		'Check the host in the Svc API credentials and the network between n8n and the chat server';
-	if (isNothingSentCode(code))
-		return { message: `${at} could not be reached (${code})`, fix: `${network}.` };
+	if (isNothingSentCode(code)) return hostWas(`could not be reached (${code})`, `${network}.`);
 	// The request may have reached the server before the connection broke, so the message must not say it did not.
 	return {
 		message: `The request to "${host}" did not complete${code ? ` (${code})` : ''}`,
@@ -277,6 +263,5 @@ export function redactValue(value: unknown, secrets: string[]): unknown {
 }
 
 /** Cuts a reply down to a short, secret-free excerpt for an error message (redacted before it is cut). */
-export function excerpt(text: string, secrets: string[]): string {
-	return shorten(redact(text, secrets).replace(/\s+/g, ' ').trim(), 200);
-}
+export const excerpt = (text: string, secrets: string[]) =>
+	shorten(redact(text, secrets).replace(/\s+/g, ' ').trim(), 200);

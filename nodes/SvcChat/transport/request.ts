@@ -186,11 +186,7 @@ const pickErrorDetails = (reply: IDataObject): IDataObject =>
 	);
 
 /** Turns a transport failure into the error n8n shows, keeping the code and detail members for expressions. */
-export function toNodeApiError(
-	context: SvcApiContext,
-	failure: SvcFailure,
-	itemIndex?: number,
-): NodeApiError {
+export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, itemIndex?: number) {
 	const { text, httpCode, code, networkCode, details } = failure;
 	// The context is serialised with the error, so the code and detail members survive into n8n's error output.
 	const members: JsonObject = {
@@ -327,6 +323,5 @@ export async function svcRequest<
 }
 
 /** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk, a batch or a poll reads them once. */
-export async function readCredentials(context: SvcApiContext): Promise<SvcCredentials> {
-	return (await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
-}
+export const readCredentials = async (context: SvcApiContext) =>
+	(await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;

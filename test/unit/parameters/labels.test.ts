@@ -1,6 +1,7 @@
 // Every label a parameter error quotes is the field's displayName in the node's description, for each reader at its call site.
 import {
 	NodeOperationError,
+	type INode,
 	type INodeParameters,
 	type INodeProperties,
 	type INodePropertyCollection,
@@ -8,7 +9,7 @@ import {
 
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { parameterLabel } from '../../../nodes/SvcChat/parameters';
+import { ParameterReader } from '../../../nodes/SvcChat/parameters';
 import { runNodeError } from '../actions/runNode';
 import { triggerHarness } from '../trigger/fixtures';
 
@@ -150,9 +151,8 @@ describe.each(triggerCases)('the trigger reading %s', (name, bad) => {
 });
 
 test('a name the description lacks is a programming error, not a made-up label', () => {
-	expect(() => parameterLabel(triggerProperties, 'options.maxChats')).toThrow(
-		/not in the description/,
-	);
-	expect(() => parameterLabel(triggerProperties, 'startAt')).toThrow(/not in the description/);
-	expect(parameterLabel(triggerProperties, 'options.maxChatsPerPoll')).toBe('Max Chats per Poll');
+	const read = new ParameterReader({ getNode: () => ({}) as INode }, triggerProperties, () => {});
+	expect(() => read.label('options.maxChats')).toThrow(/not in the description/);
+	expect(() => read.label('startAt')).toThrow(/not in the description/);
+	expect(read.label('options.maxChatsPerPoll')).toBe('Max Chats per Poll');
 });

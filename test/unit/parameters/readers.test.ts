@@ -187,7 +187,6 @@ test('good values pass, digits typed as text count as numbers, a resource locato
 	expect(read.requiredText('text', { fix: FIX })).toBe('42');
 	expect(read.wholeNumber('count', { fix: FIX, min: 1 })).toBe(7);
 	expect(read.limit()).toBe(3);
-	expect(read.limited([1, 2, 3, 4])).toEqual([1, 2, 3]);
 	expect(read.choice('flavour')).toBe('sour');
 	expect(read.jsonObject('body', { fix: FIX })).toEqual({ a: 1 });
 	expect(read.wholeNumber('options.batchSize', { fix: FIX, fallback: 5 })).toBe(0);

@@ -8,5 +8,5 @@ export const properties = returnAllOrLimit();
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const departments = await svcRequest(this, 'departments', { itemIndex });
-	return itemParameters(this, itemIndex, properties).limited(departments);
+	return departments.slice(0, itemParameters(this, itemIndex, properties).limit());
 }

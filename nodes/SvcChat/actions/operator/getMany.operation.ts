@@ -61,5 +61,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 				(Array.isArray(operator.roles) && operator.roles.some((role) => roles.includes(role)))) &&
 			(!statuses.length || statuses.includes(operator.status)),
 	);
-	return read.limited(matching);
+	return matching.slice(0, read.limit());
 }

@@ -8,5 +8,5 @@ export const properties = returnAllOrLimit();
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const reply = await svcRequest(this, 'partner/tariffs', { itemIndex });
-	return itemParameters(this, itemIndex, properties).limited(reply.tariffs);
+	return reply.tariffs.slice(0, itemParameters(this, itemIndex, properties).limit());
 }

@@ -169,12 +169,11 @@ function authTokenSnippet(token: string): string {
 }
 
 /** The token exactly as given (whitespace-only counts as empty), numbers as text; undefined when empty. */
-export function readAuthToken(read: ParameterReader): string | undefined {
-	return read.optionalText('authToken', {
+export const readAuthToken = (read: ParameterReader) =>
+	read.optionalText('authToken', {
 		keepSpaces: true,
 		fix: 'Give the token as text, e.g. the value your website stores in window.svc_auth_token.',
 	});
-}
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
