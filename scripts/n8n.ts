@@ -103,11 +103,9 @@ export class N8n {
 			DB_TYPE: 'sqlite',
 			N8N_LOG_LEVEL: 'warn',
 		};
-		for (const [name, value] of Object.entries(runtime.flavour.env)) {
-			if (value === undefined) delete this.env[name];
-			else this.env[name] = value;
-		}
-		Object.assign(this.env, options.env);
+		// A flavour's undefined removes a variable.
+		Object.assign(this.env, runtime.flavour.env, options.env);
+		for (const name in this.env) if (this.env[name] === undefined) delete this.env[name];
 		this.setOwner(DEFAULT_OWNER);
 	}
 
@@ -200,20 +198,20 @@ export class N8n {
 	}
 
 	/** A workflow's static data as n8n stored it: each trigger's (a polling trigger's cursor) under `node:<its name>`. */
-	async staticData(workflowId: string): Promise<Record<string, Record<string, unknown>> | null> {
+	async staticData(workflowId: string) {
 		const { staticData } = await (await this.rest())('GET', `workflows/${workflowId}`);
-		return (staticData ?? null) as Record<string, Record<string, unknown>> | null;
+		return staticData as Record<string, Record<string, unknown>> | null | undefined;
 	}
 
-	/** Runs one n8n CLI command; throws with its output when it fails, unless `allowFailure`. */
+	/** Runs one n8n CLI command (three minutes at most); throws with its output when it fails, unless `allowFailure`. */
 	async cli(
 		args: string[],
-		options: { timeoutMs?: number; env?: Record<string, string>; allowFailure?: boolean } = {},
+		options: { env?: Record<string, string>; allowFailure?: boolean } = {},
 	) {
 		const result = await processes.run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
-			timeoutMs: options.timeoutMs ?? 180_000,
+			timeoutMs: 180_000,
 		});
 		const exit = result.code ?? result.signal;
 		this.log(`n8n ${args[0]}: exit ${exit} in ${seconds(result.ms)}`);
@@ -229,9 +227,7 @@ export class N8n {
 		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
 		try {
 			for (const item of items)
-				fs.writeFileSync(path.join(folder, `${item.id}.json`), JSON.stringify(item), {
-					mode: 0o600,
-				});
+				fs.writeFileSync(`${folder}/${item.id}.json`, JSON.stringify(item), { mode: 0o600 });
 			await this.cli([`import:${kind}`, '--separate', `--input=${folder}`]);
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
@@ -241,13 +237,12 @@ export class N8n {
 	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
 	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
 		await this.importFiles('credentials', credentials);
-		for (const { id, name, type, data } of credentials) {
+		for (const { id, name, type, data } of credentials)
 			this.log(
 				type === 'svcApi'
 					? `credential "${name}" (${id}): host ${String(data.host)}, ${String(data.email)}, password ••••••`
 					: `credential "${name}" (${type})`,
 			);
-		}
 	}
 
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
@@ -283,19 +278,21 @@ export class N8n {
 			],
 			{ allowFailure: true },
 		);
+		const read = <T>(file: string) => (fs.existsSync(file) ? readJson<T>(file) : undefined);
 		const runs: Record<string, RunData> = {};
-		const errors: Record<string, string> = {};
 		for (const id of ids) {
-			const file = path.join(snapshots, `${id}-snapshot.json`);
-			if (fs.existsSync(file)) runs[id] = readJson<{ data: RunData }>(file).data;
+			const snapshot = read<{ data: RunData }>(path.join(snapshots, `${id}-snapshot.json`));
+			if (snapshot) runs[id] = snapshot.data;
 		}
-		type Failures = Record<'errors' | 'warnings', Array<{ workflowId: string; error: string }>>;
-		const { summary } = fs.existsSync(summaryFile)
-			? readJson<{ summary: Failures }>(summaryFile)
-			: { summary: { errors: [], warnings: [] } };
+		type Failure = { workflowId: string; error: string };
+		const summary = read<{ summary: Record<'errors' | 'warnings', Failure[]> }>(
+			summaryFile,
+		)?.summary;
 		// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
-		for (const failure of [...summary.errors, ...summary.warnings])
-			errors[failure.workflowId] = failure.error;
+		const failures = [...(summary?.errors ?? []), ...(summary?.warnings ?? [])];
+		const errors = Object.fromEntries(
+			failures.map((failure) => [failure.workflowId, failure.error]),
+		);
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
 		if (missing.length) {
@@ -314,24 +311,22 @@ export class N8n {
 		return stored ?? { status: 'error', data: failed };
 	}
 
-	/** Starts the instance's command and waits until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */
-	async start(readyTimeoutMs = 120_000): Promise<void> {
+	/** Starts the instance's command and waits (two minutes at most) until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */
+	async start(): Promise<void> {
 		if (this.server) throw new Error('n8n is already running');
 		const started = Date.now();
 		const command = this.options.command ?? ['start'];
 		const what = `n8n ${command.join(' ')}`;
 		if (this.earlierOutput) this.earlierOutput += `\n--- restarted: ${what} ---\n`;
 		const { nodeBin, n8nBin } = this.runtime;
-		const server = processes.start(nodeBin, [n8nBin, ...command], {
-			env: this.env,
-			cwd: this.userFolder,
-		});
+		const spawn = { env: this.env, cwd: this.userFolder };
+		const server = processes.start(nodeBin, [n8nBin, ...command], spawn);
 		this.server = server;
 		const readiness = `${this.baseUrl}/healthz/readiness`;
 		try {
 			await waitUntil(
 				async () => (await fetch(readiness, { signal: AbortSignal.timeout(2_000) })).status === 200,
-				{ what, timeoutMs: readyTimeoutMs, process: server },
+				{ what, timeoutMs: 120_000, process: server },
 			);
 		} catch (error) {
 			await this.stop();
@@ -346,9 +341,7 @@ export class N8n {
 	}
 
 	/** Resolves when the server process ends (for the demo: n8n died on its own). */
-	async whenServerExits(): Promise<number | null> {
-		return (await this.server)?.exitCode ?? null;
-	}
+	whenServerExits = async () => (await this.server)?.exitCode ?? null;
 
 	get running(): boolean {
 		return this.server !== undefined;

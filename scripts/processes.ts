@@ -95,6 +95,8 @@ export async function run(
 	};
 }
 
+type WaitOptions = { what: string; timeoutMs: number; process?: Started; output?: () => string };
+
 /**
  * The one readiness wait: polls `check` until it gives a value other than undefined or false. It fails when
  * `timeoutMs` passes, or at once when the `process` it waits for has exited, naming `what` with the last error and
@@ -102,13 +104,7 @@ export async function run(
  */
 export async function waitUntil<T>(
 	check: () => Promise<T | undefined | false>,
-	options: {
-		what: string;
-		timeoutMs: number;
-		process?: Started;
-		output?: () => string;
-		everyMs?: number;
-	},
+	options: WaitOptions & { everyMs?: number },
 ): Promise<T> {
 	const { what, timeoutMs, process: child } = options;
 	const deadline = Date.now() + timeoutMs;

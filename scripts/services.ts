@@ -80,17 +80,14 @@ export async function startRedis(log: Log = quiet): Promise<Service> {
 		await stop(server);
 		fs.rmSync(folder, { recursive: true, force: true });
 	};
-	try {
-		// Redis says so once it listens (every version since 2.x).
-		await waitUntil(async () => server.output().includes('Ready to accept connections'), {
-			what: 'Redis',
-			timeoutMs: 60_000,
-			process: server,
-		});
-	} catch (error) {
-		await stopRedis();
-		throw error;
-	}
+	// Redis says so once it listens (every version since 2.x).
+	const ready = async () => server.output().includes('Ready to accept connections');
+	await waitUntil(ready, { what: 'Redis', timeoutMs: 60_000, process: server }).catch(
+		async (error: unknown) => {
+			await stopRedis();
+			throw error;
+		},
+	);
 	log(`Redis on 127.0.0.1:${port}`);
 	return { port, stop: stopRedis };
 }
