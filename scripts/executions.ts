@@ -1,29 +1,22 @@
 // n8n's stored executions: their run data, read through n8n's REST API.
-import type { INodeExecutionData, ITaskDataConnections } from 'n8n-workflow';
+import type { INode, INodeExecutionData, IRunExecutionData } from 'n8n-workflow';
 
 import type { N8nRuntime } from './runtime';
 
-/** An error as n8n stores it on a run or a node run. */
+/** An error as n8n stores it on a run: plain JSON, not one of n8n's error classes. */
 type StoredError = Record<string, unknown> & {
 	message?: string;
 	description?: string;
-	node?: { name: string };
+	node?: INode;
 };
 
-export interface RunData {
-	resultData: {
-		runData: Record<
-			string,
-			Array<{ data?: ITaskDataConnections; error?: StoredError; executionStatus?: string }>
-		>;
+/** n8n's run data; a queued job that crashed before it ran keeps its trigger's items only in executionData. */
+export type RunData = {
+	resultData: Pick<IRunExecutionData['resultData'], 'runData' | 'lastNodeExecuted'> & {
 		error?: StoredError;
-		lastNodeExecuted?: string;
 	};
-	/** What main queued for a worker: a job that crashed before it ran keeps its trigger's items only here. */
-	executionData?: {
-		nodeExecutionStack?: Array<{ node: { name: string }; data: ITaskDataConnections }>;
-	};
-}
+	executionData?: Pick<NonNullable<IRunExecutionData['executionData']>, 'nodeExecutionStack'>;
+};
 
 export interface StoredExecution {
 	id: number;

@@ -13,13 +13,10 @@ done
 
 how="sudo apt-get update && sudo apt-get install -y ${missing[*]}"
 command -v apt-get >/dev/null || { echo "Missing system packages: ${missing[*]}. This is not a Debian system; install them with your package manager." >&2; exit 1; }
-if [ "$(id -u)" -eq 0 ]; then
-	as_root=()
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+	sudo -n true 2>/dev/null || { echo "Missing system packages: ${missing[*]}. Install them with: $how" >&2; exit 1; }
 	as_root=(sudo -n)
-else
-	echo "Missing system packages: ${missing[*]}. Install them with: $how" >&2
-	exit 1
 fi
 
 # One install at a time per machine (parallel jest workers, any user): the lock file is writable by all and opened

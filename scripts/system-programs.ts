@@ -35,20 +35,13 @@ function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMi
 
 const pathDirs = () => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
 
-/** The first folder that holds every one of `programs` (the machine's PATH unless given), each by its path. */
-function findAll(
-	programs: readonly string[],
-	exists = isExecutable,
-	folders = pathDirs(),
-): Record<string, string> | undefined {
+/** The first of `folders` that holds every one of `programs`, each by its path. */
+function findAll(programs: readonly string[], folders: string[], exists = isExecutable) {
 	const folder = folders.find((dir) => programs.every((name) => exists(path.join(dir, name))));
 	return folder === undefined
 		? undefined
 		: Object.fromEntries(programs.map((name) => [name, path.join(folder, name)]));
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// The browser
 
 const BROWSER_VARIABLE = 'SVC_CHROME_PATH';
 /** Debian's chromium; Ubuntu's and GitHub's runners' chromium-browser; Google Chrome under both of its names. */
@@ -97,9 +90,6 @@ export function browserExecutable(): string {
 	return findOrInstall([choice.install], installed, 'chromium is missing after installing it');
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Postgres and Redis
-
 /** The Postgres programs the queue-mode tests run; Debian and Ubuntu keep them in one versioned folder, off PATH. */
 const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
 const POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -114,7 +104,7 @@ export function findPostgresPrograms(
 		.filter((name) => /^\d+(\.\d+)?$/.test(name))
 		.sort((a, b) => b.localeCompare(a, 'en', { numeric: true })) // 16 before 15 before 9.6
 		.map((version) => path.join(POSTGRES_ROOT, version, 'bin'));
-	return findAll(POSTGRES_PROGRAMS, exists, [...versioned, ...pathFolders]);
+	return findAll(POSTGRES_PROGRAMS, [...versioned, ...pathFolders], exists);
 }
 
 export function postgresPrograms() {
@@ -125,8 +115,7 @@ export function postgresPrograms() {
 }
 
 export function redisServer(): string {
+	const find = () => findAll(['redis-server'], pathDirs())?.['redis-server'];
 	const stillMissing = 'redis-server is not found even after installing redis-server';
-	return findOrInstall(['redis-server'], () => findAll(['redis-server']), stillMissing)[
-		'redis-server'
-	];
+	return findOrInstall(['redis-server'], find, stillMissing);
 }
