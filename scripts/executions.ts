@@ -1,5 +1,5 @@
 // n8n's stored executions: their run data, read through n8n's REST API.
-import type { INode, INodeExecutionData, IRunExecutionData } from 'n8n-workflow';
+import { ExecutionStatusList, type INodeExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import type { N8nRuntime } from './runtime';
 
@@ -7,7 +7,7 @@ import type { N8nRuntime } from './runtime';
 type StoredError = Record<string, unknown> & {
 	message?: string;
 	description?: string;
-	node?: INode;
+	node?: { name: string };
 };
 
 /** n8n's run data; a queued job that crashed before it ran keeps its trigger's items only in executionData. */
@@ -37,7 +37,6 @@ export function nodeItems(data: RunData, nodeName: string, outputIndex = 0): INo
 	return runs[0].data?.main[outputIndex] ?? [];
 }
 
-/** The json of every item a node gave on one output, in its first run. */
 export const nodeOutput = (data: RunData, nodeName: string, outputIndex = 0) =>
 	nodeItems(data, nodeName, outputIndex).map((item) => item.json);
 
@@ -68,9 +67,7 @@ export async function readExecutions(
 	workflowId: string,
 	{ all = false, withData = true },
 ): Promise<StoredExecution[]> {
-	const status = all
-		? [...FINISHED_STATUSES, 'new', 'running', 'waiting', 'unknown']
-		: FINISHED_STATUSES;
+	const status = all ? ExecutionStatusList : FINISHED_STATUSES;
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
 	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
 		results: Array<Omit<StoredExecution, 'id' | 'data'> & { id: string }>;

@@ -10,7 +10,6 @@ export type Started = execa.ExecaChildProcess & { output(): string };
 export type Log = (line: string) => void;
 export const quiet: Log = () => undefined;
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** A duration as log lines show it: "12.3 s". */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const running = new Set<Started>();

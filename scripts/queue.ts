@@ -76,7 +76,6 @@ export class QueueCluster {
 		}
 	}
 
-	/** Starts main, then the workers side by side. */
 	async startAll(): Promise<void> {
 		await this.main.start();
 		await Promise.all(this.workers.map((worker) => worker.start()));

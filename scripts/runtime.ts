@@ -64,21 +64,19 @@ const installEnv = ({ dir, flavour }: N8nRuntime) => ({
 export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = runtimePaths(flavour);
 	const started = Date.now();
-	if (!fs.existsSync(path.join(runtime.dir, '.installed'))) {
+	if (!fs.existsSync(path.join(runtime.dir, '.installed')))
 		process.stderr.write(
 			`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`,
 		);
-	}
 	const result = execa.sync('bash', [INSTALL_SCRIPT], {
 		env: installEnv(runtime),
 		stdio: ['ignore', 'pipe', 'inherit'],
 		reject: false,
 	});
-	if (result.exitCode !== 0) {
+	if (result.exitCode !== 0)
 		throw new Error(
 			`Installing the ${flavour.name} runtime failed (scripts/n8n-runtime.sh, exit ${result.exitCode}):\n${result.stdout}`,
 		);
-	}
 	log(`${result.stdout.trim()} (${seconds(Date.now() - started)})`);
 	return runtime;
 }

@@ -11,19 +11,17 @@ export type Service = { port: number; stop(): Promise<void> };
 export type Postgres = Service & { host: string; database: string; user: string };
 
 /** Postgres refuses to run as root: root runs it as Debian's `postgres` user (setpriv: no extra process). */
-function asPostgresUser(command: string, args: string[]): [string, string[]] {
-	if (process.getuid?.() !== 0) return [command, args];
-	return [
-		'setpriv',
-		['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args],
-	];
-}
+const asRoot = process.getuid?.() === 0;
+const asPostgresUser = (command: string, args: string[]): [string, string[]] => {
+	const setpriv = ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args];
+	return asRoot ? ['setpriv', setpriv] : [command, args];
+};
 
 /** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, database `n8n`. */
 export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const programs = postgresPrograms();
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-postgres-'));
-	if (process.getuid?.() === 0) {
+	if (asRoot) {
 		const id = (flag: string) =>
 			Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }));
 		fs.chownSync(folder, id('-u'), id('-g'));
@@ -69,7 +67,6 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	return { host: '127.0.0.1', port, database: 'n8n', user, stop: stopPostgres };
 }
 
-/** A throwaway Redis: no persistence, 127.0.0.1 only. */
 export async function startRedis(log: Log = quiet): Promise<Service> {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-redis-'));
 	const port = await freePort();

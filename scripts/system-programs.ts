@@ -17,8 +17,7 @@ const isExecutable = (file: string): boolean => {
 function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMissing: string): T {
 	const found = find();
 	if (found !== undefined) return found;
-	const script = path.join(__dirname, 'system-packages.sh');
-	const result = execa.sync('bash', [script, ...packages], {
+	const result = execa.sync('bash', [path.join(__dirname, 'system-packages.sh'), ...packages], {
 		stdio: ['ignore', 'inherit', 'pipe'],
 		stripFinalNewline: false,
 		reject: false,
