@@ -126,11 +126,10 @@ export class N8n {
 		);
 		const listed = [...(n8n?.nodes ?? []), ...(n8n?.credentials ?? [])];
 		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
-		if (!listed.length || missing.length) {
+		if (!listed.length || missing.length)
 			throw new Error(
 				`The package in ${packageDir} is not built: ${missing.join(', ') || 'package.json lists no n8n nodes'} missing (run npm run build)`,
 			);
-		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
 		for (const entry of ['package.json', 'dist'])
 			fs.cpSync(path.join(packageDir, entry), path.join(this.packageFolder, entry), {
