@@ -56,12 +56,6 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-function findNode(workflow: Workflow, name: string) {
-	const node = workflow.nodes.find((candidate) => candidate.name === name);
-	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
-	return node;
-}
-
 /** A scheduled example that execute-batch can start: a Manual Trigger in its trigger's place, waits of 2 s, not hours. */
 function manualVariant(workflow: Workflow, triggerName: string, id: string): Workflow {
 	const nodes = workflow.nodes.map((node) => {
@@ -142,21 +136,20 @@ async function webhookStep(
 	title: string,
 	shown: string[],
 ): Promise<ExampleStep> {
-	const how = `POST /webhook/${String(findNode(workflow, webhook).parameters.path)}`;
+	const node = workflow.nodes.find(({ name }) => name === webhook);
+	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${webhook}"`);
+	const how = `POST /webhook/${String(node.parameters.path)}`;
 	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
 	let reply = { status: 0, text: '' };
 	await waitUntil(
 		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
 		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
 	).catch(() => undefined);
-	let answer: unknown = reply.text;
-	try {
-		answer = JSON.parse(reply.text);
-	} catch {
-		// Not JSON: shown as text.
-	}
-	if (reply.status !== 200)
-		throw new Error(`"${webhook}" answered ${reply.status}: ${JSON.stringify(answer)}`);
+	const { status, text } = reply;
+	const answer: unknown = await Promise.resolve(text)
+		.then(JSON.parse)
+		.catch(() => text);
+	if (status !== 200) throw new Error(`"${webhook}" answered ${status}: ${JSON.stringify(answer)}`);
 	const outputs = outputsOf(await nthSuccess(n8n, workflow.id, nth), shown);
 	return { title, workflowId: workflow.id, how, outputs, response: { status: 200, body: answer } };
 }
