@@ -94,14 +94,12 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 }
 
 export interface ExampleStep {
-	/** Short name of what ran, e.g. "Lunch break (13:00, back at 14:00)". */
 	title: string;
 	workflowId: string;
 	/** How n8n ran it: `n8n execute-batch` (schedules), a production webhook call, or a trigger activated by `n8n start`. */
 	how: string;
 	/** Output items of the nodes worth showing, by node name: their json, plus the name, type and size of any file. */
 	outputs: Record<string, Array<Record<string, unknown>>>;
-	/** The webhook's HTTP answer, for webhook examples. */
 	response?: { status: number; body: unknown };
 }
 
@@ -210,11 +208,10 @@ export async function runExamples(
 			'Website login pairs the visitor',
 			['Pair token'],
 		);
-		const token = (login.response?.body as { auth_token?: unknown } | null)?.auth_token;
+		const answer = login.response?.body as { auth_token?: unknown } | null;
+		const token = answer?.auth_token;
 		if (typeof token !== 'string')
-			throw new Error(
-				`"Website login" answered no auth_token: ${JSON.stringify(login.response?.body)}`,
-			);
+			throw new Error(`"Website login" answered no auth_token: ${JSON.stringify(answer)}`);
 		await record(login);
 		const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
 		await record(
