@@ -143,10 +143,9 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	const env = { TZ: zone ?? 'UTC', GENERIC_TIMEZONE: zone ?? 'UTC', N8N_LOG_LEVEL: 'warn' };
 	const n8n = await N8n.create({ runtime, log, userFolder: DEMO_FOLDER, port, env });
 
-	let stopping: Promise<void> | undefined;
 	let stopRequestedAt = 0;
 	const stop = (reason: string, exitCode: number) => {
-		if (stopping) {
+		if (stopRequestedAt) {
 			// One Ctrl-C often arrives twice (from the terminal and relayed by npm/tsx); a later one means "now".
 			if (Date.now() - stopRequestedAt < 2_000) return;
 			killAllNow();
@@ -154,7 +153,7 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		}
 		stopRequestedAt = Date.now();
 		console.log(`\n${reason}: stopping n8n and the sandbox…`);
-		stopping = (async () => {
+		void (async () => {
 			await n8n.stop();
 			await sandbox.stop();
 			console.log('Stopped.');
@@ -189,7 +188,7 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	printWelcome(n8n, sandbox);
 
 	const exitCode = await n8n.whenServerExits();
-	if (!stopping) {
+	if (!stopRequestedAt) {
 		console.error(
 			`\nn8n stopped on its own (exit ${exitCode}). Its last output:\n${n8n.serverOutput.slice(-4_000)}`,
 		);

@@ -56,12 +56,6 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-function findNode(workflow: Workflow, name: string) {
-	const node = workflow.nodes.find((candidate) => candidate.name === name);
-	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${name}"`);
-	return node;
-}
-
 /** A scheduled example that execute-batch can start: a Manual Trigger in its trigger's place, waits of 2 s, not hours. */
 function manualVariant(workflow: Workflow, triggerName: string, id: string): Workflow {
 	const nodes = workflow.nodes.map((node) => {
@@ -99,18 +93,13 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 	return body as Record<string, unknown>;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Running every example once
-
 export interface ExampleStep {
-	/** Short name of what ran, e.g. "Lunch break (13:00, back at 14:00)". */
 	title: string;
 	workflowId: string;
 	/** How n8n ran it: `n8n execute-batch` (schedules), a production webhook call, or a trigger activated by `n8n start`. */
 	how: string;
 	/** Output items of the nodes worth showing, by node name: their json, plus the name, type and size of any file. */
 	outputs: Record<string, Array<Record<string, unknown>>>;
-	/** The webhook's HTTP answer, for webhook examples. */
 	response?: { status: number; body: unknown };
 }
 
@@ -145,21 +134,20 @@ async function webhookStep(
 	title: string,
 	shown: string[],
 ): Promise<ExampleStep> {
-	const how = `POST /webhook/${String(findNode(workflow, webhook).parameters.path)}`;
+	const node = workflow.nodes.find(({ name }) => name === webhook);
+	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${webhook}"`);
+	const how = `POST /webhook/${String(node.parameters.path)}`;
 	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
 	let reply = { status: 0, text: '' };
 	await waitUntil(
 		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
 		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
 	).catch(() => undefined);
-	let answer: unknown = reply.text;
-	try {
-		answer = JSON.parse(reply.text);
-	} catch {
-		// Not JSON: shown as text.
-	}
-	if (reply.status !== 200)
-		throw new Error(`"${webhook}" answered ${reply.status}: ${JSON.stringify(answer)}`);
+	const { status, text } = reply;
+	const answer: unknown = await Promise.resolve(text)
+		.then(JSON.parse)
+		.catch(() => text);
+	if (status !== 200) throw new Error(`"${webhook}" answered ${status}: ${JSON.stringify(answer)}`);
 	const outputs = outputsOf(await nthSuccess(n8n, workflow.id, nth), shown);
 	return { title, workflowId: workflow.id, how, outputs, response: { status: 200, body: answer } };
 }
@@ -196,20 +184,15 @@ export async function runExamples(
 	};
 
 	// Schedules run once now, together in one n8n process (each n8n start costs seconds); the lunch hour lasts two seconds.
-	const scheduled: Array<[Workflow, string, string[]]> = [
-		[variants.stats, 'Daily operator statistics (07:00)', ['Report columns']],
-		[
-			variants.lunch,
-			'Lunch break (13:00, back at 14:00)',
-			['Online operators', 'Set to dinner', 'Back online'],
-		],
-	];
-	const { runs, errors } = await n8n.executeBatch(scheduled.map(([variant]) => variant.id));
-	for (const [{ id }, title, shown] of scheduled) {
+	const { runs, errors } = await n8n.executeBatch([variants.stats.id, variants.lunch.id]);
+	const scheduledStep = async ({ id }: Workflow, title: string, shown: string[]) => {
 		if (errors[id]) throw new Error(`${title}: the workflow failed: ${errors[id]}`);
 		const how = 'n8n execute-batch';
 		await record({ title, workflowId: id, how, outputs: outputsOf(runs[id], shown) });
-	}
+	};
+	await scheduledStep(variants.stats, 'Daily operator statistics (07:00)', ['Report columns']);
+	const lunchShown = ['Online operators', 'Set to dinner', 'Back online'];
+	await scheduledStep(variants.lunch, 'Lunch break (13:00, back at 14:00)', lunchShown);
 
 	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, variants.alert.id]);
@@ -225,11 +208,10 @@ export async function runExamples(
 			'Website login pairs the visitor',
 			['Pair token'],
 		);
-		const token = (login.response?.body as { auth_token?: unknown } | null)?.auth_token;
+		const answer = login.response?.body as { auth_token?: unknown } | null;
+		const token = answer?.auth_token;
 		if (typeof token !== 'string')
-			throw new Error(
-				`"Website login" answered no auth_token: ${JSON.stringify(login.response?.body)}`,
-			);
+			throw new Error(`"Website login" answered no auth_token: ${JSON.stringify(answer)}`);
 		await record(login);
 		const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
 		await record(

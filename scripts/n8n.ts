@@ -126,11 +126,10 @@ export class N8n {
 		);
 		const listed = [...(n8n?.nodes ?? []), ...(n8n?.credentials ?? [])];
 		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
-		if (!listed.length || missing.length) {
+		if (!listed.length || missing.length)
 			throw new Error(
 				`The package in ${packageDir} is not built: ${missing.join(', ') || 'package.json lists no n8n nodes'} missing (run npm run build)`,
 			);
-		}
 		fs.rmSync(this.packageFolder, { recursive: true, force: true });
 		for (const entry of ['package.json', 'dist'])
 			fs.cpSync(path.join(packageDir, entry), path.join(this.packageFolder, entry), {
@@ -256,9 +255,7 @@ export class N8n {
 	}
 
 	/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */
-	async executeBatch(
-		ids: string[],
-	): Promise<{ runs: Record<string, RunData>; errors: Record<string, string> }> {
+	async executeBatch(ids: string[]) {
 		// n8n's execute-batch quietly leaves out an ID without a digit in it.
 		const undigited = ids.filter((id) => !/\d/.test(id));
 		if (undigited.length)
@@ -267,32 +264,20 @@ export class N8n {
 			);
 		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
 		const summaryFile = path.join(snapshots, 'summary.json');
-		const batch = await this.cli(
-			[
-				'execute-batch',
-				`--ids=${ids.join(',')}`,
-				`--snapshot=${snapshots}`,
-				`--output=${summaryFile}`,
-				'--retries=0',
-				'--shortOutput',
-			],
-			{ allowFailure: true },
-		);
+		const output = [`--snapshot=${snapshots}`, `--output=${summaryFile}`];
+		const args = [`--ids=${ids.join(',')}`, ...output, '--retries=0', '--shortOutput'];
+		const batch = await this.cli(['execute-batch', ...args], { allowFailure: true });
 		const read = <T>(file: string) => (fs.existsSync(file) ? readJson<T>(file) : undefined);
 		const runs: Record<string, RunData> = {};
 		for (const id of ids) {
 			const snapshot = read<{ data: RunData }>(path.join(snapshots, `${id}-snapshot.json`));
 			if (snapshot) runs[id] = snapshot.data;
 		}
-		type Failure = { workflowId: string; error: string };
-		const summary = read<{ summary: Record<'errors' | 'warnings', Failure[]> }>(
-			summaryFile,
-		)?.summary;
+		type Failures = Record<'errors' | 'warnings', Array<{ workflowId: string; error: string }>>;
+		const summary = read<{ summary: Failures }>(summaryFile)?.summary;
 		// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
 		const failures = [...(summary?.errors ?? []), ...(summary?.warnings ?? [])];
-		const errors = Object.fromEntries(
-			failures.map((failure) => [failure.workflowId, failure.error]),
-		);
+		const errors = Object.fromEntries(failures.map(({ workflowId, error }) => [workflowId, error]));
 		fs.rmSync(snapshots, { recursive: true, force: true });
 		const missing = ids.filter((id) => !runs[id] && !errors[id]);
 		if (missing.length) {
@@ -323,11 +308,10 @@ export class N8n {
 		const server = processes.start(nodeBin, [n8nBin, ...command], spawn);
 		this.server = server;
 		const readiness = `${this.baseUrl}/healthz/readiness`;
+		const ready = async () =>
+			(await fetch(readiness, { signal: AbortSignal.timeout(2_000) })).status === 200;
 		try {
-			await waitUntil(
-				async () => (await fetch(readiness, { signal: AbortSignal.timeout(2_000) })).status === 200,
-				{ what, timeoutMs: 120_000, process: server },
-			);
+			await waitUntil(ready, { what, timeoutMs: 120_000, process: server });
 		} catch (error) {
 			await this.stop();
 			throw error;
