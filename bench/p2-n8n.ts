@@ -141,9 +141,9 @@ async function execute(n8n: N8n, workflowId: string, readerName: string): Promis
 			timeoutMs: EXECUTE_TIMEOUT_MS,
 		},
 	);
-	if (result.code !== 0)
+	if (result.exitCode !== 0)
 		throw new Error(
-			`n8n execute --id=${workflowId} failed (${result.code}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
+			`n8n execute --id=${workflowId} failed (${result.exitCode ?? result.signal}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
 		);
 	const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
 	const first = nodeTimes(result.stdout, 'Start');

@@ -59,8 +59,10 @@ async function measure(
 			{ cwd: ROOT, timeoutMs: 15 * 60_000 },
 		);
 		const line = /^P4-RESULT (.*)$/m.exec(result.stdout)?.[1];
-		if (result.code !== 0 || !line)
-			throw new Error(`The P4 worker failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+		if (result.exitCode !== 0 || !line)
+			throw new Error(
+				`The P4 worker failed (${result.exitCode ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+			);
 		const run = JSON.parse(line) as MemoryRun;
 		if (run.emitted !== chats)
 			throw new Error(`The trigger emitted ${run.emitted} chats of a ${chats}-chat backlog`);

@@ -33,12 +33,6 @@ export const PUBLISHED_EXAMPLES = [
 	EXAMPLE_IDS.visitorPairing,
 ];
 
-/** Examples that `npm start -- --headless` imports but does not run, and why. */
-export const EXAMPLES_NOT_RUN_HEADLESS: Record<string, string> = {
-	[EXAMPLE_IDS.aiAgent]:
-		'it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model',
-};
-
 /** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
 export function sandboxCredential(
 	{ host, admin }: Pick<Sandbox, 'host' | 'admin'>,

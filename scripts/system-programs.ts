@@ -90,7 +90,7 @@ export function browserExecutable(): string {
 }
 
 /** The Postgres programs the queue-mode tests run; Debian and Ubuntu keep them in one versioned folder, off PATH. */
-const POSTGRES_PROGRAMS = ['initdb', 'postgres', 'pg_isready', 'createdb'] as const;
+const POSTGRES_PROGRAMS = ['initdb', 'postgres'] as const;
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
 /** The Postgres programs in `/usr/lib/postgresql/<version>/bin` (`versions`, newest first), else in the PATH folders. */

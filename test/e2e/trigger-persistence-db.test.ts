@@ -98,7 +98,7 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 			],
 			{ timeoutMs: 60_000 },
 		).then((result) => {
-			outcome = result.code === 0 ? 'returned' : 'failed';
+			outcome = result.exitCode === 0 ? 'returned' : 'failed';
 			return result;
 		});
 		// Release only once the reader has the file open (so it has met the lock), and a moment more for its first try.
@@ -112,7 +112,7 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 		await waitFor('released');
 		const read = await reading;
 
-		expect({ outcomeWhileLocked, read: read.code === 0 ? 'rows' : read.stderr }).toEqual({
+		expect({ outcomeWhileLocked, read: read.exitCode === 0 ? 'rows' : read.stderr }).toEqual({
 			outcomeWhileLocked: 'pending',
 			read: 'rows',
 		});

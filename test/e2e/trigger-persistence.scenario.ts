@@ -238,12 +238,12 @@ async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerSt
 		[
 			'--disable-warning=ExperimentalWarning',
 			path.join(REPO_ROOT, 'test/e2e/trigger-persistence-db.cjs'),
-			n8n.databaseFile,
+			path.join(n8n.userFolder, '.n8n/database.sqlite'),
 			workflowId,
 		],
 		{ env: n8n.env, timeoutMs: 60_000 },
 	);
-	if (result.code !== 0) throw new Error(`Reading n8n's database failed:\n${result.stderr}`);
+	if (result.exitCode !== 0) throw new Error(`Reading n8n's database failed:\n${result.stderr}`);
 	return JSON.parse(result.stdout) as StoredTriggerState;
 }
 

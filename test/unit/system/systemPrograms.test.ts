@@ -66,7 +66,7 @@ describe('chooseBrowser', () => {
 });
 
 describe('findPostgresPrograms', () => {
-	const programs = ['initdb', 'postgres', 'pg_isready', 'createdb'];
+	const programs = ['initdb', 'postgres'];
 	const installedIn = (...folders: string[]) =>
 		only(...folders.flatMap((folder) => programs.map((name) => `${folder}/${name}`)));
 
@@ -83,8 +83,6 @@ describe('findPostgresPrograms', () => {
 		expect(found).toEqual({
 			initdb: '/usr/lib/postgresql/16/bin/initdb',
 			postgres: '/usr/lib/postgresql/16/bin/postgres',
-			pg_isready: '/usr/lib/postgresql/16/bin/pg_isready',
-			createdb: '/usr/lib/postgresql/16/bin/createdb',
 		});
 	});
 
