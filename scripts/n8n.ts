@@ -368,21 +368,13 @@ export class N8n {
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
 export async function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: number) {
-	const payload = JSON.stringify(body);
-	const request = http.request(url, {
-		method: 'POST',
-		agent: false,
-		headers: {
-			'content-type': 'application/json',
-			'content-length': Buffer.byteLength(payload),
-			connection: 'close',
-		},
-		timeout: timeoutMs,
-	});
+	// agent: false gives the request a connection of its own; Node sends its length and `Connection: close`.
+	const headers = { 'content-type': 'application/json' };
+	const request = http.request(url, { method: 'POST', agent: false, headers, timeout: timeoutMs });
 	request.on('timeout', () =>
 		request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),
 	);
-	request.end(payload);
+	request.end(JSON.stringify(body));
 	// once() rejects on the request's 'error' (refused, reset, timed out); text() on a broken body.
 	const [response] = (await once(request, 'response')) as [http.IncomingMessage];
 	return { status: response.statusCode ?? 0, text: await text(response) };

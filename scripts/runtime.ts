@@ -12,22 +12,19 @@ const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
 
 /**
  * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under
- * runtime/, n8n-runtime.sh's N8N_RUNTIME_FLAVOUR), the Node its lockfile pins, the environment of every n8n process
- * (undefined removes a variable), and the CLI arguments that mark a workflow active for the next `n8n start`.
- * Everything else (import, execute, start, worker) is the same command.
+ * runtime/, n8n-runtime.sh's N8N_RUNTIME_FLAVOUR), the environment of every n8n process (undefined removes a variable),
+ * and the CLI arguments that mark a workflow active for the next `n8n start`. Everything else is the same command.
  */
 export const FLAVOURS = {
 	'n8n-2': {
 		name: 'n8n-2',
 		pins: '.',
-		node: '24',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
 		activateArgs: (id: string) => ['publish:workflow', `--id=${id}`],
 	},
 	'n8n-1': {
 		name: 'n8n-1',
 		pins: 'n8n-1',
-		node: '20',
 		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
 		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
 		activateArgs: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
@@ -60,14 +57,10 @@ const installEnv = ({ dir, flavour }: N8nRuntime) => ({
 	N8N_RUNTIME_FLAVOUR: flavour.pins,
 });
 
-/** Installs the pinned runtime when it is missing or stale (minutes, once), its progress on stderr: never a silent hang. */
+/** Installs the pinned runtime when it is missing or stale (minutes, once), the script's progress on stderr: never a silent hang. */
 export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = runtimePaths(flavour);
 	const started = Date.now();
-	if (!fs.existsSync(path.join(runtime.dir, '.installed')))
-		process.stderr.write(
-			`Installing the pinned ${flavour.name} and Node ${flavour.node} into ${runtime.dir} (about 3 to 4 minutes, once; later starts reuse it)…\n`,
-		);
 	const result = execa.sync('bash', [INSTALL_SCRIPT], {
 		env: installEnv(runtime),
 		stdio: ['ignore', 'pipe', 'inherit'],
@@ -84,7 +77,6 @@ export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['
 /** Installs a runtime in the background (jest's set-up: the 1.x install overlaps tests); ensureRuntime() waits for it. */
 export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 	const runtime = runtimePaths(flavour);
-	if (fs.existsSync(path.join(runtime.dir, '.installed')) && fs.existsSync(runtime.n8nBin)) return;
 	fs.mkdirSync(path.dirname(logFile), { recursive: true });
 	const output = fs.openSync(logFile, 'a');
 	execa('bash', [INSTALL_SCRIPT], {

@@ -13,11 +13,11 @@ const isExecutable = (file: string): boolean => {
 	}
 };
 
-/** What `find` finds, else after system-packages.sh installs `packages`; else throws with the command to run, never skips. */
-function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMissing: string): T {
+/** What `find` finds, else after system-packages.sh installs `debianPackage`; else throws with the command to run, never skips. */
+function findOrInstall<T>(debianPackage: string, find: () => T | undefined): T {
 	const found = find();
 	if (found !== undefined) return found;
-	const result = execa.sync('bash', [path.join(__dirname, 'system-packages.sh'), ...packages], {
+	const result = execa.sync('bash', [path.join(__dirname, 'system-packages.sh'), debianPackage], {
 		stdio: ['ignore', 'inherit', 'pipe'],
 		stripFinalNewline: false,
 		reject: false,
@@ -25,10 +25,10 @@ function findOrInstall<T>(packages: string[], find: () => T | undefined, stillMi
 	process.stderr.write(result.stderr);
 	if (result.exitCode !== 0) {
 		const reason = result.stderr.trim().split('\n').pop() ?? `exit ${result.exitCode}`;
-		throw new Error(`Needed system packages are missing (${packages.join(', ')}): ${reason}`);
+		throw new Error(`A needed system package is missing (${debianPackage}): ${reason}`);
 	}
 	const installed = find();
-	if (installed === undefined) throw new Error(stillMissing);
+	if (installed === undefined) throw new Error(`${debianPackage} is installed, yet not found`);
 	return installed;
 }
 
@@ -85,8 +85,7 @@ export function browserExecutable(): string {
 	const choice = chooseBrowser(process.env[BROWSER_VARIABLE], isExecutable, osRelease);
 	if ('missing' in choice) throw new Error(choice.missing);
 	if ('found' in choice) return choice.found;
-	const installed = () => BROWSER_PATHS.find(isExecutable);
-	return findOrInstall([choice.install], installed, 'chromium is missing after installing it');
+	return findOrInstall(choice.install, () => BROWSER_PATHS.find(isExecutable));
 }
 
 /** The Postgres programs the queue-mode tests run; Debian and Ubuntu keep them in one versioned folder, off PATH. */
@@ -109,12 +108,10 @@ export function findPostgresPrograms(
 export function postgresPrograms() {
 	const versions = () => (fs.existsSync(POSTGRES_ROOT) ? fs.readdirSync(POSTGRES_ROOT) : []);
 	const find = () => findPostgresPrograms(versions(), pathDirs(), isExecutable);
-	const stillMissing = 'Postgres (initdb, postgres) is not found even after installing postgresql';
-	return findOrInstall(['postgresql'], find, stillMissing);
+	return findOrInstall('postgresql', find);
 }
 
 export function redisServer(): string {
 	const find = () => findAll(['redis-server'], pathDirs())?.['redis-server'];
-	const stillMissing = 'redis-server is not found even after installing redis-server';
-	return findOrInstall(['redis-server'], find, stillMissing);
+	return findOrInstall('redis-server', find);
 }
