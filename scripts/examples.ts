@@ -27,11 +27,8 @@ export const EXAMPLE_IDS = {
 } as const;
 
 /** The examples that run in production (webhooks, the chat trigger): published before `n8n start`. */
-export const PUBLISHED_EXAMPLES = [
-	EXAMPLE_IDS.exportFinishedChats,
-	EXAMPLE_IDS.crmBroadcast,
-	EXAMPLE_IDS.visitorPairing,
-];
+const { exportFinishedChats, crmBroadcast, visitorPairing } = EXAMPLE_IDS;
+export const PUBLISHED_EXAMPLES = [exportFinishedChats, crmBroadcast, visitorPairing];
 
 /** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
 export function sandboxCredential(

@@ -13,13 +13,8 @@ pins="$repo/runtime/${N8N_RUNTIME_FLAVOUR:-.}"
 
 # Under `npm start` / `npm test`, npm exports the project's .npmrc (ignore-scripts=true) as npm_config_* variables, which
 # would make the sqlite3 build a silent no-op: all but how to reach the registry are cleared (npmrc files still apply).
-while IFS='=' read -r name _; do
-	case "${name,,}" in
-	npm_config_*registry* | npm_config_*proxy | npm_config_cafile | npm_config_ca | npm_config_cert | npm_config_key | \
-		npm_config_strict_ssl | npm_config_cache | npm_config_userconfig | npm_config_globalconfig | npm_config_fetch_*) ;;
-	npm_config_*) unset "$name" ;;
-	esac
-done < <(env)
+reach='registry|proxy$|^npm_config_(cafile|ca|cert|key|strict_ssl|cache|userconfig|globalconfig|fetch_.*)$'
+for name in $(compgen -e | grep -i '^npm_config_' | grep -viE "$reach"); do unset "$name"; done
 
 started=$SECONDS
 say() { printf '[n8n runtime %3ds] %s\n' "$((SECONDS - started))" "$*" >&2; }

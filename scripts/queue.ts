@@ -47,17 +47,16 @@ export class QueueCluster {
 				N8N_LOG_LEVEL: 'info',
 				...options.env,
 			};
-			// A worker answers /healthz/readiness on its QUEUE_HEALTH_CHECK_PORT, which is then its port.
+			// A worker answers /healthz/readiness on its QUEUE_HEALTH_CHECK_PORT, which is then its port (main ignores it).
 			const create = async (command: string[]) => {
 				const port = await freePort();
 				const health = { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) };
-				const worker = command[0] === 'worker';
 				const instance = await N8n.create({
 					runtime: options.runtime,
 					log,
 					port,
 					command,
-					env: worker ? { ...env, ...health } : env,
+					env: { ...env, ...health },
 				});
 				created.push(instance);
 				instance.installPackage(options.packageDir);
