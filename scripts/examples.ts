@@ -129,12 +129,12 @@ async function webhookStep(
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${webhook}"`);
 	const how = `POST /webhook/${String(node.parameters.path)}`;
 	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
-	let reply = { status: 0, text: '' };
-	await waitUntil(
-		async () => (reply = await postJsonOnNewConnection(url, body, 60_000)).status !== 404,
-		{ what: `POST ${url} (still 404)`, timeoutMs: 30_000, everyMs: 500 },
-	).catch(() => undefined);
-	const { status, text } = reply;
+	const post = async () => {
+		const reply = await postJsonOnNewConnection(url, body, 60_000);
+		return reply.status !== 404 && reply;
+	};
+	const what = `POST ${url} (still 404)`;
+	const { status, text } = await waitUntil(post, { what, timeoutMs: 30_000, everyMs: 500 });
 	const answer: unknown = await Promise.resolve(text)
 		.then(JSON.parse)
 		.catch(() => text);

@@ -2,6 +2,7 @@
 import {
 	ExecutionStatusList,
 	type ExecutionSummary,
+	type IDataObject,
 	type INodeExecutionData,
 	type IRunExecutionData,
 } from 'n8n-workflow';
@@ -48,11 +49,7 @@ export function triggerItems(execution: StoredExecution, triggerName: string) {
 }
 
 /** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
-export type RestCall = (
-	method: string,
-	route: string,
-	body?: unknown,
-) => Promise<Record<string, unknown>>;
+export type RestCall = (method: string, route: string, body?: unknown) => Promise<IDataObject>;
 
 /**
  * The executions of a workflow, oldest first: the finished ones, or with `all` those of any status. Read through
@@ -68,10 +65,8 @@ export async function readExecutions(
 ): Promise<StoredExecution[]> {
 	const status = all ? ExecutionStatusList : FINISHED_STATUSES;
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
-	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as {
-		results: ExecutionSummary[];
-		count: number;
-	};
+	type Page = { results: ExecutionSummary[]; count: number };
+	const page = (await rest('GET', `executions?filter=${filter}&limit=100`)) as unknown as Page;
 	if (page.count > page.results.length)
 		throw new Error(`Workflow ${workflowId} has ${page.count} executions; only 100 are read`);
 	const { parse } = runtime.require('flatted') as { parse(text: string): RunData };
@@ -79,8 +74,6 @@ export async function readExecutions(
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);
 	for (const execution of withData ? executions : [])
-		execution.data = parse(
-			((await rest('GET', `executions/${execution.id}`)) as { data: string }).data,
-		);
+		execution.data = parse(String((await rest('GET', `executions/${execution.id}`)).data));
 	return executions;
 }

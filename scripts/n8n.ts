@@ -117,9 +117,8 @@ export class N8n {
 	/** Installs the built package the way n8n installs a community package: its package.json and dist/. */
 	installPackage(packageDir: string): void {
 		// n8n refuses the whole package when one listed file is missing, with an error that is easy to miss in its log.
-		const { n8n } = readJson<{ n8n?: Record<'nodes' | 'credentials', string[] | undefined> }>(
-			path.join(packageDir, 'package.json'),
-		);
+		type Manifest = { n8n?: Partial<Record<'nodes' | 'credentials', string[]>> };
+		const { n8n } = readJson<Manifest>(path.join(packageDir, 'package.json'));
 		const listed = [...(n8n?.nodes ?? []), ...(n8n?.credentials ?? [])];
 		const missing = listed.filter((file) => !fs.existsSync(path.join(packageDir, file)));
 		if (!listed.length || missing.length)
@@ -179,7 +178,7 @@ export class N8n {
 			const text = await reply.text();
 			if (reply.status !== 200)
 				throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
-			return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+			return (JSON.parse(text) as { data: IDataObject }).data;
 		};
 	}
 
@@ -249,9 +248,7 @@ export class N8n {
 		// n8n's execute-batch quietly leaves out an ID without a digit in it.
 		const undigited = ids.filter((id) => !/\d/.test(id));
 		if (undigited.length)
-			throw new Error(
-				`n8n execute-batch runs no workflow ID without a digit: ${undigited.join(', ')}`,
-			);
+			throw new Error(`n8n execute-batch runs no workflow ID without a digit: ${undigited.join()}`);
 		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
 		const summaryFile = path.join(snapshots, 'summary.json');
 		const output = [`--snapshot=${snapshots}`, `--output=${summaryFile}`];
@@ -275,15 +272,6 @@ export class N8n {
 			throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}:\n${said}`);
 		}
 		return { runs, errors };
-	}
-
-	/** Runs one workflow: its run data, or its stored execution when it failed (n8n's `execute` only prints the run). */
-	async execute(id: string): Promise<{ status: string; data: RunData }> {
-		const { runs, errors } = await this.executeBatch([id]);
-		if (runs[id]) return { status: 'success', data: runs[id] };
-		const stored = (await this.readExecutions(id)).at(-1);
-		const failed = { resultData: { runData: {}, error: { message: errors[id] } } };
-		return stored ?? { status: 'error', data: failed };
 	}
 
 	/** Starts the instance's command and waits (two minutes at most) until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */

@@ -1,6 +1,7 @@
 // Child processes of the e2e tests, the demo and the benchmarks: each in its own process group, every group ended on exit; one readiness wait.
 import { once } from 'node:events';
 import net from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import execa from 'execa';
 import { onExit } from 'signal-exit';
@@ -9,7 +10,6 @@ import { onExit } from 'signal-exit';
 export type Started = execa.ExecaChildProcess & { output(): string };
 export type Log = (line: string) => void;
 export const quiet: Log = () => undefined;
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const running = new Set<Started>();
@@ -40,6 +40,7 @@ export function start(command: string, args: string[], options: execa.Options = 
 		...(options.stdio ? {} : { stdin: 'ignore' }),
 		buffer: false,
 		stripFinalNewline: false,
+		all: true,
 		// As Node's own spawn: a given env is the whole environment.
 		extendEnv: false,
 		...options,
@@ -49,8 +50,7 @@ export function start(command: string, args: string[], options: execa.Options = 
 	});
 	let tail = '';
 	const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-200_000));
-	child.stdout?.on('data', keep);
-	child.stderr?.on('data', keep);
+	child.all?.on('data', keep);
 	const started = Object.assign(child, { output: () => tail });
 	running.add(started);
 	void child.finally(() => running.delete(started));
@@ -123,7 +123,6 @@ export async function waitUntil<T>(
 	}
 }
 
-/** A port free on 127.0.0.1 now, for a server of this run. */
 export async function freePort(): Promise<number> {
 	const server = net.createServer().listen(0, '127.0.0.1');
 	await once(server, 'listening');

@@ -49,8 +49,16 @@ afterAll(async () => {
 jest.setTimeout(TEST_TIMEOUT_MS);
 
 function successfulRun(id: string): RunData {
-	if (!runs[id]) throw new Error(`Workflow ${id} failed: ${errors[id]}`);
+	if (!runs[id] || errors[id]) throw new Error(`Workflow ${id} failed: ${errors[id]}`);
 	return runs[id];
+}
+
+/** Runs one workflow on its own (for steps whose order matters) and gives its run data; n8n's error fails the test. */
+async function runAlone(id: string): Promise<RunData> {
+	const batch = await env.n8n.executeBatch([id]);
+	if (!batch.runs[id] || batch.errors[id])
+		throw new Error(`Workflow ${id} failed: ${batch.errors[id]}`);
+	return batch.runs[id];
 }
 
 /** n8n's stored record of a batch run, read through its REST API: n8n starts on the first read and runs until afterAll. */
@@ -168,12 +176,10 @@ describe('real-time commands', () => {
 		expect(broadcast.delivered_to).toEqual(['+15550000011', '+15550000012', '+15550000014']);
 	});
 
-	test('Visitor > Pair Token and Remove Token (n8n execute --id) store and then drop the pairing', async () => {
+	test('Visitor > Pair Token and Remove Token, run one after the other, store and then drop the pairing', async () => {
 		expect(env.sandbox.control.pairings()).toEqual({});
 
-		const paired = await env.n8n.execute('svcE2ePair');
-		expect(paired.status).toBe('success');
-		expect(nodeOutput(paired.data, 'Pair token')).toEqual([
+		expect(nodeOutput(await runAlone('svcE2ePair'), 'Pair token')).toEqual([
 			{
 				auth_token: 'e2e-token-7f3a9c',
 				visitor_fields: {
@@ -194,9 +200,7 @@ describe('real-time commands', () => {
 			},
 		});
 
-		const removed = await env.n8n.execute('svcE2eUnpair');
-		expect(removed.status).toBe('success');
-		expect(nodeOutput(removed.data, 'Remove token')).toEqual([
+		expect(nodeOutput(await runAlone('svcE2eUnpair'), 'Remove token')).toEqual([
 			{ auth_token: 'e2e-token-7f3a9c', removed: true },
 		]);
 		expect(env.sandbox.control.pairings()).toEqual({});

@@ -1,7 +1,8 @@
 // Real n8n 2.41.1: stopping an execution while Send Template is broadcasting sends no further request to Svc.
+import { setTimeout as delay } from 'node:timers/promises';
 import { SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { postJsonOnNewConnection } from '../../scripts/n8n';
-import { delay, waitUntil } from '../../scripts/processes';
+import { waitUntil } from '../../scripts/processes';
 import { useE2eEnvironment } from './environment';
 import { broadcastWorkflow, IDS, WEBHOOK_PATHS } from './queueWorkflows';
 

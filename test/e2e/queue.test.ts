@@ -1,9 +1,10 @@
 // E2E in n8n queue mode (Postgres, Redis, main + 2 workers): a 20,000-chat backlog under crashes, an export and broadcasts on workers, one of them stopped.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
 import { triggerItems, type StoredExecution } from '../../scripts/executions';
-import { delay, freePort, quiet, waitUntil } from '../../scripts/processes';
+import { freePort, quiet, waitUntil } from '../../scripts/processes';
 import type { N8n } from '../../scripts/n8n';
 import { QueueCluster } from '../../scripts/queue';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';

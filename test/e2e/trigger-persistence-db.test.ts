@@ -1,9 +1,10 @@
 // The trigger-persistence test's database reader (trigger-persistence-db.cjs) meets a held write lock: it waits for it, it never fails.
+import { setTimeout as delay } from 'node:timers/promises';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { delay, run, start, stop, waitUntil } from '../../scripts/processes';
+import { run, start, stop, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 
 const WORKFLOW_ID = 'svcLockedDb0001';

@@ -1,10 +1,11 @@
 // The kill-and-restart scenario of the trigger-persistence e2e, run in real n8n with its default settings or with durable poll cursors.
+import { setTimeout as delay } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { nodeOutput } from '../../scripts/executions';
-import { delay, quiet, run, waitUntil } from '../../scripts/processes';
+import { quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { DURABLE_CURSOR_ENV, sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';

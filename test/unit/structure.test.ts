@@ -58,6 +58,12 @@ test('nodes/ and credentials/ weigh at most 4,000 lines', () => {
 	expect(totalLines(shipped)).toBeLessThanOrEqual(4000);
 });
 
+test('scripts/ weighs at most 1,600 lines', () => {
+	const scripts = fs.readdirSync(path.join(ROOT, 'scripts')).map((file) => `scripts/${file}`);
+	expect(scripts.length).toBeGreaterThan(5);
+	expect(totalLines(scripts)).toBeLessThanOrEqual(1600);
+});
+
 test('the transport is at most six modules, with no barrel', () => {
 	const transport = filesIn('nodes/SvcChat/transport', '.ts');
 	expect(transport.length).toBeGreaterThan(0);
