@@ -139,6 +139,8 @@ test('sqlite3 is compiled beside the n8n install from a pinned lockfile of the s
 });
 
 test('every registry package in the runtime lockfiles carries its tarball address, so npm fetches no metadata', () => {
+	// A lockfile written where omit-lockfile-registry-resolved is set has none: in its folder, run
+	// `npm install --package-lock-only --ignore-scripts --omit-lockfile-registry-resolved=false` (registry.npmjs.org).
 	for (const file of [
 		'runtime/package-lock.json',
 		'runtime/n8n-1/package-lock.json',
