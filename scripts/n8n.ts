@@ -229,7 +229,7 @@ export class N8n {
 		} finally {
 			fs.rmSync(folder, { recursive: true, force: true });
 		}
-		this.log(`${kind} imported: ${items.map(({ name }) => `"${name}"`).join(', ')}`);
+		this.log(`n8n import:${kind}: ${items.map(({ name }) => `"${name}"`).join(', ')}`);
 	}
 
 	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
