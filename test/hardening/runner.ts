@@ -330,9 +330,10 @@ export function problemsOf(outcome: Outcome, hostile: FuzzField[]): string[] {
 			problems.push(`"${short(message)}" names none of ${JSON.stringify(names(hostile))}`);
 	} else if (error instanceof NodeApiError) {
 		const code = error.context.svcError as string | undefined;
-		if (error.httpCode !== '200' || code === undefined || TRANSPORT_CODES.has(code)) {
+		// A refusal inside a 200 reply carries the server's code as its httpCode (n8n's "Error code"); a status is an HTTP one.
+		if (code === undefined || error.httpCode !== code || TRANSPORT_CODES.has(code)) {
 			problems.push(
-				`the request went wrong (HTTP ${error.httpCode}, ${code ?? 'no code'}): ${short(message)}`,
+				`the request went wrong (error code ${error.httpCode}, ${code ?? 'no code'}): ${short(message)}`,
 			);
 		}
 	} else {

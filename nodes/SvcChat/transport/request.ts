@@ -201,7 +201,9 @@ export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, item
 	const error = new NodeApiError(context.getNode(), errorResponse, {
 		message: text.message,
 		description: text.fix,
-		httpCode: httpCode !== undefined ? String(httpCode) : undefined,
+		// n8n's editor shows this as "Error code": a refusal inside a 200 reply shows its Svc code (the one that has
+		// details), else nothing; never "200".
+		httpCode: httpCode === 200 ? details && code : httpCode?.toString(),
 		itemIndex,
 	});
 	// NodeApiError swaps a message that mentions a system code (ECONNRESET…) for n8n's generic text; ours says more.

@@ -131,7 +131,8 @@ describe.each(SPEC_CASES.map((c) => [`${c.section} ${c.code}`, c] as const))(
 			expect(error.description).toBeTruthy();
 			expect(error.description).not.toBe(generic.fix);
 			expect(error.description).not.toBe(error.message);
-			expect(error.httpCode).toBe('200');
+			// n8n's editor shows httpCode as "Error code": a refusal inside a 200 reply shows the Svc code, never "200".
+			expect(error.httpCode).toBe(code);
 			expect(error.context.svcError).toBe(code);
 			expect(seen.requests).toBe(1);
 			if (member) {
@@ -304,6 +305,8 @@ describe('bodies that are not JSON', () => {
 			`Check that the host in the credentials is the Svc chat server, not a web page or proxy. Reply began: ${shown}`,
 		);
 		expect(error.context.svcError).toBe('not-json');
+		// Not an HTTP error, and no Svc code: n8n's editor shows no "Error code" (never "200").
+		expect(error.httpCode).toBeNull();
 	});
 
 	test('a long page is cut to a short excerpt', async () => {
@@ -357,6 +360,7 @@ describe('a 200 reply of unexpected shape', () => {
 			`Check that the host is a Svc chat server with API v2. Reply began: ${JSON.stringify(body)}`,
 		);
 		expect(error.context.svcError).toBe('unexpected-shape');
+		expect(error.httpCode).toBeNull();
 	});
 
 	// A missing or null last_ts is not a shape error: the page rules judge it (specGaps.test.ts, issue 13).
