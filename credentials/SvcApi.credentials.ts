@@ -21,8 +21,10 @@ const PLAIN_HTTP_TO_LOOPBACK =
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, i) => 400 + i)];
 
+// The nodes' texts, which say where to look; here the user is already in the credentials.
+const IN_CREDENTIALS = ' in the Svc API credentials';
 const sentence = ({ message, fix }: SvcErrorText) =>
-	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix}`;
+	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix.replace(IN_CREDENTIALS, '')}`;
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';

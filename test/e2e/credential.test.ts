@@ -25,7 +25,7 @@ const BROWSER_ID = 'svc-e2e-browser';
 const MESSAGES = {
 	ok: 'Connection successful!',
 	wrongLogin:
-		'Wrong email or password. Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+		'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
 	forbidden:
 		'Access denied: the user is not an administrator, or there were too many login attempts. Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	noApiAccess:

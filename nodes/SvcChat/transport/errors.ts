@@ -104,7 +104,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	401: {
 		message: 'Wrong email or password',
-		fix: 'Check the admin email and password in the Svc API credentials. The node does not retry, so the account is not locked by repeated attempts.',
+		fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
 	},
 	403: {
 		message:

@@ -120,18 +120,40 @@ describe('the credential test request', () => {
 			.map((rule) => [String(rule.properties.value), rule.properties.message]),
 	);
 
-	test('every status the transport explains has its rule, with the same text as the nodes show', () => {
+	/** What the form says for a text the nodes show: the user is in the credential, so it is not pointed at. */
+	const inTheForm = ({ message, fix }: { message: string; fix: string }) =>
+		`${message}. ${fix}`.replace(' in the Svc API credentials', '');
+
+	test('every status the transport explains has its rule, with the text the nodes show, without pointing at the form', () => {
 		for (const [status, text] of Object.entries(SVC_HTTP_ERRORS))
-			expect(byStatus[status]).toBe(`${text.message}. ${text.fix}`);
+			if (status !== '401') expect(byStatus[status]).toBe(inTheForm(text));
+		expect(byStatus['404']).toBe(
+			'The server has no such API endpoint. Check the host: it must be the chat server (your account sub-domain or your own host).',
+		);
 		for (const status of ['301', '302', '303', '307', '308'])
 			expect(byStatus[status]).toMatch(/^The server redirects the request elsewhere/);
+		for (const message of Object.values(byStatus)) expect(message).not.toContain(' in the Svc API');
+	});
+
+	// README "Credentials": n8n's test sends a request answered 401 a second time, so "the node does not retry" would be
+	// false there; the form is the credentials, so "in the Svc API credentials" points at where the user already is.
+	test('a wrong password: one text, true for the nodes and for the test, in the form without pointing at itself', () => {
+		expect(SVC_HTTP_ERRORS[401]).toEqual({
+			message: 'Wrong email or password',
+			fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+		});
+		expect(byStatus['401']).toBe(
+			'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+		);
+		for (const text of [byStatus['401'], SVC_HTTP_ERRORS[401].fix])
+			expect(text).not.toMatch(/retr(y|ies)|not locked|once/i);
 	});
 
 	test("every other error status has our text too, never the server's reason phrase (it could echo the password)", () => {
 		for (let status = 400; status < 600; status++)
 			expect([status, typeof byStatus[String(status)]]).toEqual([status, 'string']);
 		expect(byStatus['418']).toBe(
-			'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
+			'The server answered with HTTP 418. Check the host, then try again later.',
 		);
 	});
 
@@ -141,12 +163,13 @@ describe('the credential test request', () => {
 			{
 				key: 'error',
 				value: 'no-tariff-option',
-				message: `${SVC_ERROR_CODES['no-tariff-option'].message}. ${SVC_ERROR_CODES['no-tariff-option'].fix}`,
+				message: inTheForm(SVC_ERROR_CODES['no-tariff-option']),
 			},
+			// A 200 reply is not asked again: the form's plain text.
 			{
 				key: 'error',
 				value: 'unauthorized',
-				message: `${SVC_ERROR_CODES.unauthorized.message}. ${SVC_ERROR_CODES.unauthorized.fix}`,
+				message: 'Wrong email or password. Check the admin email and password.',
 			},
 		]);
 	});
