@@ -96,6 +96,8 @@ const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hour
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'notRetried'> {
 	/** False keeps minimal list entries as they are: for a reader that needs only ids and creation times. */
 	fullChats?: boolean;
+	/** "recent" looks back further while a step's first page holds fewer chats, and no more (default 1). */
+	recentChats?: number;
 	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
 	limit?: number;
 	/** Meet `limit` at the end of its page, so the cursor returned has passed every chat returned. */
@@ -128,8 +130,8 @@ export interface ChatWalk {
  * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
  * poll makes progress; a page counts only once each of its chats could be read in full.
  *
- * "recent" starts at the first look-back step whose first page holds chats: the step is measured on n8n's clock, but
- * only the server's answer decides, so a clock ahead of the server's passes over empty steps instead of trusting them.
+ * "recent" starts at the first look-back step whose first page holds `recentChats` chats (or more to come): measured on
+ * n8n's clock, but only the server's answer decides, so a clock ahead of the server's passes over empty steps.
  */
 export async function walkChats(
 	context: SvcApiContext,
@@ -153,6 +155,11 @@ export async function walkChats(
 	try {
 		for (;;) {
 			const reply = await svcRequest(context, 'chats', { ...request, qs: { since: cursor } });
+			const wanted = reply.more_chats_available ? 1 : (options.recentChats ?? 1);
+			if (reply.chats.length < wanted && walk.pagesRead === 0 && starts.length > 0) {
+				cursor = starts.shift() as Cursor;
+				continue;
+			}
 			const page: ChatPage = {
 				since: cursor,
 				lastTs: nextCursor(context, cursor, reply, itemIndex),
@@ -162,11 +169,6 @@ export async function walkChats(
 						: await withFullChats(context, reply.chats, request),
 				moreChatsAvailable: reply.more_chats_available,
 			};
-			if (page.chats.length === 0 && walk.pagesRead === 0 && starts.length > 0) {
-				cursor = starts.shift() as Cursor;
-				continue;
-			}
-			starts.length = 0;
 			const stop = onPage?.(page) === true;
 			// Deleted first, so that a repeated chat moves to the place of its latest delivery.
 			for (const chat of page.chats) {

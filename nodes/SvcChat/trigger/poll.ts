@@ -102,6 +102,7 @@ async function catchUpToNow(
  */
 async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
 	const walk = await walkChats(context, 'recent', {
+		recentChats: TEST_EVENT_CHATS,
 		maxPages: TEST_EVENT_PAGES,
 		keepOnFailure: true,
 	});

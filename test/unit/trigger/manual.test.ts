@@ -33,6 +33,49 @@ test('returns the 5 most recent chats and leaves static data untouched', async (
 	expect(staticData).toEqual(storedState());
 });
 
+// Issue 42: the last hour held 2 chats and the test event showed 2, though the last day and week held more.
+test('looks further back, a day, then a week, until it finds 5 chats', async () => {
+	const lastHour = [makeChat(11), makeChat(12)];
+	const lastDay = [makeChat(9), makeChat(10), ...lastHour];
+	replyPage(microsAt(NOW - HOUR), lastHour, after(1));
+	replyPage(microsAt(NOW - DAY), lastDay, after(1));
+	replyPage(microsAt(NOW - 7 * DAY), [...chatRange(1, 8), ...lastDay], after(1));
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+		{},
+		'manual',
+	).poll();
+	expect(ids(items)).toEqual([8, 9, 10, 11, 12]);
+});
+
+test('with fewer than 5 chats in a year, it shows those of the whole history', async () => {
+	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY])
+		replyPage(microsAt(NOW - lookBack), [makeChat(3)], after(1));
+	replyPage(0, chatRange(1, 3), after(1));
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+		{},
+		'manual',
+	).poll();
+	expect(ids(items)).toEqual([1, 2, 3]);
+});
+
+test('a wider look-back is read within the same bound of 3 pages', async () => {
+	replyPage(microsAt(NOW - HOUR), [makeChat(400)], after(1));
+	replyPage(microsAt(NOW - DAY), chatRange(1, 100), after(1), true);
+	replyPage(after(1), chatRange(101, 100), after(2), true);
+	replyPage(after(2), chatRange(201, 100), after(3), true);
+	const fourth = replyPage(after(3), chatRange(301, 100), after(4), true);
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'everyChange', output: 'raw' },
+		{},
+		'manual',
+	).poll();
+	expect(ids(items)).toEqual([296, 297, 298, 299, 300]);
+	expect(fourth.isDone()).toBe(false);
+	dropUnrequestedMocks();
+});
+
 test('reads at most 3 pages, never the whole history', async () => {
 	const staticData: IDataObject = {};
 	replyPage(microsAt(NOW - HOUR), chatRange(1, 100), after(1), true);
@@ -57,6 +100,8 @@ test('Finished Chats Only prefers finished chats; Include Cursor shows the curso
 			makeChat(1, { states: ['closed'] }),
 			makeChat(2),
 			makeChat(3, { states: ['queue', 'closed'] }),
+			makeChat(4),
+			makeChat(5),
 		],
 		after(77),
 	);
@@ -77,13 +122,13 @@ test('Finished Chats Only prefers finished chats; Include Cursor shows the curso
 });
 
 test('with no finished chat among the recent ones, it still shows recent chats so fields can be mapped', async () => {
-	replyPage(microsAt(NOW - HOUR), [makeChat(1), makeChat(2)], '77');
+	replyPage(microsAt(NOW - HOUR), chatRange(1, 5), '77');
 	const items = await triggerHarness(
 		{ startFrom: 'now', emit: 'finishedChats', output: 'raw' },
 		{},
 		'manual',
 	).poll();
-	expect(ids(items)).toEqual([1, 2]);
+	expect(ids(items)).toEqual([1, 2, 3, 4, 5]);
 });
 
 test('an account without chats gives a clear error instead of an empty result', async () => {
