@@ -14,52 +14,7 @@ const forChats = { show: { emit: ['everyChange', 'finishedChats', 'newChats'] } 
 
 export const triggerProperties: INodeProperties[] = [
 	{
-		displayName:
-			"'Fetch Test Event' shows up to 5 recent chats, whatever 'Start From' says, so you can map their fields; it does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
-		name: 'testEventNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: forChats,
-	},
-	{
-		displayName: 'Start From',
-		name: 'startFrom',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{
-				name: 'Beginning of History',
-				value: 'beginning',
-				description: 'Emit every chat the server has kept, oldest first, then every later change',
-			},
-			{
-				name: 'Now',
-				value: 'now',
-				description:
-					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own position in its list of changes, looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
-			},
-			{
-				name: 'Specific Date',
-				value: 'date',
-				description: 'Emit chats that changed after a date, as the server timestamps its changes',
-			},
-		],
-		default: 'now',
-		description:
-			'Where the trigger starts reading changes the first time it runs. Changing this on an active workflow restarts from the new point.',
-		displayOptions: forChats,
-	},
-	{
-		displayName: 'Start Date',
-		name: 'startDate',
-		type: 'dateTime',
-		default: '',
-		required: true,
-		description: 'Chats that changed after this moment (UTC) are emitted',
-		displayOptions: { show: { startFrom: ['date'] } },
-	},
-	{
-		// "Trigger On" is one of the labels n8n's node creator reads a polling trigger's events from; the name stays "emit".
+		// First, as n8n's triggers put their event; "Trigger On" is a label n8n's node creator reads events from (name: emit).
 		displayName: 'Trigger On',
 		name: 'emit',
 		type: 'options',
@@ -104,6 +59,51 @@ export const triggerProperties: INodeProperties[] = [
 		default: 'everyChange',
 		description:
 			"Which chats or operators' changes start the workflow. Within one poll a chat is emitted once, in its latest version.",
+	},
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 recently changed chats, so you can map their fields: those of the last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history. It ignores 'Start From' and does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
+		name: 'testEventNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: forChats,
+	},
+	{
+		displayName: 'Start From',
+		name: 'startFrom',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Beginning of History',
+				value: 'beginning',
+				description: 'Emit every chat the server has kept, oldest first, then every later change',
+			},
+			{
+				name: 'Now',
+				value: 'now',
+				description:
+					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own position in its list of changes, looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
+			},
+			{
+				name: 'Specific Date',
+				value: 'date',
+				description: 'Emit chats that changed after a date, as the server timestamps its changes',
+			},
+		],
+		default: 'now',
+		description:
+			'Where the trigger starts reading changes the first time it runs. Changing this on an active workflow restarts from the new point.',
+		displayOptions: forChats,
+	},
+	{
+		displayName: 'Start Date',
+		name: 'startDate',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		description: 'Chats that changed after this moment (UTC) are emitted',
+		displayOptions: { show: { startFrom: ['date'] } },
 	},
 	{
 		displayName: 'Output',

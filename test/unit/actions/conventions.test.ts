@@ -371,5 +371,19 @@ describe('the trigger in the node creator', () => {
 		expect(notice?.displayName).toMatch(/Fetch Test Event/);
 		expect(notice?.displayName).toMatch(/'Start From'/);
 		expect(notice?.displayName).toMatch(/active/);
+		// What "recent" means: the look-back steps of transport/chats.ts, widened until 5 chats are found.
+		expect(notice?.displayName).toMatch(
+			/up to 5 .* last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history/,
+		);
+	});
+
+	test("'Trigger On' comes first on every event's panel, as n8n's triggers put their event first", () => {
+		for (const emit of values(events!)) {
+			const shown = Object.keys(strictParameters(trigger, { emit }));
+			const order = trigger.properties
+				.map((property) => property.name)
+				.filter((name) => shown.includes(name));
+			expect([emit, order[0]]).toEqual([emit, 'emit']);
+		}
 	});
 });

@@ -24,11 +24,12 @@ test('is a polling trigger without inputs, on the svcApi credentials', () => {
 
 test('declares exactly the parameters of the shared contract, with their values and defaults', () => {
 	// The notice is display-only: n8n stores no value for it.
+	// 'Trigger On' (emit) first, as n8n's triggers put their event first (issue 42).
 	expect(description.properties.map((p) => p.name)).toEqual([
+		'emit',
 		'testEventNotice',
 		'startFrom',
 		'startDate',
-		'emit',
 		'output',
 		'options',
 		'operatorEventNotice',
