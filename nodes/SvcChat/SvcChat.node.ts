@@ -16,9 +16,8 @@ export class SvcChat implements INodeType {
 		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
 		version: [1, 2],
 		defaultVersion: 2,
-		// The action words of each operation (n8n's lint wants a literal; a unit test keeps it equal to the actions).
-		subtitle:
-			'={{ {"broadcast:sendOverChatHistory":"Send broadcast over chat history","broadcast:sendTemplate":"Send template broadcast","chat:get":"Get chat","chat:getMany":"Get many chats","department:getMany":"Get many departments","operator:getMany":"Get many operators","operator:setStatus":"Set operator status","statistics:getOperatorStats":"Get operator statistics","statistics:getUsage":"Get usage statistics","tariff:getMany":"Get many tariffs","visitor:pairToken":"Pair visitor token","visitor:removeToken":"Remove visitor token"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+		// As n8n's own nodes (Airtable v2, Microsoft Outlook v2): the node is named after its action, this adds the values.
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,

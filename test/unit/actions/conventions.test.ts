@@ -218,26 +218,32 @@ describe('messages', () => {
 	});
 });
 
-describe('canvas subtitle', () => {
-	/** The subtitle as n8n's editor evaluates it, for these parameters. */
-	function subtitleFor(parameters: INodeParameters): unknown {
-		const expression = (action.subtitle as string).replace(/^=\{\{/, '').replace(/\}\}$/, '');
-		return new Function('$parameter', `return (${expression});`)(parameters);
-	}
+/** The subtitle as n8n's editor evaluates it, for these parameters. */
+function subtitleFor(description: INodeTypeDescription, parameters: INodeParameters): unknown {
+	const expression = (description.subtitle as string).replace(/^=\{\{/, '').replace(/\}\}$/, '');
+	return new Function('$parameter', `return (${expression});`)(parameters);
+}
 
-	test('shows the action words of every operation, not raw values', () => {
+describe('canvas subtitle', () => {
+	// n8n names a node added from the node creator after its action (makeNodeName), and shows the subtitle under it.
+	test("adds the operation and resource, as n8n's own nodes do (Airtable v2, Microsoft Outlook v2), never the name", () => {
+		expect(action.subtitle).toBe('={{ $parameter["operation"] + ": " + $parameter["resource"] }}');
 		const selectors = action.properties.filter((property) => property.name === 'operation');
 		let checked = 0;
 		for (const selector of selectors) {
 			const resource = selector.displayOptions!.show!.resource![0] as string;
 			for (const option of selector.options as INodePropertyOptions[]) {
-				expect(subtitleFor({ resource, operation: option.value })).toBe(option.action);
+				const parameters = { resource, operation: option.value };
+				const name = NodeHelpers.makeNodeName(parameters, action);
+				expect(name).toBe(option.action);
+				expect(subtitleFor(action, parameters)).toBe(`${option.value}: ${resource}`);
+				expect(subtitleFor(action, parameters)).not.toBe(name);
 				checked++;
 			}
 		}
 		expect(checked).toBe(operationOptions.length);
-		expect(subtitleFor({ resource: 'statistics', operation: 'getOperatorStats' })).toBe(
-			'Get operator statistics',
+		expect(subtitleFor(action, { resource: 'operator', operation: 'setStatus' })).toBe(
+			'setStatus: operator',
 		);
 	});
 });
@@ -324,11 +330,11 @@ describe('the trigger in the node creator', () => {
 		},
 	);
 
-	test('the canvas subtitle names every event', () => {
-		const expression = (trigger.subtitle as string).replace(/^=\{\{/, '').replace(/\}\}$/, '');
-		const subtitleFor = (emit: unknown) =>
-			new Function('$parameter', `return (${expression});`)({ emit }) as unknown;
-		expect(Object.fromEntries(values(events!).map((emit) => [emit, subtitleFor(emit)]))).toEqual({
+	test('the canvas subtitle names every event, and is not the name n8n gives the node', () => {
+		for (const emit of values(events!))
+			expect(subtitleFor(trigger, { emit })).not.toBe(NodeHelpers.makeNodeName({ emit }, trigger));
+		const subtitles = values(events!).map((emit) => [emit, subtitleFor(trigger, { emit })]);
+		expect(Object.fromEntries(subtitles)).toEqual({
 			everyChange: 'Every change',
 			newChats: 'New chats',
 			finishedChats: 'Finished chats',
