@@ -33,7 +33,7 @@ export const OPERATOR_STATUS_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Offline',
 		value: 'offline',
-		description: 'Signed out. Set Status cannot bring an operator back from offline.',
+		description: 'Signed out. Set operator status cannot bring an operator back from offline.',
 	},
 	{ name: 'Online', value: 'online', description: 'Available for chats' },
 	{

@@ -61,7 +61,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'invalid-agent-email': {
 		message: 'No operator has this email, or the email is malformed',
-		fix: "Check 'Operator': pick the operator from the list, or check the email. Operator > Get Many lists the operators and their emails.",
+		fix: "Check 'Operator': pick the operator from the list, or check the email. Get many operators lists the operators and their emails.",
 	},
 	'not-in-allowed-online-time': {
 		message: 'Operators may not go online at this time (allowed online time setting)',
@@ -74,7 +74,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'unknown-broadcast-kind': {
 		message: 'The broadcast kind is not valid',
-		fix: 'Use the Send Template or Send Over Chat History operation.',
+		fix: 'Use Send template broadcast or Send broadcast over chat history.',
 	},
 	// 7.4 stored-data group
 	'no-tariff-option': {
@@ -87,7 +87,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'unknown-mode': {
 		message: 'The statistics mode is not valid',
-		fix: 'Use the Get Usage or Get Operator Statistics operation.',
+		fix: 'Use Get usage statistics or Get operator statistics.',
 	},
 	'argument-missing': {
 		message: 'A required query argument is missing',

@@ -135,7 +135,7 @@ describe('Chat > Get', () => {
 	const MAY_NOT_EXIST =
 		'Chat "999" could not be read, and the server gave no reason: the chat may not exist';
 	const mayNotExistFix = (code: string) =>
-		`Check the chat ID; Chat > Get Many lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. (Svc code: ${code})`;
+		`Check the chat ID; Get many chats lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. (Svc code: ${code})`;
 
 	test.each([['unknown'], ['svc-internal-trouble'], ['constructor']])(
 		'GET /chat answering %s (no reason given) names the chat, says it may not exist and keeps the code',

@@ -224,6 +224,43 @@ function subtitleFor(description: INodeTypeDescription, parameters: INodeParamet
 	return new Function('$parameter', `return (${expression});`)(parameters);
 }
 
+describe('one name per action', () => {
+	const resourceNames = (
+		action.properties.find((property) => property.name === 'resource')!
+			.options as INodePropertyOptions[]
+	).map((option) => option.name);
+	// The Operation dropdown's names of more than one word ("Get Many"): the node creator says "Get many chats".
+	const operationNames = [...new Set(operationOptions.map((option) => option.name))].filter(
+		(name) => name.includes(' '),
+	);
+	const resourceAndOperation = new RegExp(
+		`\\b(${resourceNames.join('|')})s? ?(>|→) ?(${operationOptions.map((o) => o.name).join('|')})\\b`,
+	);
+
+	test('texts name an action as the node creator does ("Get many operators"), never "Operator > Get Many"', () => {
+		const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+		const found = [...SOURCES, { file: 'README.md', code: readme }].flatMap(({ file, code }) =>
+			code
+				.split('\n')
+				.filter((line) => resourceAndOperation.test(line))
+				.map((line) => `${file}: ${line.trim().slice(0, 80)}`),
+		);
+		expect(found).toEqual([]);
+	});
+
+	test('node texts use no bare operation name such as "Set Status" (the dropdown\'s own options aside)', () => {
+		expect(operationNames).toEqual(expect.arrayContaining(['Get Many', 'Set Status']));
+		const found = SOURCES.flatMap(({ file, code }) =>
+			code
+				.split('\n')
+				.filter((line) => !/^\s*name: '[^']*',$/.test(line))
+				.flatMap((line) => operationNames.filter((name) => line.includes(name)))
+				.map((name) => `${file}: ${name}`),
+		);
+		expect(found).toEqual([]);
+	});
+});
+
 describe('canvas subtitle', () => {
 	// n8n names a node added from the node creator after its action (makeNodeName), and shows the subtitle under it.
 	test("adds the operation and resource, as n8n's own nodes do (Airtable v2, Microsoft Outlook v2), never the name", () => {

@@ -36,7 +36,7 @@ export function readSender(context: IExecuteFunctions, itemIndex: number) {
 	return {
 		operatorId: read.wholeNumber('operatorId', {
 			min: 1,
-			fix: 'Pick the operator from the list, or enter their numeric ID; Operator > Get Many lists them.',
+			fix: 'Pick the operator from the list, or enter their numeric ID; Get many operators lists them.',
 		}),
 		channelId: read.requiredText('channelId', {
 			fix: 'Enter the ID of the messaging-app channel, as shown in Svc.',

@@ -25,7 +25,7 @@ export const properties: INodeProperties[] = [
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const chatId = read.requiredText('chatId', {
-		fix: 'Pick a chat from the list, or enter its ID, e.g. from Chat > Get Many.',
+		fix: 'Pick a chat from the list, or enter its ID, e.g. from Get many chats.',
 	});
 	// A number or a GUID (spec 2.4); a much longer "ID" is a mapping mistake, and servers refuse such URLs without saying why.
 	if (chatId.length > MAX_CHAT_ID_LENGTH) {

@@ -52,7 +52,7 @@ export const properties: INodeProperties[] = [
 ];
 
 const UNKNOWN_OUTCOME_NOTE =
-	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Operator > Get Many) before trying again.";
+	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Get many operators) before trying again.";
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
