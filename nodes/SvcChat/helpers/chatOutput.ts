@@ -22,7 +22,7 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'Simplified',
 		value: 'simplified',
 		description:
-			'One flat record per chat: visitor, start page, category, final state, message count, average rate',
+			'One flat record per chat: visitor, start page, category, final state (null when the chat has no state history), message count, average rate',
 	},
 	{
 		name: 'One Item per Message',

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { runNode, runNodeError, svc } from './runNode';
 
 const get = { resource: 'chat', operation: 'get' };
@@ -113,5 +114,27 @@ describe('Limit with One Item per Message', () => {
 		);
 		expect(limits).toHaveLength(1);
 		expect(limits[0].hint).toMatch(/counts chats, not items/i);
+	});
+});
+
+// Issue 42: a chat of 11 messages had final_state null; the spec allows state_history to be null.
+describe('Simplified output of a chat without a state history', () => {
+	test('gives final_state null, and the option says when that happens, in both nodes', async () => {
+		svc()
+			.get('/api/v2/chat')
+			.query({ id: '1' })
+			.reply(200, { chat: chatWithMessages(1, 11) });
+		const [item] = await runNode({ ...get, chatId: '1', output: 'simplified' });
+		expect(item.json).toMatchObject({ message_count: 11, final_state: null });
+		const nodes = [new SvcChat(), new SvcChatTrigger()];
+		const simplified = nodes.flatMap(({ description }) =>
+			description.properties
+				.filter((property) => property.name === 'output')
+				.flatMap((property) => property.options as Array<{ value: string; description: string }>)
+				.filter((option) => option.value === 'simplified'),
+		);
+		expect(simplified).toHaveLength(3);
+		for (const option of simplified)
+			expect(option.description).toMatch(/final state \(null when the chat has no state history\)/);
 	});
 });
