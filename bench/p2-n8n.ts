@@ -138,7 +138,7 @@ async function execute(n8n: N8n, workflowId: string, readerName: string): Promis
 			// `execute` prints the run through its logger, which must be at info.
 			env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
 			cwd: n8n.userFolder,
-			timeoutMs: EXECUTE_TIMEOUT_MS,
+			timeout: EXECUTE_TIMEOUT_MS,
 		},
 	);
 	if (result.exitCode !== 0)

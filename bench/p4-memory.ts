@@ -56,7 +56,7 @@ async function measure(
 				String(maxChatsPerPoll),
 				String(maxPolls),
 			],
-			{ cwd: ROOT, timeoutMs: 15 * 60_000 },
+			{ cwd: ROOT, timeout: 15 * 60_000 },
 		);
 		const line = /^P4-RESULT (.*)$/m.exec(result.stdout)?.[1];
 		if (result.exitCode !== 0 || !line)

@@ -102,6 +102,13 @@ export class N8n {
 		// A flavour's undefined removes a variable.
 		Object.assign(this.env, runtime.flavour.env, options.env);
 		for (const name in this.env) if (this.env[name] === undefined) delete this.env[name];
+		// The zone by the name n8n's editor lists, else "Default Timezone not valid": Intl calls some zones by aliases the
+		// list lacks (UTC, Asia/Calcutta); of two names (Etc/GMT, Etc/UTC), the last. Any other zone is kept as it is.
+		const listed = Object.keys((runtime.require('./dist/timezones.json') as { data: object }).data);
+		const intlName = (timeZone: string) =>
+			Intl.DateTimeFormat([], { timeZone }).resolvedOptions().timeZone;
+		const zone = this.env.GENERIC_TIMEZONE;
+		this.env.GENERIC_TIMEZONE = listed.filter((name) => intlName(name) === zone).pop() ?? zone;
 		this.setOwner(DEFAULT_OWNER);
 	}
 
@@ -205,7 +212,7 @@ export class N8n {
 		const result = await processes.run(this.runtime.nodeBin, [this.runtime.n8nBin, ...args], {
 			env: { ...this.env, ...options.env },
 			cwd: this.userFolder,
-			timeoutMs: 180_000,
+			timeout: 180_000,
 		});
 		const exit = result.timedOut ? 'killed: out of time' : (result.exitCode ?? result.signal);
 		this.log(`n8n ${args[0]}: exit ${exit} in ${seconds(result.ms)}`);

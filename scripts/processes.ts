@@ -70,19 +70,12 @@ export async function stop(child: Started, signal: NodeJS.Signals = 'SIGTERM', g
 	running.delete(child);
 }
 
-/** Runs a command to completion in its own group (all of it killed after `timeoutMs`): execa's result, and its time. */
-export async function run(
-	command: string,
-	args: string[],
-	{ timeoutMs, ...options }: execa.Options & { timeoutMs: number },
-) {
+type RunOptions = execa.Options & { timeout: number };
+
+/** Runs a command to completion in its own group (all of it killed after `timeout` ms): execa's result, and its time. */
+export async function run(command: string, args: string[], options: RunOptions) {
 	const started = Date.now();
-	const child = start(command, args, {
-		...options,
-		buffer: true,
-		timeout: timeoutMs,
-		killSignal: 'SIGKILL',
-	});
+	const child = start(command, args, { ...options, buffer: true, killSignal: 'SIGKILL' });
 	const result = await child;
 	await stop(child);
 	return { ...result, ms: Date.now() - started };

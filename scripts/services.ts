@@ -39,7 +39,7 @@ export async function startPostgres(log: Log = quiet): Promise<Postgres> {
 	try {
 		const initdb = ['-D', dataDir, '-U', user, '--auth=trust', '-E', 'UTF8', '--no-sync'];
 		const init = await run(...asPostgresUser(programs.initdb, initdb), {
-			timeoutMs: 120_000,
+			timeout: 120_000,
 			cwd: folder,
 		});
 		if (init.exitCode !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);

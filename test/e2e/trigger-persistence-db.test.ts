@@ -97,7 +97,7 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 				databaseFile,
 				WORKFLOW_ID,
 			],
-			{ timeoutMs: 60_000 },
+			{ timeout: 60_000 },
 		).then((result) => {
 			outcome = result.exitCode === 0 ? 'returned' : 'failed';
 			return result;

@@ -242,7 +242,7 @@ async function readStored(n8n: N8n, workflowId: string): Promise<StoredTriggerSt
 			path.join(n8n.userFolder, '.n8n/database.sqlite'),
 			workflowId,
 		],
-		{ env: n8n.env, timeoutMs: 60_000 },
+		{ env: n8n.env, timeout: 60_000 },
 	);
 	if (result.exitCode !== 0) throw new Error(`Reading n8n's database failed:\n${result.stderr}`);
 	return JSON.parse(result.stdout) as StoredTriggerState;
