@@ -39,7 +39,10 @@ const WORKFLOW_IDS = {
 	editor: 'svcBrowserEditor',
 	departments: 'svcBrowserDepts',
 	trigger: 'svcBrowserTrigger',
+	setStatus: 'svcBrowserSetStatus',
 };
+/** Named as n8n names a node added from the node creator (after its action); no operator has the email. */
+const SET_STATUS = { name: 'Set operator status', email: 'browser-nobody@svc.test' };
 const TRIGGER_NAME = 'Svc Chat Trigger';
 /** A stored cursor the test event must leave alone: a test run never moves the trigger. */
 const STORED_TRIGGER_STATE = { startedFrom: 'beginning', cursor: '1000', catchingUp: false };
@@ -111,6 +114,35 @@ const workflows: Workflow[] = [
 		],
 		connections: {},
 		staticData: { [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE },
+	},
+	{
+		id: WORKFLOW_IDS.setStatus,
+		name: 'Browser: set status of an unknown operator',
+		nodes: [
+			{
+				id: 's1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 's2',
+				name: SET_STATUS.name,
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 2,
+				position: [300, 0],
+				parameters: {
+					resource: 'operator',
+					operation: 'setStatus',
+					email: { __rl: true, mode: 'email', value: SET_STATUS.email },
+					status: 'online',
+				},
+				credentials,
+			},
+		],
+		connections: { Start: { main: [[{ node: SET_STATUS.name, type: 'main', index: 0 }]] } },
 	},
 ];
 
@@ -249,6 +281,21 @@ function operationNames(resource: string): string[] {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The line under a canvas node's name: its subtitle (an element whose CSS-module class names it). */
+async function canvasSubtitle(node: Locator): Promise<string> {
+	const subtitle = node.locator('[class*="subtitle"]').first();
+	await subtitle.waitFor({ timeout: FIELDS_TIMEOUT_MS });
+	return normalizeSpace(await subtitle.innerText());
+}
+
+/** A picture of a canvas node with its name and subtitle, which the editor draws below the node's box. */
+async function nodePicture(node: Locator, name: string): Promise<void> {
+	const box = await node.boundingBox();
+	if (!box) throw new Error(`${name}: the canvas node is not shown`);
+	const clip = { x: box.x - 120, y: box.y - 30, width: box.width + 240, height: box.height + 110 };
+	await browser.page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}.png`), clip });
+}
+
 /** What step 2 found that issue 19 (Custom API Call, defaults that the editor flags) is about; asserted in 2b. */
 const defaultsProblems: string[] = [];
 let panelsChecked = 0;
@@ -313,6 +360,10 @@ test('2. every operation opens a panel with its fields and the credential select
 
 		// The canvas marks a node with issues; its tooltip names the fields. Only fields the user must fill may be listed.
 		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${panel.action}"]`);
+		// n8n names the node after its action: the subtitle under the name adds the operation and resource (issue 42).
+		const subtitle = await canvasSubtitle(node);
+		if (subtitle === panel.action || subtitle !== `${panel.operation}: ${panel.resource}`)
+			problems.push(`${panel.action}: canvas subtitle "${subtitle}"`);
 		const marker = byTestId(node, 'node-issues');
 		if (await marker.count()) {
 			await marker.hover();
@@ -375,6 +426,9 @@ test('3. Execute step on Department > Get Many shows the departments of the sand
 test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone', async () => {
 	const { page } = browser;
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.trigger);
+	// The trigger keeps n8n's default name; its subtitle adds the event.
+	const triggerNode = byTestId(page, 'canvas-node').filter({ hasText: TRIGGER_NAME });
+	expect(await canvasSubtitle(triggerNode)).toBe('Every change');
 	const before = await editorApi<{ staticData: unknown }>(
 		page,
 		`workflows/${WORKFLOW_IDS.trigger}`,
@@ -392,6 +446,9 @@ test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone'
 	await browser.screenshot('5-fetch-test-event');
 	const shownIds = recentIds.filter((id) => text.includes(id));
 	expect(shownIds.length).toBeGreaterThan(0);
+	// The sandbox holds more than 5 chats: the test event looks back until it has 5 (issue 42).
+	expect(recentIds.length).toBeGreaterThan(5);
+	expect(text).toMatch(/\b5 items\b/);
 	await byTestId(ndv, 'ndv-close-button').click();
 	const after = await editorApi<{ staticData: unknown }>(page, `workflows/${WORKFLOW_IDS.trigger}`);
 	expect(after.staticData).toEqual(before.staticData);
@@ -487,6 +544,14 @@ test("6. the node creator lists the operator events among the trigger's events, 
 			return [];
 		});
 		await browser.screenshot(`6-trigger-${panel.event}`);
+		// 'Trigger On' first, then the event's notice and fields, as n8n's triggers put their event first (issue 42).
+		const at = (text: string) =>
+			shownLines.findIndex((line) => line === text || line.startsWith(`${text} `));
+		const first = at('Trigger On');
+		const notice = shownLines.findIndex((line) => line.includes('Fetch Test Event'));
+		const fieldsBelow = panel.fields.filter((field) => field.label !== 'Trigger On');
+		if (first < 0 || notice < first || fieldsBelow.some((field) => at(field.label) < first))
+			problems.push(`${panel.action}: 'Trigger On' is not first: ${shownLines.join(' | ')}`);
 		for (const field of panel.fields) {
 			// A choice field is an input named after its parameter: the same test id is looked for below, and must be absent.
 			if (
@@ -578,4 +643,73 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	for (const secret of [sandboxPassword, wrongPassword]) {
 		expect(browser.responses.filter((body) => body.includes(secret)).length).toBe(0);
 	}
+});
+
+test('7. Set Status with an unknown email: the canvas subtitle adds the operation, the error details show the Svc code, never "Error code 200"', async () => {
+	const { page } = browser;
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.setStatus);
+	const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${SET_STATUS.name}"]`);
+	const subtitle = await canvasSubtitle(node);
+	await nodePicture(node, '7-canvas-subtitle');
+	expect(subtitle).toBe('setStatus: operator');
+	expect(subtitle).not.toBe(SET_STATUS.name);
+
+	await node.dblclick();
+	const ndv = byTestId(page, 'ndv');
+	await byTestId(ndv, 'node-execute-button').click();
+	const output = byTestId(ndv, 'output-panel');
+	await waitForTexts(output, ['No operator has this email', 'Error details']);
+	// n8n folds the details ("From Svc Chat") under a summary.
+	const details = output.locator('details').filter({ hasText: 'Error code' });
+	await output
+		.locator('summary')
+		.filter({ hasText: /^\s*From / })
+		.first()
+		.click();
+	const lines = await waitForTexts(details, ['Error code', 'invalid-agent-email']);
+	await details.first().scrollIntoViewIfNeeded();
+	await browser.screenshot('7-error-details');
+	// The row under "Error code": what the Svc server answered inside its 200 reply, as NodeApiError.httpCode.
+	expect(lines[lines.indexOf('Error code') + 1]).toBe('invalid-agent-email');
+	expect(lines.join('\n')).not.toMatch(/Error code\n200\b/);
+	await byTestId(ndv, 'ndv-close-button').click();
+});
+
+test('8. Workflow settings: the default time zone is one the editor knows, never "Default Timezone not valid"', async () => {
+	const { page } = browser;
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.departments);
+	await byTestId(page, 'workflow-menu').first().click();
+	await page.getByRole('menuitem', { name: 'Settings', exact: true }).first().click();
+	const dialog = byTestId(page, 'workflow-settings-dialog');
+	const timezone = byTestId(dialog, 'workflow-settings-timezone');
+	await timezone.waitFor();
+	// The editor's zone list arrives a moment after the dialog; until then the select shows no "Default - …".
+	await page
+		.waitForFunction(
+			(element) => {
+				// Runs in the page: the select shows its choice in an input or as text, depending on n8n's version.
+				const shown = element as unknown as {
+					innerText: string;
+					querySelector(s: string): unknown;
+				};
+				const input = shown?.querySelector('input') as { value?: string } | null;
+				return /Default - /.test(input?.value || shown?.innerText || '');
+			},
+			await timezone.elementHandle(),
+			{ timeout: FIELDS_TIMEOUT_MS },
+		)
+		.catch((error: Error) => {
+			if (!(error instanceof errors.TimeoutError)) throw error;
+		});
+	const text = normalizeSpace(
+		await timezone.evaluate(
+			(element) =>
+				(element.querySelector('input') as { value?: string } | null)?.value ||
+				(element as unknown as { innerText: string }).innerText,
+		),
+	);
+	await browser.screenshot('8-workflow-settings-timezone');
+	expect(text).not.toMatch(/not valid/i);
+	expect(text).toBe(`Default - ${env.n8n.env.GENERIC_TIMEZONE}`);
+	await page.keyboard.press('Escape');
 });
