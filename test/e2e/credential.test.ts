@@ -337,8 +337,7 @@ describe('the credential test, run the way the editor runs it', () => {
 		scriptedReply = { status: 418, body: '', headers: {}, reason: 'echo' };
 		expect(await testCredential({ host: `http://${scripted.hostPort}` })).toEqual({
 			status: 'Error',
-			message:
-				'The server answered with HTTP 418. Check the host in the Svc API credentials, then try again later.',
+			message: 'The server answered with HTTP 418. Check the host, then try again later.',
 		});
 		expect(scripted.requests).toHaveLength(1);
 	});
