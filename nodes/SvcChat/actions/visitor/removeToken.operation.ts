@@ -25,7 +25,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	if (authToken === undefined) {
 		throw read.fail(
 			`'${read.label('authToken')}' is empty`,
-			'Enter the token that Pair visitor token returned for this visitor.',
+			'Enter the token that the Pair visitor token action returned for this visitor.',
 		);
 	}
 	const body = { auth_token: authToken };
