@@ -461,7 +461,11 @@ describe('when a change happened: between changed_after and detected_at', () => 
 	});
 
 	test('a state saved before checkedAt existed still reports the change, with changed_after null, and is given one', async () => {
-		const { checkedAt: _none, ...older } = stateOf('operatorStatusChanged', TEAM).operatorEvents;
+		const older = {
+			event: 'operatorStatusChanged',
+			boundTo: BOUND.boundTo,
+			operators: remembered(TEAM),
+		};
 		const staticData: IDataObject = { operatorEvents: older };
 		replyOperators(offline);
 		expect(await triggerHarness(STATUS, staticData).poll()).toEqual([
