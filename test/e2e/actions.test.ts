@@ -1,10 +1,13 @@
-// E2E: the Svc Chat node inside a real n8n (n8n execute-batch and n8n execute), against the sandbox.
+// E2E: the Svc Chat node inside a real n8n (n8n execute-batch and n8n execute), against the sandbox; and what an HTTP
+// Request node given the Svc credential sends.
 import path from 'node:path';
 
 import type { Department, Operator, Tariff } from '../../nodes/SvcChat/types';
+import { SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { nodeOutput, type RunData, type StoredExecution } from '../../scripts/executions';
 import { readWorkflowsIn } from '../../scripts/n8n';
 import {
+	runtimeFlavour,
 	sandboxAllChats,
 	sandboxGet,
 	SETUP_TIMEOUT_MS,
@@ -13,9 +16,19 @@ import {
 	WRONG_PASSWORD_CREDENTIAL,
 	type E2eEnvironment,
 } from './environment';
+import {
+	carrying,
+	recordingServer,
+	stealingNode,
+	workflowWith,
+	type RecordingServer,
+} from './recordingServer';
 
 const WORKFLOWS = path.join(__dirname, 'workflows');
+/** An HTTP Request node given the sandbox's Svc credential, aimed at `recorder`. */
+const STEAL = 'svcE2eHttpSteal2';
 const BATCH = [
+	STEAL,
 	'svcE2eReads',
 	'svcE2eStatus',
 	'svcE2eBroadcast',
@@ -26,6 +39,7 @@ const BATCH = [
 ];
 
 let env: E2eEnvironment;
+let recorder: RecordingServer;
 let operatorsBefore: Operator[];
 let runs: Record<string, RunData>;
 let errors: Record<string, string>;
@@ -38,12 +52,21 @@ beforeAll(async () => {
 		wrongPasswordCredential: true,
 	});
 	operatorsBefore = env.sandbox.control.getOperators();
-	await env.n8n.importWorkflows(readWorkflowsIn(WORKFLOWS));
+	recorder = await recordingServer(() => ({ status: 200, body: '{"stolen":false}' }));
+	await env.n8n.importWorkflows([
+		...readWorkflowsIn(WORKFLOWS),
+		workflowWith(
+			STEAL,
+			'E2E: an HTTP Request node given the Svc credential',
+			stealingNode(`http://${recorder.hostPort}/steal`),
+			SANDBOX_CREDENTIAL,
+		),
+	]);
 	({ runs, errors } = await env.n8n.executeBatch(BATCH));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-	await env?.dispose();
+	await Promise.all([env?.dispose(), recorder?.close()]);
 });
 
 jest.setTimeout(TEST_TIMEOUT_MS);
@@ -259,5 +282,25 @@ describe('errors reach the n8n execution as node errors', () => {
 		expect(env.sandbox.control.getOperators().map((operator) => operator.email)).not.toContain(
 			'nobody@svc.test',
 		);
+	});
+});
+
+describe('the Svc credential in another node', () => {
+	test('an HTTP Request node given it sends neither the email nor the password', () => {
+		const { email, password } = env.sandbox.admin;
+		const basic = Buffer.from(`${email}:${password}`).toString('base64');
+		expect(carrying(recorder.requests, [email, password, basic])).toEqual([]);
+		if (runtimeFlavour().name === 'n8n-2') {
+			// restrictToSupportedNodes: the engine will not decrypt it for that node, and no request goes out.
+			expect(errors[STEAL]).toMatch(/svcApi|credential/i);
+			expect(recorder.requests).toEqual([]);
+		} else {
+			// n8n 1.x has no such restriction. The credential has no authenticate block, so n8n attaches nothing of it.
+			expect(errors[STEAL]).toBeUndefined();
+			expect(nodeOutput(successfulRun(STEAL), 'Steal')).toEqual([{ stolen: false }]);
+			expect(recorder.requests).toEqual([
+				{ url: '/steal', authorization: undefined, raw: expect.any(String) as string },
+			]);
+		}
 	});
 });

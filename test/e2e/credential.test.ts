@@ -1,13 +1,16 @@
 // Real n8n 2.41.1: the editor's credential test keeps every promise, and no other node can send the Svc password.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { INode } from 'n8n-workflow';
-
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
+import { N8n, type Owner } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { SETUP_TIMEOUT_MS } from './environment';
+import {
+	carrying,
+	recordingServer,
+	stealingNode,
+	workflowWith,
+	type RecordingServer,
+} from './recordingServer';
 
 const OWNER: Owner = {
 	email: 'owner@svc-e2e.test',
@@ -37,53 +40,11 @@ const MESSAGES = {
 	refusedHost: 'ERR_INVALID_URL',
 };
 
-interface Recorded {
-	url: string;
-	authorization?: string;
-	raw: string;
-}
-
-/** A loopback HTTP server that records every request (headers and body) and answers with `reply`. */
-async function recordingServer(
-	reply: () => { status: number; body: string; headers?: Record<string, string>; reason?: string },
-) {
-	const requests: Recorded[] = [];
-	const server = http.createServer((request, response) => {
-		let body = '';
-		request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-		request.on('end', () => {
-			requests.push({
-				url: request.url ?? '',
-				authorization: request.headers.authorization,
-				raw: `${JSON.stringify(request.headers)} ${body}`,
-			});
-			const { status, body: replyBody, headers, reason } = reply();
-			// A hostile server can say anything in its reason phrase, e.g. the Basic credentials it was just sent.
-			const phrase =
-				reason === 'echo'
-					? `Echo ${request.headers.authorization ?? ''} ${Buffer.from(BASIC, 'base64').toString('utf8')}`
-					: undefined;
-			if (phrase) response.statusMessage = phrase;
-			response.writeHead(status, { 'content-type': 'application/json', ...headers });
-			response.end(replyBody);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-	return {
-		requests,
-		hostPort,
-		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-	};
-}
-
-type Server = Awaited<ReturnType<typeof recordingServer>>;
-
 let n8n: N8n;
 let sandbox: Sandbox;
-let scripted: Server;
-let elsewhere: Server;
-let recorder: Server;
+let scripted: RecordingServer;
+let elsewhere: RecordingServer;
+let recorder: RecordingServer;
 let scriptedReply: {
 	status: number;
 	body: string;
@@ -96,29 +57,6 @@ const messagesSeen: string[] = [];
 
 const HTTP_REQUEST_WORKFLOW = 'svcE2eHttpSteal';
 const SVC_NODE_WORKFLOW = 'svcE2eRestricted';
-
-function workflowWith(
-	id: string,
-	name: string,
-	node: Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>,
-): Workflow {
-	return {
-		id,
-		name,
-		nodes: [
-			{
-				id: `${id}-start`,
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{ id: `${id}-node`, position: [240, 0], ...node, credentials: { svcApi: CREDENTIAL } },
-		],
-		connections: { Start: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
-	};
-}
 
 async function rest<T>(
 	method: string,
@@ -167,7 +105,14 @@ async function testCredential(data: {
 beforeAll(async () => {
 	const runtime = ensureRuntime(quiet);
 	sandbox = await startSandbox({ https: true, admin: { email: EMAIL, password: PASSWORD } });
-	scripted = await recordingServer(() => scriptedReply);
+	scripted = await recordingServer((request) => ({
+		...scriptedReply,
+		// A hostile server can say anything in its reason phrase, e.g. the Basic credentials it was just sent.
+		statusMessage:
+			scriptedReply.reason === 'echo'
+				? `Echo ${request.headers.authorization ?? ''} ${EMAIL}:${PASSWORD}`
+				: undefined,
+	}));
 	elsewhere = await recordingServer(() => ({ status: 200, body: '{"tariffs":[]}' }));
 	recorder = await recordingServer(() => ({ status: 200, body: '{"stolen":false}' }));
 	n8n = await N8n.create({ runtime });
@@ -181,24 +126,23 @@ beforeAll(async () => {
 		},
 	]);
 	await n8n.importWorkflows([
-		workflowWith(HTTP_REQUEST_WORKFLOW, 'E2E: HTTP Request node with the Svc credential', {
-			name: 'Steal',
-			type: 'n8n-nodes-base.httpRequest',
-			typeVersion: 4.2,
-			parameters: {
-				method: 'GET',
-				url: `http://${recorder.hostPort}/steal`,
-				authentication: 'predefinedCredentialType',
-				nodeCredentialType: 'svcApi',
-				options: {},
+		workflowWith(
+			HTTP_REQUEST_WORKFLOW,
+			'E2E: HTTP Request node with the Svc credential',
+			stealingNode(`http://${recorder.hostPort}/steal`),
+			CREDENTIAL,
+		),
+		workflowWith(
+			SVC_NODE_WORKFLOW,
+			'E2E: Svc Chat with the restricted credential',
+			{
+				name: 'Departments',
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 1,
+				parameters: { resource: 'department', operation: 'getMany', returnAll: true },
 			},
-		}),
-		workflowWith(SVC_NODE_WORKFLOW, 'E2E: Svc Chat with the restricted credential', {
-			name: 'Departments',
-			type: 'n8n-nodes-svc.svcChat',
-			typeVersion: 1,
-			parameters: { resource: 'department', operation: 'getMany', returnAll: true },
-		}),
+			CREDENTIAL,
+		),
 	]);
 	batch = await n8n.executeBatch([HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	await n8n.start();
@@ -225,11 +169,7 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 	test('the engine refuses it, and nothing reaches the recorder, let alone the password', () => {
 		expect(batch.errors[HTTP_REQUEST_WORKFLOW]).toMatch(/svcApi|credential/i);
 		expect(batch.runs[HTTP_REQUEST_WORKFLOW]).toBeUndefined();
-		expect(
-			recorder.requests.filter(
-				(request) => request.raw.includes(PASSWORD) || request.raw.includes(BASIC),
-			),
-		).toEqual([]);
+		expect(carrying(recorder.requests, [PASSWORD, BASIC])).toEqual([]);
 		expect(recorder.requests).toEqual([]);
 	});
 

@@ -273,7 +273,7 @@ test('7. nobody online: one execution when every operator went offline, one when
 	const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 	const [down] = offline.step.outputs['Operator availability'];
 	expect(offline.step.outputs['Operator availability']).toEqual([
-		{ available: false, count: 0, operators: [], detected_at: iso },
+		{ available: false, count: 0, operators: [], changed_after: iso, detected_at: iso },
 	]);
 	const [up] = back.step.outputs['Operator availability'];
 	expect(back.step.outputs['Operator availability']).toEqual([
@@ -287,12 +287,19 @@ test('7. nobody online: one execution when every operator went offline, one when
 				roles,
 				status,
 			})),
+			changed_after: iso,
 			detected_at: iso,
 		},
 	]);
 	const downAt = new Date(down.detected_at as string);
 	const upAt = new Date(up.detected_at as string);
 	expect(downAt.getTime()).toBeLessThan(upAt.getTime());
+	// Each change happened after the poll before the one that saw it: a later poll for the later change.
+	const downAfter = Date.parse(down.changed_after as string);
+	const upAfter = Date.parse(up.changed_after as string);
+	expect(downAfter).toBeLessThan(downAt.getTime());
+	expect(upAfter).toBeGreaterThan(downAfter);
+	expect(upAfter).toBeLessThan(upAt.getTime());
 	expect(upAt.getTime()).toBeLessThanOrEqual(back.at);
 
 	// The instance runs in UTC: business hours are Monday to Friday, 09:00 to 18:00 UTC at detected_at.

@@ -1,4 +1,5 @@
-// The operator events of Svc Chat Trigger in a real n8n (issue 25): every operator offline and back, asserted exactly.
+// The operator events of Svc Chat Trigger in a real n8n (issue 25): every operator offline and back, asserted exactly;
+// a change made while the workflows were unpublished, reported late and saying so (issue 42).
 import type { OperatorEvent } from '../../nodes/SvcChat/trigger/description';
 import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../nodes/SvcChat/types';
@@ -58,7 +59,8 @@ const byId = <T extends { id?: unknown }>(items: T[]) =>
 
 /**
  * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x), in one n8n start with
- * both triggers published: activation, every operator offline, quiet polls, every operator back.
+ * both triggers published: activation, every operator offline, quiet polls, every operator back, then unpublished,
+ * every operator offline and published again.
  */
 export function testOperatorEvents(): void {
 	describe(`operator events in real n8n (${runtimeFlavour().name})`, () => {
@@ -105,10 +107,13 @@ export function testOperatorEvents(): void {
 			return { status: await executionsOf(STATUS), availability: await executionsOf(AVAILABILITY) };
 		}
 
-		/** Asserts what every execution of the scenario must be: a successful trigger run, stamped after `since`. */
+		/**
+		 * Asserts what every execution of the scenario must be: a successful trigger run whose items say the change
+		 * happened between changed_after and detected_at, which holds `changedAt`, the moment the test made it.
+		 */
 		function expectTriggerRuns(
 			runs: Array<{ execution: StoredExecution; items: Array<Record<string, unknown>> }>,
-			since: number,
+			changedAt: number,
 		): void {
 			for (const { execution, items } of runs) {
 				expect({ mode: execution.mode, status: execution.status }).toEqual({
@@ -116,10 +121,29 @@ export function testOperatorEvents(): void {
 					status: 'success',
 				});
 				for (const item of items) {
+					expect(item.changed_after).toMatch(ISO_UTC);
 					expect(item.detected_at).toMatch(ISO_UTC);
-					expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(since);
+					expect(Date.parse(item.changed_after as string)).toBeLessThanOrEqual(changedAt);
+					expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(changedAt);
 				}
 			}
+		}
+
+		/** Unpublishes or publishes a workflow as the editor does, through n8n's REST API as the owner (1.123 and 2.41 alike). */
+		async function setPublished(workflowId: string, published: boolean) {
+			const rest = await env.n8n.rest();
+			if (!published) return await rest('POST', `workflows/${workflowId}/deactivate`, {});
+			const { versionId } = await rest('GET', `workflows/${workflowId}`);
+			return await rest('POST', `workflows/${workflowId}/activate`, { versionId });
+		}
+
+		/** The time of the trigger's last poll that n8n saved with the statuses it saw (static data, checkedAt). */
+		async function savedCheckedAt(trigger: { workflowId: string; node: string }) {
+			const staticData = await env.n8n.staticData(trigger.workflowId);
+			const state = staticData?.[`node:${trigger.node}`]?.[OPERATOR_STATE_KEY] as
+				| { checkedAt?: unknown }
+				| undefined;
+			return state?.checkedAt;
 		}
 
 		test('activation: the first poll records every operator in static data and emits nothing', async () => {
@@ -165,7 +189,15 @@ export function testOperatorEvents(): void {
 				availability: 1,
 			});
 			expect(availability.map((run) => run.items)).toEqual([
-				[{ available: false, count: 0, operators: [], detected_at: expect.any(String) as string }],
+				[
+					{
+						available: false,
+						count: 0,
+						operators: [],
+						changed_after: expect.any(String) as string,
+						detected_at: expect.any(String) as string,
+					},
+				],
 			]);
 			const items = status.flatMap((run) => run.items);
 			expect(byId(items)).toEqual(
@@ -175,6 +207,7 @@ export function testOperatorEvents(): void {
 						...shown(operator),
 						status: 'offline',
 						previous_status: operator.status,
+						changed_after: expect.any(String) as string,
 						detected_at: expect.any(String) as string,
 					})),
 			);
@@ -205,6 +238,7 @@ export function testOperatorEvents(): void {
 					available: true,
 					count: online.length,
 					operators: online.map(shown),
+					changed_after: expect.any(String) as string,
 					detected_at: expect.any(String) as string,
 				},
 			]);
@@ -215,10 +249,67 @@ export function testOperatorEvents(): void {
 					.map((operator) => ({
 						...shown(operator),
 						previous_status: 'offline',
+						changed_after: expect.any(String) as string,
 						detected_at: expect.any(String) as string,
 					})),
 			);
 			expectTriggerRuns([...newRuns, availability[1]], changedAt);
+		});
+
+		test('unpublished, every operator offline, published again: the first poll reports the change, late, and says since when', async () => {
+			const before = {
+				status: (await executionsOf(STATUS)).length,
+				availability: (await executionsOf(AVAILABILITY)).length,
+			};
+			const unpublishedAt = Date.now();
+			for (const { workflowId } of Object.values(TRIGGERS))
+				expect(await setPublished(workflowId, false)).toMatchObject({ active: false });
+			// What n8n kept of each trigger: the statuses of a poll before unpublishing, and that poll's time.
+			const kept = {
+				status: await savedCheckedAt(STATUS),
+				availability: await savedCheckedAt(AVAILABILITY),
+			};
+			for (const checkedAt of Object.values(kept)) {
+				expect(checkedAt).toMatch(ISO_UTC);
+				expect(Date.parse(checkedAt as string)).toBeLessThan(unpublishedAt);
+			}
+			const changedAt = Date.now();
+			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
+			const publishedAt = Date.now();
+			for (const { workflowId } of Object.values(TRIGGERS))
+				expect(await setPublished(workflowId, true)).toMatchObject({ active: true });
+
+			const { status, availability } = await executionsAfterChange({
+				status: before.status + 1,
+				availability: before.availability + 1,
+			});
+			const newRuns = [...status.slice(before.status), ...availability.slice(before.availability)];
+			expect(availability.slice(before.availability).map((run) => run.items)).toEqual([
+				[
+					{
+						available: false,
+						count: 0,
+						operators: [],
+						changed_after: kept.availability,
+						detected_at: expect.any(String) as string,
+					},
+				],
+			]);
+			expect(byId(status.slice(before.status).flatMap((run) => run.items))).toEqual(
+				byId(seeded)
+					.filter((operator) => operator.status !== 'offline')
+					.map((operator) => ({
+						...shown(operator),
+						status: 'offline',
+						previous_status: operator.status,
+						changed_after: kept.status,
+						detected_at: expect.any(String) as string,
+					})),
+			);
+			expectTriggerRuns(newRuns, changedAt);
+			// Reported late: noticed after publishing, about a change after a poll before unpublishing.
+			for (const item of newRuns.flatMap((run) => run.items))
+				expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(publishedAt);
 		});
 	});
 }

@@ -74,7 +74,13 @@ test('Availability Changed: exactly one item when everyone goes offline, one whe
 
 	control.cycleOperators({ statuses: ['offline'] });
 	expect(await poll()).toEqual([
-		{ available: false, count: 0, operators: [], detected_at: expect.any(String) },
+		{
+			available: false,
+			count: 0,
+			operators: [],
+			changed_after: expect.any(String),
+			detected_at: expect.any(String),
+		},
 	]);
 	expect(await poll()).toBeNull();
 
@@ -85,6 +91,7 @@ test('Availability Changed: exactly one item when everyone goes offline, one whe
 			available: true,
 			count: 1,
 			operators: [expect.objectContaining({ id: 2, email: 'anna@svc.test', status: 'online' })],
+			changed_after: expect.any(String),
 			detected_at: expect.any(String),
 		},
 	]);

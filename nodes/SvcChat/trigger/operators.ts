@@ -19,7 +19,7 @@ const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
 export const operatorProperties: INodeProperties[] = [
 	{
 		displayName:
-			"'Fetch Test Event' shows the operators as they are now (each with the current status as the previous one), or the current availability, and changes nothing the trigger remembers. Once the workflow is active, the first poll records every operator's status and emits nothing; later polls emit what changed.",
+			"'Fetch Test Event' shows the operators as they are now (each with the current status as the previous one), or the current availability, and changes nothing the trigger remembers. The first poll of a newly active workflow records every operator's status and emits nothing; each later poll emits what changed since the one before. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at.",
 		name: 'operatorEventNotice',
 		type: 'notice',
 		default: '',
@@ -106,6 +106,7 @@ type OperatorState = {
 	boundTo: string; // the server and account the statuses were read from
 	operators: SeenOperator[];
 	chosenIds?: string[];
+	checkedAt?: string; // when the poll that read these statuses began; none in states saved before it existed
 };
 
 /** Whether `value` is the state of `event` (an edit to the event starts the recording again). */
@@ -121,7 +122,8 @@ const isStateOf = (value: unknown, event: OperatorEvent): value is OperatorState
 			(typeof one.status === 'string' || one.status === null) &&
 			isTextList(one.roles),
 	) &&
-	(value.chosenIds === undefined || isTextList(value.chosenIds));
+	(value.chosenIds === undefined || isTextList(value.chosenIds)) &&
+	(value.checkedAt === undefined || typeof value.checkedAt === 'string');
 
 type OperatorSettings = Record<'roles' | 'availableStatuses' | 'toStatuses' | 'wanted', string[]>;
 
@@ -188,12 +190,14 @@ function statusChanges(stored: OperatorState, current: OperatorItem[], settings:
 }
 
 /**
- * One poll of an operator event: the first after activation, an edit to the event or a moved credential records the
+ * One poll of an operator event: the first with no state, an edit to the event or a moved credential records the
  * statuses and emits nothing. The state is written only after GET /operators succeeded: no change lost or told twice.
+ * Each item tells when the change happened: after `changed_after` (the stored checkedAt), before `detected_at`.
  */
 export async function pollOperators(context: IPollFunctions, event: OperatorEvent, endBy?: number) {
 	const settings = readOperatorSettings(context, event);
 	const credentials = await readCredentials(context);
+	const checkedAt = new Date(Date.now()).toISOString(); // before the request: never later than what it read
 	// An element without an id (not the spec's shape) cannot be followed from poll to poll; it is left out.
 	const operators = (await svcRequest(context, 'operators', { credentials, endBy }))
 		.filter((one) => isPlainObject(one) && ['number', 'string'].includes(typeof one.id))
@@ -202,6 +206,7 @@ export async function pollOperators(context: IPollFunctions, event: OperatorEven
 	const count = available.length;
 	const availability = { available: count > 0, count, operators: available };
 	let items: IDataObject[] = [];
+	let changedAfter: string | null = checkedAt; // Fetch Test Event: the earlier state is the one read now
 
 	if (context.getMode() === 'manual') {
 		// Fetch Test Event: a sample to map fields from; with filters that match nobody, every operator rather than none.
@@ -215,18 +220,20 @@ export async function pollOperators(context: IPollFunctions, event: OperatorEven
 		const known = isStateOf(stored, event);
 		const { boundTo, moved } = serverBinding(credentials, known ? stored : {});
 		const wasAvailable = known && stored.operators.some((one) => isAvailable(one, settings));
+		changedAfter = known ? (stored.checkedAt ?? null) : null;
 		if (moved) context.logger.warn(`Svc Chat Trigger: ${moved}; recording the operators again`);
 		else if (known && event === 'operatorStatusChanged')
 			items = statusChanges(stored, operators, settings);
 		else if (known && wasAvailable !== availability.available) items = [availability];
 		const seen = operators.map(({ id, status, roles }) => ({ id, status, roles }));
-		const next: OperatorState = { event, boundTo, operators: seen };
+		const next: OperatorState = { event, boundTo, operators: seen, checkedAt };
 		const chosen = operators.filter((one) => allows(settings.wanted, ...namesOf(one)));
 		if (settings.wanted.length) next.chosenIds = chosen.map(({ id }) => String(id));
-		// Only a change is written: n8n saves the workflow's static data when it was touched.
-		if (JSON.stringify(stored) !== JSON.stringify(next)) staticData[OPERATOR_STATE_KEY] = next;
+		// Written at every good poll. n8n may save it only at a later poll that emits, or not before a restart: the saved
+		// checkedAt is then an earlier poll's, a looser bound but never a later one.
+		staticData[OPERATOR_STATE_KEY] = next;
 	}
-	const detectedAt = new Date(Date.now()).toISOString();
-	const stamped = items.map((item) => ({ ...item, detected_at: detectedAt }));
+	const stamp = { changed_after: changedAfter, detected_at: new Date(Date.now()).toISOString() };
+	const stamped = items.map((item) => ({ ...item, ...stamp }));
 	return stamped.length ? [context.helpers.returnJsonArray(stamped)] : null;
 }

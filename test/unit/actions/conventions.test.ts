@@ -402,11 +402,14 @@ describe('the trigger in the node creator', () => {
 			expect(issuesOf(trigger, { emit })).toEqual([]);
 	});
 
-	test('a notice on the operator panels says what Fetch Test Event shows and that the first poll emits nothing', () => {
+	test('a notice on the operator panels says what Fetch Test Event shows, that the first poll emits nothing, and that a change made while unpublished comes late', () => {
 		const notice = trigger.properties.find((property) => property.name === 'operatorEventNotice');
 		expect(notice?.type).toBe('notice');
 		expect(notice?.displayName).toMatch(/Fetch Test Event/);
-		expect(notice?.displayName).toMatch(/first poll .* emits nothing/);
+		expect(notice?.displayName).toMatch(/first poll of a newly active workflow .* emits nothing/);
+		expect(notice?.displayName).toMatch(
+			/unpublished or n8n was down, the first poll emits what changed meanwhile, late: .* between changed_after and detected_at/,
+		);
 	});
 
 	test('a notice on the panel says what Fetch Test Event shows and what activation does', () => {

@@ -1,5 +1,6 @@
 // The operator events of the trigger: the diff of statuses between polls, the filters, availability, the state's rules
-// (first poll, failed poll, binding, an edit of the event) and Fetch Test Event, against nock'd GET /operators replies.
+// (first poll, failed poll, binding, an edit of the event, when a change happened) and Fetch Test Event, against nock'd
+// GET /operators replies.
 import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
@@ -22,6 +23,9 @@ import { dropUnrequestedMocks } from '../../harness/nockSetup';
 freezeClock();
 
 const DETECTED_AT = new Date(NOW).toISOString();
+/** The clock reads `ms` from now on (freezeClock undoes it after the test). */
+const clockAt = (ms: number) => jest.spyOn(Date, 'now').mockReturnValue(ms);
+const iso = (ms: number) => new Date(ms).toISOString();
 const STATUS: INodeParameters = { emit: 'operatorStatusChanged' };
 const AVAILABILITY: INodeParameters = { emit: 'operatorAvailabilityChanged' };
 
@@ -42,22 +46,28 @@ const TEAM = [
 /** What the trigger remembers of an operator list: id, status and roles, nothing else. */
 const remembered = (operators: Operator[]) =>
 	operators.map(({ id, status, roles }) => ({ id, status, roles }));
-const stateOf = (event: string, operators: Operator[]) => ({
-	operatorEvents: { event, boundTo: BOUND.boundTo, operators: remembered(operators) },
+/** The state a poll at `checkedAt` (the frozen clock unless told) leaves. */
+const stateOf = (event: string, operators: Operator[], checkedAt = DETECTED_AT) => ({
+	operatorEvents: { event, boundTo: BOUND.boundTo, operators: remembered(operators), checkedAt },
 });
 
 /** Answers the next GET /operators with this list. */
 const replyOperators = (operators: unknown[]) =>
 	nock(BASE_URL).get('/api/v2/operators').reply(200, operators);
 
-/** The item of an operator in the Status Changed output. */
-const changed = (from: Operator, previous: string | null) => ({
+/** The item of an operator in the Status Changed output; the earlier state was seen at `changedAfter`. */
+const changed = (
+	from: Operator,
+	previous: string | null,
+	changedAfter: string | null = DETECTED_AT,
+) => ({
 	id: from.id,
 	email: from.email,
 	full_name: from.full_name,
 	roles: from.roles,
 	status: from.status,
 	previous_status: previous,
+	changed_after: changedAfter,
 	detected_at: DETECTED_AT,
 });
 
@@ -94,16 +104,17 @@ describe('Operator Status Changed', () => {
 				roles: ['operator', 'supervisor'],
 				status: null,
 				previous_status: 'dinner',
+				changed_after: DETECTED_AT,
 				detected_at: DETECTED_AT,
 			},
 		]);
 		expect(staticData).toEqual(stateOf('operatorStatusChanged', now));
 
-		// The same statuses again: nothing to emit, and static data is not even touched.
+		// The same statuses again, a minute later: nothing to emit; the state says when they were seen last.
+		clockAt(NOW + 60_000);
 		replyOperators(now);
-		const before = staticData.operatorEvents;
 		expect(await triggerHarness(STATUS, staticData).poll()).toBeNull();
-		expect(staticData.operatorEvents).toBe(before);
+		expect(staticData).toEqual(stateOf('operatorStatusChanged', now, iso(NOW + 60_000)));
 	});
 
 	test('Operators keeps the chosen ones, from the list or by ID (an ID) or by email (any case)', async () => {
@@ -192,7 +203,13 @@ describe('Operator Availability Changed', () => {
 
 		replyOperators([{ ...TEAM[0], status: 'dinner' }, ...allOffline.slice(1)]);
 		expect(await poll()).toEqual([
-			{ available: false, count: 0, operators: [], detected_at: DETECTED_AT },
+			{
+				available: false,
+				count: 0,
+				operators: [],
+				changed_after: DETECTED_AT,
+				detected_at: DETECTED_AT,
+			},
 		]);
 		replyOperators(allOffline);
 		expect(await poll()).toBeNull();
@@ -212,6 +229,7 @@ describe('Operator Availability Changed', () => {
 						status: 'online',
 					},
 				],
+				changed_after: DETECTED_AT,
 				detected_at: DETECTED_AT,
 			},
 		]);
@@ -283,6 +301,7 @@ describe('the state of the operator events', () => {
 			'text',
 			{ event: 'operatorStatusChanged', boundTo: BOUND.boundTo, operators: [{ id: 1 }] },
 			{ event: 'operatorStatusChanged', operators: [] },
+			{ ...stateOf('operatorStatusChanged', TEAM).operatorEvents, checkedAt: NOW },
 		]) {
 			const staticData: IDataObject = { operatorEvents: broken };
 			replyOperators(TEAM);
@@ -323,6 +342,7 @@ describe('the state of the operator events', () => {
 				event: 'operatorStatusChanged',
 				boundTo: digestOf('https://chat.production.example', 'admin@svc.test'),
 				operators: remembered(moved),
+				checkedAt: DETECTED_AT,
 			},
 		});
 
@@ -356,6 +376,115 @@ describe('the state of the operator events', () => {
 			cursor: '600',
 			...stateOf('operatorStatusChanged', TEAM),
 		});
+	});
+});
+
+describe('when a change happened: between changed_after and detected_at', () => {
+	const MINUTE = 60_000;
+	const offline = [operator(1, 'offline', ['admin', 'operator']), ...TEAM.slice(1)];
+
+	/** Answers the next GET /operators with `operators`, the clock moving on by `ms` while the server answers. */
+	const replyTaking = (ms: number, operators: Operator[]) =>
+		nock(BASE_URL)
+			.get('/api/v2/operators')
+			.reply(() => {
+				clockAt(Date.now() + ms);
+				return [200, operators];
+			});
+
+	test('each good poll stores the time before its request; the next change is after it and before the poll that saw it', async () => {
+		const staticData: IDataObject = {};
+		replyTaking(5_000, TEAM);
+		expect(await triggerHarness(STATUS, staticData).poll()).toBeNull();
+		expect(staticData).toEqual(stateOf('operatorStatusChanged', TEAM, iso(NOW)));
+		clockAt(NOW + MINUTE);
+		replyTaking(5_000, TEAM);
+		expect(await triggerHarness(STATUS, staticData).poll()).toBeNull();
+		expect(staticData).toEqual(stateOf('operatorStatusChanged', TEAM, iso(NOW + MINUTE)));
+
+		clockAt(NOW + 2 * MINUTE);
+		replyTaking(5_000, offline);
+		expect(await triggerHarness(STATUS, staticData).poll()).toEqual([
+			{
+				...changed(offline[0], 'online', iso(NOW + MINUTE)),
+				detected_at: iso(NOW + 2 * MINUTE + 5_000),
+			},
+		]);
+		expect(staticData).toEqual(stateOf('operatorStatusChanged', offline, iso(NOW + 2 * MINUTE)));
+	});
+
+	test('Availability Changed items say it too', async () => {
+		const staticData: IDataObject = {};
+		replyOperators(TEAM);
+		expect(await triggerHarness(AVAILABILITY, staticData).poll()).toBeNull();
+		clockAt(NOW + MINUTE);
+		replyOperators(TEAM.map((one) => ({ ...one, status: 'offline' })));
+		expect(await triggerHarness(AVAILABILITY, staticData).poll()).toEqual([
+			{
+				available: false,
+				count: 0,
+				operators: [],
+				changed_after: iso(NOW),
+				detected_at: iso(NOW + MINUTE),
+			},
+		]);
+	});
+
+	test('a failed poll keeps the time of the last good one', async () => {
+		const staticData: IDataObject = stateOf('operatorStatusChanged', TEAM, iso(NOW - MINUTE));
+		nock(BASE_URL).get('/api/v2/operators').times(4).reply(502, 'Bad Gateway');
+		await expect(triggerHarness(STATUS, staticData).poll()).rejects.toThrow();
+		clockAt(NOW + MINUTE);
+		replyOperators(offline);
+		expect(await triggerHarness(STATUS, staticData).poll()).toEqual([
+			{ ...changed(offline[0], 'online', iso(NOW - MINUTE)), detected_at: iso(NOW + MINUTE) },
+		]);
+	});
+
+	test('after a restart, or unpublish and publish, the change made meanwhile comes at the first poll, with the saved (earlier) time', async () => {
+		// n8n saved the state at activation; later polls that emitted nothing changed it in memory only.
+		const inMemory: IDataObject = {};
+		replyOperators(TEAM);
+		expect(await triggerHarness(STATUS, inMemory).poll()).toBeNull();
+		const saved = structuredClone(inMemory);
+		clockAt(NOW + MINUTE);
+		replyOperators(TEAM);
+		expect(await triggerHarness(STATUS, inMemory).poll()).toBeNull();
+		expect(inMemory).toEqual(stateOf('operatorStatusChanged', TEAM, iso(NOW + MINUTE)));
+
+		// n8n stops; the operator goes offline; hours later n8n starts again from what it saved.
+		clockAt(NOW + 3 * 60 * MINUTE);
+		replyOperators(offline);
+		expect(await triggerHarness(STATUS, saved).poll()).toEqual([
+			{ ...changed(offline[0], 'online', iso(NOW)), detected_at: iso(NOW + 3 * 60 * MINUTE) },
+		]);
+	});
+
+	test('a state saved before checkedAt existed still reports the change, with changed_after null, and is given one', async () => {
+		const older = {
+			event: 'operatorStatusChanged',
+			boundTo: BOUND.boundTo,
+			operators: remembered(TEAM),
+		};
+		const staticData: IDataObject = { operatorEvents: older };
+		replyOperators(offline);
+		expect(await triggerHarness(STATUS, staticData).poll()).toEqual([
+			changed(offline[0], 'online', null),
+		]);
+		expect(staticData).toEqual(stateOf('operatorStatusChanged', offline, iso(NOW)));
+	});
+
+	test('Fetch Test Event: the earlier state is the one it reads, so changed_after is the time before its request', async () => {
+		replyTaking(5_000, TEAM);
+		const [first] = (await triggerHarness(STATUS, {}, 'manual').poll()) ?? [];
+		expect(first).toMatchObject({ changed_after: iso(NOW), detected_at: iso(NOW + 5_000) });
+		replyTaking(5_000, TEAM);
+		expect(await triggerHarness(AVAILABILITY, {}, 'manual').poll()).toEqual([
+			expect.objectContaining({
+				changed_after: iso(NOW + 5_000),
+				detected_at: iso(NOW + 10_000),
+			}),
+		]);
 	});
 });
 
@@ -401,7 +530,13 @@ describe('Fetch Test Event', () => {
 			'manual',
 		);
 		expect(await harness.poll()).toEqual([
-			{ available: false, count: 0, operators: [], detected_at: DETECTED_AT },
+			{
+				available: false,
+				count: 0,
+				operators: [],
+				changed_after: DETECTED_AT,
+				detected_at: DETECTED_AT,
+			},
 		]);
 		replyOperators(TEAM);
 		const online = await triggerHarness(AVAILABILITY, staticData, 'manual').poll();
