@@ -74,10 +74,12 @@ const rtRequests = (command: string) =>
 		.requestLog()
 		.filter((entry) => entry.method === 'POST' && entry.path === `/api/v2/rt/${command}`);
 
-test('each example is an importable workflow with a sticky note, using the sandbox credential', () => {
+test('each example is an importable workflow named "Svc: …", with a sticky note, using the sandbox credential', () => {
 	const examples = readExamples();
 	expect(examples.map((example) => example.id).sort()).toEqual(Object.values(EXAMPLE_IDS).sort());
 	for (const example of examples) {
+		// One pattern, so that they sort together in n8n's workflow list and read as one set.
+		expect(example.name).toMatch(/^Svc: \S/);
 		const note = example.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote');
 		expect(String(note?.parameters.content)).toMatch(/^## /);
 		// n8n accepts workflow ids of up to 21 characters.
