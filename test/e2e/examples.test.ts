@@ -96,6 +96,7 @@ test('every example ran', () => {
 		'svcRunStats0700',
 		'svcRunLunch1300',
 		EXAMPLE_IDS.crmBroadcast,
+		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.exportFinishedChats,
@@ -157,7 +158,7 @@ test('3. lunch break: exactly the operators online at 13:00 go to dinner and com
 });
 
 test('2. CRM webhook: one broadcast request for all contacts, answered per contact', () => {
-	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /CRM/);
+	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /sends a template/);
 	const sample = pinnedBody(
 		findExample(readExamples(), EXAMPLE_IDS.crmBroadcast),
 		'CRM webhook',
@@ -177,6 +178,7 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 			}),
 		),
 	);
+	expect(step.outputs['Skip contacts already sent']).toEqual(sample.contacts);
 	expect(rtRequests('send_broadcast')).toHaveLength(1);
 	const [broadcast] = env.sandbox.control.broadcasts();
 	expect(broadcast).toMatchObject({ operator_id: 1, kind: 'msgapp', channel_id: 'wa-main' });
@@ -188,6 +190,26 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 			body: { type: 'body', parameters: [{ type: 'text', text: name }] },
 		})),
 	});
+});
+
+test('2. the same campaign posted again is sent to nobody: each contact is answered "skipped"', () => {
+	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /again/);
+	const { contacts } = pinnedBody(
+		findExample(readExamples(), EXAMPLE_IDS.crmBroadcast),
+		'CRM webhook',
+	) as { contacts: Array<{ phone: string }> };
+	expect(step.outputs['Skip contacts already sent']).toEqual([]);
+	expect(step.response).toEqual({
+		status: 200,
+		body: contacts.map(({ phone }) => ({
+			result: 'skipped',
+			phone_number: phone,
+			reason: 'An earlier execution sent this template to this number',
+		})),
+	});
+	// Still the one request of the first post: nobody was messaged twice.
+	expect(rtRequests('send_broadcast')).toHaveLength(1);
+	expect(env.sandbox.control.broadcasts()).toHaveLength(1);
 });
 
 test('4. website login pairs the visitor and answers with the snippet; logout removes the pairing', () => {
