@@ -200,7 +200,7 @@ export async function runExamples(
 		const sent = ['Skip contacts already sent', 'Send template'];
 		await webhook(crm, 'CRM webhook sends a template broadcast', sent);
 		// A CRM that resends its webhook: Remove Duplicates lets nobody through a second time.
-		await webhook({ ...crm, nth: 2 }, 'The CRM sends the same campaign again', sent);
+		await webhook({ ...crm, nth: 2 }, 'The same campaign again: nobody gets it twice', sent);
 		const login = { workflow: pairing, webhook: 'Website login' };
 		const answer = await webhook(login, 'Website login pairs the visitor', ['Pair token']);
 		const token = answer?.auth_token;
