@@ -13,7 +13,7 @@ import {
 export interface SandboxControl {
 	/** Back to the seeded state; also clears faults, recorded broadcasts, pairings, lockouts and logs. */
 	reset(): void;
-	/** New chats with fresh change timestamps, after everything else. */
+	/** New chats, as just begun: created now, not closed, their latest change after everything else. */
 	addChats(n: number): Chat[];
 	/** Appends one visitor or operator message (a new version, redelivered by /chats). Throws for an unknown id. */
 	updateChat(id: number | string): Chat;

@@ -116,6 +116,8 @@ export interface ChatRecord {
 	extraStates: StateEntry[];
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
+	/** Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation. */
+	live: boolean;
 }
 
 // Message kinds of spec 2.5, in four groups: four consecutive chats between them show every kind.
@@ -149,7 +151,7 @@ const FIRST_INTEGER_CHAT_ID = 10_000;
  * a 10-chat demo has every message kind, GUID and integer ids, null categories, null state histories, rates,
  * visitors with and without fields, and closed and open chats; the seed picks the details.
  */
-function planChat(seed: number, index: number): ChatPlan {
+function planChat(seed: number, index: number, live: boolean): ChatPlan {
 	const random = Random.of(seed, index, 1);
 	const durationMs = random.int(2, 40) * MINUTE_MS + random.int(0, MINUTE_MS - 1);
 	const id = index % 5 === 3 ? random.guid() : FIRST_INTEGER_CHAT_ID + index;
@@ -163,14 +165,19 @@ function planChat(seed: number, index: number): ChatPlan {
 		states = ['queue', 'chatting'];
 		// The same state may repeat with another operator or department (spec 3).
 		if (random.chance(0.25)) states.push('chatting');
-		if (index % 3 !== 2) states.push('closed');
+		if (index % 3 !== 2 && !live) states.push('closed');
 	}
-	return { id, durationMs, kinds, states };
+	return { id, durationMs: live ? 0 : durationMs, kinds, states };
 }
 
-/** The small record of chat `index`, created at `createdMs` (or in its slot of the seeded 30 days). */
-export function newChatRecord(seed: number, index: number, createdMs: number): ChatRecord {
-	const plan = planChat(seed, index);
+/** The small record of chat `index`, created at `createdMs` (in its slot of the seeded 30 days, or now when live). */
+export function newChatRecord(
+	seed: number,
+	index: number,
+	createdMs: number,
+	live = false,
+): ChatRecord {
+	const plan = planChat(seed, index, live);
 	return {
 		index,
 		id: plan.id,
@@ -181,6 +188,7 @@ export function newChatRecord(seed: number, index: number, createdMs: number): C
 		extraMessages: [],
 		extraStates: [],
 		lastTs: 0,
+		live,
 	};
 }
 
@@ -269,7 +277,7 @@ function visitorPhone(random: Random): string {
 
 /** The full chat (spec 2.4): the base rebuilt from (seed, index), then the changes kept in the record. */
 export function buildChat(seed: number, record: ChatRecord, operatorIds: readonly number[]): Chat {
-	const plan = planChat(seed, record.index);
+	const plan = planChat(seed, record.index, record.live);
 	const random = Random.of(seed, record.index, 2);
 	const { index, createdMs } = record;
 	const chatKey = String(record.id);
@@ -344,13 +352,14 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 					: k === 2 && state === 'chatting'
 						? random.pick(operatorIds)
 						: operatorId,
-			at: iso(state === 'closed' ? endMs : createdMs + k * 15_000),
+			at: iso(state === 'closed' ? endMs : Math.min(createdMs + k * 15_000, endMs)),
 			department_id: state === 'queue' || random.chance(0.9) ? departmentId : null,
 		}));
 	}
 
 	const rates: Rate[] = [];
-	if (index % 4 !== 3) {
+	// A live chat is rated once it ends.
+	if (index % 4 !== 3 && !record.live) {
 		const count = random.int(1, 2);
 		for (let r = 0; r < count; r++) {
 			rates.push({

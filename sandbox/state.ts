@@ -236,10 +236,7 @@ export class SandboxState {
 	addChats(n: number): Chat[] {
 		const added: Chat[] = [];
 		for (let i = 0; i < n; i++) {
-			const index = this.records.length;
-			const probe = newChatRecord(this.seed, index, 0);
-			// A new chat whose conversation has just ended, so none of its times lie in the future.
-			const record = newChatRecord(this.seed, index, this.now().getTime() - probe.durationMs);
+			const record = newChatRecord(this.seed, this.records.length, this.now().getTime(), true);
 			if (this.byId.has(String(record.id))) throw new Error(`Chat id ${record.id} already exists`);
 			this.records.push(record);
 			this.byId.set(String(record.id), record);

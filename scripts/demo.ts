@@ -1,7 +1,5 @@
 // `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
-import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +15,7 @@ import {
 } from './examples';
 import { N8n } from './n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
-import { killAllNow, seconds, type Log } from './processes';
+import { freePort, killAllNow, seconds, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
 
@@ -33,7 +31,7 @@ const OWNER = {
 	firstName: 'Demo',
 	lastName: 'User',
 };
-const DEMO_FOLDER = path.join(REPO_ROOT, '.cache/demo-n8n');
+const DEMO_FOLDER = process.env.SVC_DEMO_FOLDER ?? path.join(REPO_ROOT, '.cache/demo-n8n');
 const NEW_CHAT_EVERY_MS = 2 * 60_000;
 
 const started = Date.now();
@@ -90,7 +88,9 @@ async function headless(): Promise<void> {
 }
 
 function printWelcome(n8n: N8n, sandbox: Sandbox): void {
-	const webhook = (name: string) => `${n8n.baseUrl}/webhook/${name}`;
+	const post = (url: string) => `curl -s ${url} -H 'content-type: application/json'`;
+	const webhook = (name: string) => post(`${n8n.baseUrl}/webhook/${name}`);
+	const control = (route: string) => `${sandbox.url}/__control/${route}`;
 	console.log(`
 ──────────────────────────────────────────────────────────────────────────────
  n8n is ready (${elapsed()}):  ${n8n.baseUrl}
@@ -104,40 +104,41 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 
  1. "Svc: export finished chats…" is published: its trigger polled once at
     start. Open it → Executions to see one row per message of every finished chat.
- 2. "Svc: CRM webhook…" is published. Send a campaign:
-      curl -s ${webhook('svc-crm-broadcast')} -H 'content-type: application/json' \\
+ 2. "Svc: CRM webhook…" is published. Send a campaign (sent again, it answers "skipped" per contact):
+      ${webhook('svc-crm-broadcast')} \\
         -d '{"template_id":"welcome_v2","contacts":[{"phone":"+15550000001","name":"Ann"},{"phone":"+15550000002","name":"Ben"}]}'
-    and see what the sandbox received:  curl -s ${sandbox.url}/__control/broadcasts
+    and see what the sandbox received:  curl -s ${control('broadcasts')}
  3. "Svc: pair logged-in website visitors…" is published. Log a visitor in:
-      curl -s ${webhook('svc-visitor-login')} -H 'content-type: application/json' \\
+      ${webhook('svc-visitor-login')} \\
         -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
-    Stored pairings:  curl -s ${sandbox.url}/__control/pairings
+    Stored pairings:  curl -s ${control('pairings')}
  4. "Svc: daily operator statistics…": open it and click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
-    to a few seconds first. Operator statuses: curl -s ${sandbox.url}/__control/operators
+    to a few seconds first. Operator statuses: curl -s ${control('operators')}
  6. "Svc: tell the team when nobody is online…" is published and checks every minute. Set everyone offline:
-      curl -s ${sandbox.url}/__control/operators/cycle -H 'content-type: application/json' -d '{"statuses":["offline"]}'
+      ${post(control('operators/cycle'))} -d '{"statuses":["offline"]}'
+ 7. A chat for the Svc Chat Trigger: add one (its answer gives the "id"), then a message, then close it:
+      ${post(control('chats/add'))} -d '{"n":1}'
+      ${post(control('chats/update'))} -d '{"id":"CHAT_ID"}'
+      ${post(control('chats/close'))} -d '{"id":"CHAT_ID"}'
+    A trigger on "Every Change" emits each change at its next poll; "Svc: export finished chats…"
+    exports the chat once it is closed, at its next poll (every hour at :05).
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.
 
- Ctrl-C stops n8n and the sandbox.
+ Ctrl-C stops n8n and the sandbox (so does SIGINT, SIGTERM or SIGHUP to npm).
 ──────────────────────────────────────────────────────────────────────────────`);
 }
 
 async function interactive(port: number, fresh: boolean): Promise<void> {
 	console.log('n8n-nodes-svc demo: the Svc sandbox and a real n8n with the package\n');
-	const probe = net.createServer().listen(port, '127.0.0.1');
-	const inUse = await once(probe, 'listening').then(
-		() => undefined,
-		({ code, message }: NodeJS.ErrnoException) =>
-			code === 'EADDRINUSE'
-				? `Port ${port} is already in use (another n8n?). Stop it, or choose another port: npm start -- --port ${port + 1}`
-				: `Port ${port} cannot be used: ${message}`,
-	);
-	probe.close();
-	if (inUse) throw new Error(inUse);
-	if (fresh) fs.rmSync(DEMO_FOLDER, { recursive: true, force: true });
+	await freePort(port).catch(({ message }: Error) => {
+		const fix = `Stop what uses it (another n8n?), or choose another: npm start -- --port ${port + 1}`;
+		throw new Error(`Port ${port} cannot be used (${message}). ${fix}`);
+	});
+	// n8n's own folder only: SVC_DEMO_FOLDER may name a folder that holds more.
+	if (fresh) fs.rmSync(path.join(DEMO_FOLDER, '.n8n'), { recursive: true, force: true });
 	const { runtime, sandbox } = await prepare();
 	const zone = process.env.GENERIC_TIMEZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
 	const env = { TZ: zone ?? 'UTC', GENERIC_TIMEZONE: zone ?? 'UTC', N8N_LOG_LEVEL: 'warn' };
@@ -146,7 +147,7 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	let stopRequestedAt = 0;
 	const stop = (reason: string, exitCode: number) => {
 		if (stopRequestedAt) {
-			// One Ctrl-C often arrives twice (from the terminal and relayed by npm/tsx); a later one means "now".
+			// Ctrl-C comes twice: the terminal signals npm too, which relays it. A later one means "now".
 			if (Date.now() - stopRequestedAt < 2_000) return;
 			killAllNow();
 			process.exit(130);
@@ -161,7 +162,12 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		})();
 	};
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-		process.on(signal, () => stop(signal === 'SIGINT' ? 'Ctrl-C' : signal, 0));
+		process.on(signal, () => stop(signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal, 0));
+	// npm passes SIGINT and SIGTERM on to this script (package.json execs it: no shell between), but a SIGHUP sent to npm
+	// alone kills it and nothing else: a new parent process means npm is gone.
+	const parent = process.ppid;
+	const orphaned = () => process.ppid !== parent && !stopRequestedAt && stop('npm ended', 0);
+	setInterval(orphaned, 500).unref();
 
 	// A failure from here on ends in main(), which ends every child process.
 	n8n.installPackage(REPO_ROOT);

@@ -116,10 +116,11 @@ export async function waitUntil<T>(
 	}
 }
 
-export async function freePort(): Promise<number> {
-	const server = net.createServer().listen(0, '127.0.0.1');
+/** A free port on 127.0.0.1, or proves `port` free; rejects (EADDRINUSE) when it is taken. */
+export async function freePort(port = 0): Promise<number> {
+	const server = net.createServer().listen(port, '127.0.0.1');
 	await once(server, 'listening');
-	const { port } = server.address() as net.AddressInfo;
+	const { port: free } = server.address() as net.AddressInfo;
 	await new Promise((resolve) => server.close(resolve));
-	return port;
+	return free;
 }

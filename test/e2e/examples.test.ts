@@ -74,10 +74,12 @@ const rtRequests = (command: string) =>
 		.requestLog()
 		.filter((entry) => entry.method === 'POST' && entry.path === `/api/v2/rt/${command}`);
 
-test('each example is an importable workflow with a sticky note, using the sandbox credential', () => {
+test('each example is an importable workflow named "Svc: …", with a sticky note, using the sandbox credential', () => {
 	const examples = readExamples();
 	expect(examples.map((example) => example.id).sort()).toEqual(Object.values(EXAMPLE_IDS).sort());
 	for (const example of examples) {
+		// One pattern, so that they sort together in n8n's workflow list and read as one set.
+		expect(example.name).toMatch(/^Svc: \S/);
 		const note = example.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote');
 		expect(String(note?.parameters.content)).toMatch(/^## /);
 		// n8n accepts workflow ids of up to 21 characters.
@@ -93,6 +95,7 @@ test('every example ran', () => {
 	expect(observed.map(({ step }) => step.workflowId)).toEqual([
 		'svcRunStats0700',
 		'svcRunLunch1300',
+		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.visitorPairing,
@@ -155,7 +158,7 @@ test('3. lunch break: exactly the operators online at 13:00 go to dinner and com
 });
 
 test('2. CRM webhook: one broadcast request for all contacts, answered per contact', () => {
-	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /CRM/);
+	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /sends a template/);
 	const sample = pinnedBody(
 		findExample(readExamples(), EXAMPLE_IDS.crmBroadcast),
 		'CRM webhook',
@@ -175,6 +178,7 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 			}),
 		),
 	);
+	expect(step.outputs['Skip contacts already sent']).toEqual(sample.contacts);
 	expect(rtRequests('send_broadcast')).toHaveLength(1);
 	const [broadcast] = env.sandbox.control.broadcasts();
 	expect(broadcast).toMatchObject({ operator_id: 1, kind: 'msgapp', channel_id: 'wa-main' });
@@ -186,6 +190,26 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 			body: { type: 'body', parameters: [{ type: 'text', text: name }] },
 		})),
 	});
+});
+
+test('2. the same campaign posted again is sent to nobody: each contact is answered "skipped"', () => {
+	const { step } = observedStep(EXAMPLE_IDS.crmBroadcast, /again/);
+	const { contacts } = pinnedBody(
+		findExample(readExamples(), EXAMPLE_IDS.crmBroadcast),
+		'CRM webhook',
+	) as { contacts: Array<{ phone: string }> };
+	expect(step.outputs['Skip contacts already sent']).toEqual([]);
+	expect(step.response).toEqual({
+		status: 200,
+		body: contacts.map(({ phone }) => ({
+			result: 'skipped',
+			phone_number: phone,
+			reason: 'An earlier execution sent this template to this number',
+		})),
+	});
+	// Still the one request of the first post: nobody was messaged twice.
+	expect(rtRequests('send_broadcast')).toHaveLength(1);
+	expect(env.sandbox.control.broadcasts()).toHaveLength(1);
 });
 
 test('4. website login pairs the visitor and answers with the snippet; logout removes the pairing', () => {

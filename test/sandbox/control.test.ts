@@ -47,6 +47,37 @@ test('chats: add, update, close, mutate, get, count, versions, cursor', async ()
 	expect((await control('POST', 'chats/add', { n: -1 })).status).toBe(400);
 });
 
+test('chats/add gives chats as just begun: created now, nothing later than that, not closed, listed as the newest change', async () => {
+	const cursor = sandbox.control.latestCursor();
+	const before = Date.now();
+	// Twelve, so that every shape the seed plans (closed or not, with or without states or rates) is among them.
+	const added = (await control('POST', 'chats/add', { n: 12 })).json as Chat[];
+	const after = Date.now();
+	expect(added).toHaveLength(12);
+	for (const chat of added) {
+		const created = Date.parse(chat.created_at);
+		expect(created).toBeGreaterThanOrEqual(before);
+		expect(created).toBeLessThanOrEqual(after);
+		const times = [
+			...(chat.messages ?? []).map((message) => message.created_at),
+			...(chat.state_history ?? []).map((entry) => entry.at),
+			...(chat.rates ?? []).map((rate) => rate.created_at),
+		];
+		expect(times.length).toBeGreaterThan(0);
+		expect(times.filter((time) => time !== chat.created_at)).toEqual([]);
+		expect((chat.state_history ?? []).map((entry) => entry.state)).not.toContain('closed');
+	}
+	const page = (await get(sandbox, 'chats', { since: String(cursor) })).json as { chats: Chat[] };
+	expect(page.chats.map((chat) => chat.id)).toEqual(added.map((chat) => chat.id));
+
+	// A message, then the close, come later than the creation.
+	const [first] = added;
+	const updated = (await control('POST', 'chats/update', { id: first.id })).json as Chat;
+	expect(Date.parse(updated.messages!.at(-1)!.created_at)).toBeGreaterThanOrEqual(after);
+	const closed = (await control('POST', 'chats/close', { id: first.id })).json as Chat;
+	expect(closed.state_history?.at(-1)?.state).toBe('closed');
+});
+
 test('operators and settings', async () => {
 	const changed = await control('POST', 'operators/status', {
 		email: 'boris@svc.test',
