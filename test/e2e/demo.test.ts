@@ -140,7 +140,7 @@ const curlLines = (output: string) =>
 		.filter((line) => line !== undefined);
 
 async function curl(line: string): Promise<unknown> {
-	const result = await run('sh', ['-c', line], { timeoutMs: 60_000, env: process.env });
+	const result = await run('sh', ['-c', line], { timeout: 60_000, env: process.env });
 	expect({ line, exitCode: result.exitCode }).toEqual({ line, exitCode: 0 });
 	return JSON.parse(result.stdout) as unknown;
 }
