@@ -1,6 +1,6 @@
 // The test-only control surface: the same operations in process (SandboxControl) and over HTTP under /__control/.
 import type { Chat, Operator } from '../nodes/SvcChat/types';
-import { fingerprint } from './data';
+import { fingerprint, type MissedContact } from './data';
 import { FaultInjector, type FaultSpec } from './faults';
 import {
 	ChatNotFoundError,
@@ -19,6 +19,13 @@ export interface SandboxControl {
 	updateChat(id: number | string): Chat;
 	/** Appends a `closed` state_history entry (a new version). Throws for an unknown id. */
 	closeChat(id: number | string): Chat;
+	/** Appends a rating, 1 to 5, by the chat's operator and now unless given (a new version). Throws for an unknown id. */
+	rateChat(
+		id: number | string,
+		rating: { rate: number; operator_id?: number; created_at?: string },
+	): Chat;
+	/** A new chat, closed, that no operator answered; the visitor's contact in its fields (default), a message, or none. */
+	addMissedChat(contact?: MissedContact): Chat;
 	/** n random update/close mutations, deterministic from the seed. */
 	mutateRandomChats(n: number): Chat[];
 	getChat(id: number | string): Chat | undefined;
@@ -83,6 +90,8 @@ export function createControl(
 		addChats: (n) => state.addChats(requireCount(n)),
 		updateChat: (id) => state.updateChat(id),
 		closeChat: (id) => state.closeChat(id),
+		rateChat: (id, rating) => state.rateChat(id, rating),
+		addMissedChat: (contact = 'fields') => state.addChats(1, contact)[0],
 		mutateRandomChats: (n) => state.mutateRandomChats(requireCount(n)),
 		getChat: (id) => state.getChat(id),
 		chatCount: () => state.chatCount(),
@@ -149,6 +158,9 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'POST chats/add': ({ body }) => control.addChats(body.n as number),
 		'POST chats/update': ({ body }) => control.updateChat(body.id as string),
 		'POST chats/close': ({ body }) => control.closeChat(body.id as string),
+		'POST chats/rate': ({ body }) =>
+			control.rateChat(body.id as string, body as Parameters<SandboxControl['rateChat']>[1]),
+		'POST chats/missed': ({ body }) => control.addMissedChat(body.contact as MissedContact),
 		'POST chats/mutate': ({ body }) => control.mutateRandomChats(body.n as number),
 		'GET chat': ({ query }) => {
 			const chat = control.getChat(query.get('id') ?? '');

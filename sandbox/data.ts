@@ -114,6 +114,9 @@ export interface ChatRecord {
 	baseStateCount: number;
 	extraMessages: ChatMessage[];
 	extraStates: StateEntry[];
+	extraRates: Rate[];
+	/** A chat no operator answered (control addMissedChat), and where its visitor's contact is. */
+	missed?: MissedContact;
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
 	/** Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation. */
@@ -136,6 +139,10 @@ const OPERATOR_SIDE_KINDS = new Set([
 	'operator_busy',
 ]);
 
+/** Where a missed chat's visitor left a contact: in the visitor fields, in a contacts message, or nowhere. */
+export type MissedContact = 'fields' | 'message' | 'none';
+export const MISSED_CONTACTS: readonly MissedContact[] = ['fields', 'message', 'none'];
+
 interface ChatPlan {
 	id: number | string;
 	durationMs: number;
@@ -151,7 +158,7 @@ const FIRST_INTEGER_CHAT_ID = 10_000;
  * a 10-chat demo has every message kind, GUID and integer ids, null categories, null state histories, rates,
  * visitors with and without fields, and closed and open chats; the seed picks the details.
  */
-function planChat(seed: number, index: number, live: boolean): ChatPlan {
+function planChat(seed: number, index: number, live: boolean, missed?: MissedContact): ChatPlan {
 	const random = Random.of(seed, index, 1);
 	const durationMs = random.int(2, 40) * MINUTE_MS + random.int(0, MINUTE_MS - 1);
 	const id = index % 5 === 3 ? random.guid() : FIRST_INTEGER_CHAT_ID + index;
@@ -167,7 +174,15 @@ function planChat(seed: number, index: number, live: boolean): ChatPlan {
 		if (random.chance(0.25)) states.push('chatting');
 		if (index % 3 !== 2 && !live) states.push('closed');
 	}
-	return { id, durationMs: live ? 0 : durationMs, kinds, states };
+	if (!missed) return { id, durationMs: live ? 0 : durationMs, kinds, states };
+	// Unanswered: a busy notice and system kinds, never an operator's message or file; then closed.
+	const asked = missed === 'message' ? ['contacts_request', 'contacts'] : ['events'];
+	return {
+		id,
+		durationMs,
+		kinds: ['visitor', 'operator_busy', ...asked, 'info'],
+		states: ['queue', 'closed'],
+	};
 }
 
 /** The small record of chat `index`, created at `createdMs` (in its slot of the seeded 30 days, or now when live). */
@@ -176,8 +191,9 @@ export function newChatRecord(
 	index: number,
 	createdMs: number,
 	live = false,
+	missed?: MissedContact,
 ): ChatRecord {
-	const plan = planChat(seed, index, live);
+	const plan = planChat(seed, index, live, missed);
 	return {
 		index,
 		id: plan.id,
@@ -187,6 +203,8 @@ export function newChatRecord(
 		baseStateCount: plan.states === null ? -1 : plan.states.length,
 		extraMessages: [],
 		extraStates: [],
+		extraRates: [],
+		...(missed ? { missed } : {}),
 		lastTs: 0,
 		live,
 	};
@@ -277,7 +295,7 @@ function visitorPhone(random: Random): string {
 
 /** The full chat (spec 2.4): the base rebuilt from (seed, index), then the changes kept in the record. */
 export function buildChat(seed: number, record: ChatRecord, operatorIds: readonly number[]): Chat {
-	const plan = planChat(seed, record.index, record.live);
+	const plan = planChat(seed, record.index, record.live, record.missed);
 	const random = Random.of(seed, record.index, 2);
 	const { index, createdMs } = record;
 	const chatKey = String(record.id);
@@ -358,8 +376,8 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	}
 
 	const rates: Rate[] = [];
-	// A live chat is rated once it ends.
-	if (index % 4 !== 3 && !record.live) {
+	// A live chat is rated once it ends; a missed chat never was.
+	if (index % 4 !== 3 && !record.live && !record.missed) {
 		const count = random.int(1, 2);
 		for (let r = 0; r < count; r++) {
 			rates.push({
@@ -370,9 +388,9 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 		}
 	}
 
-	// Visitors with provided fields (authorized) every other chat; the others have an empty object (spec 2.8).
+	// Visitors with provided fields (authorized) every other chat, or as a missed chat asks; others have none (spec 2.8).
 	const fields: Record<string, string> = {};
-	if (index % 2 === 0) {
+	if (record.missed ? record.missed === 'fields' : index % 2 === 0) {
 		fields.id = `crm-${random.int(1, 99999)}`;
 		fields.name = name;
 		fields.email = email;
@@ -393,7 +411,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 		category,
 		subcategory: category === null ? null : random.pick(CATEGORIES[category]),
 		operator_id: operatorId,
-		rates,
+		rates: [...rates, ...record.extraRates.map((rate) => ({ ...rate }))],
 		messages: [...messages, ...record.extraMessages.map((message) => structuredClone(message))],
 		state_history:
 			stateHistory === null && record.extraStates.length === 0
@@ -412,7 +430,10 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	return chat;
 }
 
-/** `${id}:${messages.length}:${state_history.length}`; identifies one version of a chat. */
+/**
+ * `${id}:${messages.length}:${state_history.length}`; identifies one version of a chat. A rating adds neither, so a
+ * rated version repeats the fingerprint of the version before it.
+ */
 export function fingerprint(chat: Pick<Chat, 'id' | 'messages' | 'state_history'>): string {
 	return `${chat.id}:${chat.messages?.length ?? 0}:${chat.state_history?.length ?? 0}`;
 }

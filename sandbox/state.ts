@@ -9,7 +9,9 @@ import {
 	seedOperators,
 	SEEN_STATUSES,
 	type ChatRecord,
+	type MissedContact,
 	type SeedOperator,
+	MISSED_CONTACTS,
 } from './data';
 import { Random } from './random';
 
@@ -233,10 +235,18 @@ export class SandboxState {
 		return this.build(record);
 	}
 
-	addChats(n: number): Chat[] {
+	/** n new chats; `missed`: each closed without an operator's answer, the visitor's contact where it says. */
+	addChats(n: number, missed?: MissedContact): Chat[] {
+		if (missed !== undefined && !MISSED_CONTACTS.includes(missed))
+			throw new Error(`contact must be one of ${MISSED_CONTACTS.join(', ')}`);
 		const added: Chat[] = [];
 		for (let i = 0; i < n; i++) {
-			const record = newChatRecord(this.seed, this.records.length, this.now().getTime(), true);
+			const index = this.records.length;
+			// A missed chat has just ended, so none of its times lie in the future; any other is just beginning (live).
+			const startMs =
+				this.now().getTime() -
+				(missed ? newChatRecord(this.seed, index, 0, false, missed).durationMs : 0);
+			const record = newChatRecord(this.seed, index, startMs, !missed, missed);
 			if (this.byId.has(String(record.id))) throw new Error(`Chat id ${record.id} already exists`);
 			this.records.push(record);
 			this.byId.set(String(record.id), record);
@@ -280,6 +290,26 @@ export class SandboxState {
 			operator_id: (chat.operator_id as number | undefined) ?? null,
 			at: this.now().toISOString(),
 			department_id: last?.department_id ?? null,
+		});
+		return this.recordChange(record);
+	}
+
+	/** Appends a rating (spec 2.7: 1 to 5), by the chat's operator and now unless given; a new version of the chat. */
+	rateChat(
+		id: unknown,
+		rating: { rate: unknown; operator_id?: unknown; created_at?: unknown },
+	): Chat {
+		const record = this.requireRecord(id);
+		const { rate, operator_id = this.build(record).operator_id, created_at } = rating;
+		if (!Number.isInteger(rate) || (rate as number) < 1 || (rate as number) > 5)
+			throw new Error('rate must be a whole number from 1 to 5');
+		if (!Number.isInteger(operator_id)) throw new Error('operator_id must be a whole number');
+		if (created_at !== undefined && typeof created_at !== 'string')
+			throw new Error('created_at must be a date-time text');
+		record.extraRates.push({
+			rate: rate as number,
+			operator_id: operator_id as number,
+			created_at: created_at ?? this.now().toISOString(),
 		});
 		return this.recordChange(record);
 	}

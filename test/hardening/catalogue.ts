@@ -490,8 +490,38 @@ export function triggerOperation(facts: SandboxFacts): FuzzOperation {
 			{
 				path: 'emit',
 				names: ['Trigger On'],
-				valid: fc.constantFrom('everyChange', 'newChats', 'finishedChats'),
+				valid: fc.constantFrom(
+					'everyChange',
+					'newChats',
+					'finishedChats',
+					'newRating',
+					'missedChat',
+				),
 				hostile: fc.oneof(fc.constantFrom('newchats', 'constructor'), anyHostileValue),
+			},
+			{
+				path: 'chatOutput',
+				names: ['Chat Output'],
+				valid: fc.constantFrom(...OUTPUTS.filter((output) => output !== 'messages')),
+				hostile: fc.oneof(fc.constantFrom('messages', 'Raw'), anyHostileValue),
+			},
+			{
+				path: 'ratings',
+				names: ['Ratings'],
+				valid: fc.oneof(
+					fc.constant({}),
+					fc
+						.tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }))
+						.map(([one, other]) => ({
+							range: { from: Math.min(one, other), to: Math.max(one, other) },
+						})),
+				),
+				hostile: fc.record({
+					range: fc.record(
+						{ from: fc.oneof(fc.integer(), anyHostileValue), to: anyHostileValue },
+						{ requiredKeys: [] },
+					),
+				}),
 			},
 			{
 				path: 'output',
@@ -530,6 +560,12 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 				newChatsFrom: new Date(facts.nowMs - DAY_MS).toISOString(),
 				seenIds: facts.chatIds.map(String),
 			},
+			{
+				startedFrom: 'beginning',
+				cursor: '0',
+				catchingUp: false,
+				events: { of: 'newRating', seen: ['AAAAAAAAAAAAAAAA'] },
+			},
 		),
 		fc.record(
 			{
@@ -539,6 +575,18 @@ export function storedTriggerStates(facts: SandboxFacts): fc.Arbitrary<IDataObje
 				newChatsFrom: fc.oneof(invalidDates, anyHostileValue),
 				seenIds: fc.oneof(
 					fc.array(fc.oneof(fc.string(), anyHostileValue), { maxLength: 4 }),
+					anyHostileValue,
+				),
+				// New Rating's or Missed Chat's memory, as saved or as a hand edit left it.
+				events: fc.oneof(
+					fc.record(
+						{
+							of: fc.oneof(fc.constantFrom('newRating', 'missedChat'), anyHostileValue),
+							from: fc.oneof(invalidDates, anyHostileValue),
+							seen: fc.oneof(fc.array(fc.string(), { maxLength: 4 }), anyHostileValue),
+						},
+						{ requiredKeys: [] },
+					),
 					anyHostileValue,
 				),
 				// The server binding: another server, or anything a hand edit left there; in clear as states saved before the digest.

@@ -78,6 +78,72 @@ test('chats/add gives chats as just begun: created now, nothing later than that,
 	expect(closed.state_history?.at(-1)?.state).toBe('closed');
 });
 
+test('chats: rate and missed, over HTTP and in process, each a change /chats delivers again with a new last_ts', async () => {
+	/** The chats /chats gives after `since`, and the cursor it hands back. */
+	const changesSince = async (since: number) => {
+		const reply = (await get(sandbox, 'chats', { since: String(since) })).json as {
+			chats: Chat[];
+			last_ts: number;
+		};
+		return { chats: reply.chats, lastTs: reply.last_ts };
+	};
+	const [first] = sandbox.control.addChats(1);
+	const start = sandbox.control.latestCursor();
+
+	const rated = (await control('POST', 'chats/rate', { id: first.id, rate: 2 })).json as Chat;
+	expect(rated.rates).toEqual([
+		...first.rates!,
+		{ rate: 2, operator_id: first.operator_id, created_at: expect.any(String) },
+	]);
+	const afterRating = await changesSince(start);
+	expect(afterRating.chats).toEqual([rated]);
+	expect(afterRating.lastTs).toBeGreaterThan(start);
+
+	// Two equal ratings, with the operator and time given, in process: each is a change of its own.
+	const twice = { rate: 5, operator_id: 4, created_at: '2025-05-01T10:00:00.000Z' };
+	sandbox.control.rateChat(first.id, twice);
+	const again = sandbox.control.rateChat(first.id, twice);
+	expect(again.rates!.slice(-2)).toEqual([twice, twice]);
+	expect((await changesSince(afterRating.lastTs)).chats).toEqual([again]);
+
+	for (const bad of [
+		{ rate: 6 },
+		{ rate: 1.5 },
+		{ rate: 3, operator_id: 'x' },
+		{ rate: 3, created_at: 5 },
+	])
+		expect((await control('POST', 'chats/rate', { id: first.id, ...bad })).status).toBe(400);
+	expect((await control('POST', 'chats/rate', { id: 'no-such-chat', rate: 3 })).status).toBe(404);
+
+	// Missed chats: closed, no operator's message or file, no rating; the contact where asked.
+	const before = sandbox.control.latestCursor();
+	const answering = (chat: Chat) =>
+		chat.messages!.filter((message) => ['operator', 'file_operator'].includes(message.kind));
+	const inFields = (await control('POST', 'chats/missed', {})).json as Chat;
+	const inMessage = (await control('POST', 'chats/missed', { contact: 'message' })).json as Chat;
+	const nowhere = sandbox.control.addMissedChat('none');
+	for (const chat of [inFields, inMessage, nowhere]) {
+		expect(chat.state_history!.at(-1)!.state).toBe('closed');
+		expect(answering(chat)).toEqual([]);
+		expect(chat.messages!.map((message) => message.kind)).toContain('operator_busy');
+		expect(chat.rates).toEqual([]);
+	}
+	expect(inFields.visitor!.fields).toMatchObject({
+		name: expect.any(String),
+		email: expect.any(String),
+	});
+	const contacts = (chat: Chat) => chat.messages!.filter((message) => message.kind === 'contacts');
+	expect(contacts(inFields)).toEqual([]);
+	expect(inMessage.visitor!.fields).toEqual({});
+	expect(contacts(inMessage).map((message) => message.message)).toEqual([
+		{ name: expect.any(String), phone: expect.any(String), email: expect.any(String) },
+	]);
+	expect([nowhere.visitor!.fields, contacts(nowhere)]).toEqual([{}, []]);
+	expect((await changesSince(before)).chats).toEqual([inFields, inMessage, nowhere]);
+	expect((await control('POST', 'chats/missed', { contact: 'phone' })).status).toBe(400);
+	expect(sandbox.control.chatCount()).toBe(24);
+});
+
 test('operators and settings', async () => {
 	const changed = await control('POST', 'operators/status', {
 		email: 'boris@svc.test',

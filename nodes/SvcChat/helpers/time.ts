@@ -22,6 +22,12 @@ export function dateToCursor(value: unknown): string | undefined {
 	return ms === undefined ? undefined : String(ms * 1000);
 }
 
+/** The time a microsecond cursor stands for, as ISO text (the inverse of dateToCursor, to the millisecond). */
+export function cursorToIso(cursor: unknown): string | undefined {
+	const ms = toEpochMs(/^\d+$/.test(String(cursor)) ? Math.floor(Number(cursor) / 1000) : NaN);
+	return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
 export function toUtcDay(value: unknown): string | undefined {
 	const ms = toEpochMs(value);
 	return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);

@@ -6,11 +6,15 @@ import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { showValue } from '../helpers/values';
 import { pollParameters, type ParameterReader } from '../parameters';
 import { includeCursorOption, optionsCollection } from '../descriptions/parameterBlocks';
+import { isChatEvent, type ChatEvent, type RatingRange } from './events';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
+const RATING_BOUNDS = { minValue: 1, maxValue: 5 };
 
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
-const forChats = { show: { emit: ['everyChange', 'finishedChats', 'newChats'] } };
+const CHAT_CHANGES = ['everyChange', 'finishedChats', 'newChats'];
+const CHAT_EVENTS: ChatEvent[] = ['missedChat', 'newRating'];
+const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS] } };
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -35,11 +39,25 @@ export const triggerProperties: INodeProperties[] = [
 					'Chats whose latest state is "closed". A finished chat that changes again (for example a late rating) is emitted again.',
 			},
 			{
+				name: 'Missed Chat',
+				value: 'missedChat',
+				action: 'On missed chat',
+				description:
+					"Each finished chat that no operator answered, once, with the visitor's name, email and phone",
+			},
+			{
 				name: 'New Chats Only',
 				value: 'newChats',
 				action: 'On new chats only',
 				description:
 					'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
+			},
+			{
+				name: 'New Rating',
+				value: 'newRating',
+				action: 'On new rating',
+				description:
+					"Each rating once, when it appears: its value, the rated operator, its time and the chat. A chat's later changes do not repeat it.",
 			},
 			{
 				name: 'Operator Availability Changed',
@@ -66,7 +84,15 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'testEventNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: forChats,
+		displayOptions: { show: { emit: CHAT_CHANGES } },
+	},
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 of the newest found in recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each one from 'Start From' on is emitted once.",
+		name: 'eventTestNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { emit: CHAT_EVENTS } },
 	},
 	{
 		displayName: 'Start From',
@@ -102,8 +128,35 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		required: true,
-		description: 'Chats that changed after this moment (UTC) are emitted',
+		description:
+			'Chats that changed after this moment (UTC) are emitted; ratings given and chats closed before it are not new',
 		displayOptions: { show: { startFrom: ['date'] } },
+	},
+	{
+		displayName: 'Ratings',
+		name: 'ratings',
+		type: 'fixedCollection',
+		placeholder: 'Add Range',
+		default: {},
+		description:
+			'Only ratings in this range, e.g. 1 to 2 for bad ratings. None means every rating, also a value outside 1 to 5 if the server sends one.',
+		displayOptions: { show: { emit: ['newRating'] } },
+		options: [
+			{
+				displayName: 'Range',
+				name: 'range',
+				values: [
+					{
+						displayName: 'From',
+						name: 'from',
+						type: 'number',
+						default: 1,
+						typeOptions: RATING_BOUNDS,
+					},
+					{ displayName: 'To', name: 'to', type: 'number', default: 5, typeOptions: RATING_BOUNDS },
+				],
+			},
+		],
 	},
 	{
 		displayName: 'Output',
@@ -113,7 +166,18 @@ export const triggerProperties: INodeProperties[] = [
 		options: CHAT_OUTPUT_OPTIONS,
 		default: 'simplified',
 		description: 'The shape of the emitted items',
-		displayOptions: forChats,
+		displayOptions: { show: { emit: CHAT_CHANGES } },
+	},
+	{
+		displayName: 'Chat Output',
+		name: 'chatOutput',
+		type: 'options',
+		noDataExpression: true,
+		// One item per message does not fit one item per rating or missed chat.
+		options: CHAT_OUTPUT_OPTIONS.filter((option) => option.value !== 'messages'),
+		default: 'simplified',
+		description: 'The shape of the chat each item carries (its chat field)',
+		displayOptions: { show: { emit: CHAT_EVENTS } },
 	},
 	{
 		...optionsCollection([
@@ -147,9 +211,11 @@ export function readTriggerSettings(context: IPollFunctions) {
 	const startFrom = read.choice<'now' | 'beginning' | 'date'>('startFrom');
 	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
 	read.collection('options', { fix: 'Set the options in the editor again.' });
+	const emit = read.choice<'everyChange' | 'newChats' | 'finishedChats' | ChatEvent>('emit');
 	return {
-		emit: read.choice<'everyChange' | 'newChats' | 'finishedChats'>('emit'),
-		output: read.choice<ChatOutputMode>('output'),
+		emit,
+		output: read.choice<ChatOutputMode>(isChatEvent(emit) ? 'chatOutput' : 'output'),
+		ratings: emit === 'newRating' ? readRatingRange(read) : undefined,
 		// A bad value is an error like a bad Limit, never a silent fall back to the default.
 		maxChatsPerPoll: read.wholeNumber('options.maxChatsPerPoll', {
 			min: 1,
@@ -159,6 +225,19 @@ export function readTriggerSettings(context: IPollFunctions) {
 		includeCursor: read.flag('options.includeCursor'),
 		start: readStart(read, startFrom),
 	};
+}
+
+/** 'Ratings': none means every rating; a range lies within 1 to 5, 'From' not above 'To'. */
+function readRatingRange(read: ParameterReader): RatingRange {
+	if (read.collection('ratings').range === undefined) return undefined;
+	const [from, to] = [read.raw('ratings.range.from', 1), read.raw('ratings.range.to', 5)];
+	const isRating = (value: unknown): value is number =>
+		Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 5;
+	if (isRating(from) && isRating(to) && from <= to) return { from, to };
+	throw read.fail(
+		`'${read.label('ratings')}' must be whole numbers from 1 to 5, 'From' not above 'To': not from ${showValue(from)} to ${showValue(to)}`,
+		"Set 'From' and 'To' between 1 and 5, e.g. 1 to 2 for bad ratings, or remove the range to get every rating.",
+	);
 }
 
 function readStart(read: ParameterReader, startFrom: string) {

@@ -8,13 +8,17 @@ import { normalizeBaseUrl } from '../transport/baseUrl';
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
 import { finalState, formatChats } from '../helpers/chatOutput';
-import { toEpochMs } from '../helpers/time';
+import { cursorToIso, toEpochMs } from '../helpers/time';
+import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './description';
+import { findEvents, isChatEvent, type ChatEvent, type FoundEvent } from './events';
 
-/** "Fetch Test Event" shows at most this many chats, read from at most this many pages. */
+/** "Fetch Test Event" shows at most this many chats (or ratings, missed chats), read from at most this many pages. */
 const TEST_EVENT_CHATS = 5;
 const TEST_EVENT_PAGES = 3;
+/** Ratings and missed chats are rarer than changes: the test event looks back until a whole page of chats. */
+const TEST_EVENT_PAGE = 100;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 export const POLL_BUDGET_SHARE = 0.5;
 
@@ -49,12 +53,30 @@ export async function pollChats(context: IPollFunctions) {
 	const walk = await walkChats(context, state.cursor ?? '0', walkOptions);
 	reportFailure(context, walk, state.cursor);
 	const cursor = String(walk.lastTs);
+	const { emit } = settings;
+	if (isChatEvent(emit)) {
+		const memory = eventMemory(state, emit);
+		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
+		const { fresh, seen } = takeUnseen(found, memory.from, memory.seen, SEEN_EVENTS_CAP);
+		saveState(staticData, { ...state, cursor, events: { ...memory, seen } });
+		return eventOutput(context, settings, fresh, walk);
+	}
 	// The chats Emit asks for, in order of their latest delivery.
 	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
-	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
-	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
+	if (emit === 'finishedChats') chats = chats.filter(isFinished);
+	if (emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
 	saveState(staticData, { ...state, seenIds, cursor });
 	return toOutput(context, settings, chats, walk);
+}
+
+/**
+ * What New Rating or Missed Chat remembers; another event's memory starts again. Older ratings and closings are not
+ * new: from the Start Date; with Now, from the trigger's place then (the server's position, not n8n's clock).
+ */
+function eventMemory(state: TriggerState, event: ChatEvent): EventMemory {
+	if (state.events?.of === event) return state.events;
+	const from = state.startedFrom === 'now' ? cursorToIso(state.cursor) : state.newChatsFrom;
+	return { of: event, from, seen: [] };
 }
 
 function describeStart({ startedFrom, newChatsFrom }: TriggerSettings['start']) {
@@ -98,15 +120,28 @@ async function catchUpToNow(
 /**
  * "Fetch Test Event": a few recent chats to map fields from, leaving the stored cursor alone. If none match Emit (say,
  * none finished yet), the recent chats anyway: a sample beats "no data". New Chats Only needs the stored state to be
- * judged, so every chat counts.
+ * judged, so every chat counts. New Rating and Missed Chat show the newest found, ignoring their memory; with none
+ * found there is no honest sample, so it is an error that says so.
  */
 async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
+	const { emit } = settings;
 	const walk = await walkChats(context, 'recent', {
-		recentChats: TEST_EVENT_CHATS,
+		recentChats: isChatEvent(emit) ? TEST_EVENT_PAGE : TEST_EVENT_CHATS,
 		maxPages: TEST_EVENT_PAGES,
 		keepOnFailure: true,
 	});
-	const matching = settings.emit === 'finishedChats' ? walk.chats.filter(isFinished) : walk.chats;
+	if (isChatEvent(emit)) {
+		// Those the Ratings filter lets through, or else any.
+		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
+		const wanted = found.filter((event) => event.wanted);
+		const sample = (wanted.length ? wanted : found).slice(-TEST_EVENT_CHATS);
+		if (sample.length) return eventOutput(context, settings, sample, walk);
+		const what = emit === 'newRating' ? 'rating' : 'missed chat';
+		throw new NodeOperationError(context.getNode(), `No ${what} found in recently changed chats`, {
+			description: `There is no sample to show: none of the last ${walk.chats.length} changed chats has one. Fetch again once there is one; the active trigger does not need one.`,
+		});
+	}
+	const matching = emit === 'finishedChats' ? walk.chats.filter(isFinished) : walk.chats;
 	const sample = (matching.length ? matching : walk.chats).slice(-TEST_EVENT_CHATS);
 	if (sample.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
@@ -119,17 +154,46 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
-/** The items of `chats`; Include Cursor adds the cursor where `walk` stopped. */
-function toOutput(
+/** The items of `chats` in the chosen Output. */
+const toOutput = (
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	chats: Chat[],
 	walk: ChatWalk,
+) => emitRecords(context, settings, formatChats(chats, settings.output), walk);
+
+/** A rating's or missed chat's item, its chat in the chosen Chat Output, stamped with this poll's time. */
+function eventOutput(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	events: FoundEvent[],
+	walk: ChatWalk,
 ) {
-	const records = formatChats(chats, settings.output).map((record) =>
+	// The one place that shapes their chats (Raw, Simplified; Transcript once it exists).
+	const chats = formatChats(
+		events.map((event) => event.chat),
+		settings.output,
+	);
+	const detectedAt = new Date(Date.now()).toISOString();
+	const records = events.map(({ item }, index) => ({
+		...item,
+		detected_at: detectedAt,
+		chat: chats[index],
+	}));
+	return emitRecords(context, settings, records, walk);
+}
+
+/** Include Cursor adds the cursor where `walk` stopped. */
+function emitRecords(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	records: IDataObject[],
+	walk: ChatWalk,
+) {
+	const withCursor = records.map((record) =>
 		settings.includeCursor ? { ...record, last_ts: String(walk.lastTs) } : record,
 	);
-	return records.length ? [context.helpers.returnJsonArray(records)] : null;
+	return withCursor.length ? [context.helpers.returnJsonArray(withCursor)] : null;
 }
 
 /**
@@ -191,6 +255,11 @@ export function serverBinding(
  * id costs at worst a duplicate, never a loss; 5,000 ids keep the static data n8n saves each poll under 200 kB.
  */
 export const SEEN_IDS_CAP = 5000;
+/** New Rating and Missed Chat keep digests of 16 characters: 10,000 of them are under 200 kB too. */
+export const SEEN_EVENTS_CAP = 10_000;
+
+/** New Rating's or Missed Chat's memory: its starting point (none from the Beginning) and the digests it delivered. */
+type EventMemory = { of: ChatEvent; from?: string; seen: string[] };
 
 type TriggerState = {
 	startedFrom: string; // see the settings' start: when it changes, the cursor starts again (rule 7)
@@ -198,6 +267,7 @@ type TriggerState = {
 	catchingUp: boolean; // while "Now" reads up to the server's present, emitting nothing
 	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
 	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
+	events?: EventMemory; // New Rating or Missed Chat: least recently delivered first, at most SEEN_EVENTS_CAP
 	boundTo?: string; // absent in states saved before the binding was recorded
 };
 
@@ -206,16 +276,30 @@ export const isTextList = (value: unknown): value is string[] =>
 
 /** A copy of the stored state, or undefined when it is not valid; it keeps the binding as its digest only. */
 function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
-	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, host, account } = value;
+	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, events, host, account } = value;
+	const isTime = (time: unknown) => time === undefined || toEpochMs(time) !== undefined;
 	const valid =
 		typeof startedFrom === 'string' &&
 		typeof catchingUp === 'boolean' &&
 		(cursor === undefined ? catchingUp : typeof cursor === 'string' && isCursor(cursor)) &&
-		(newChatsFrom === undefined || toEpochMs(newChatsFrom) !== undefined) &&
+		isTime(newChatsFrom) &&
 		(seenIds === undefined || isTextList(seenIds)) &&
+		(events === undefined ||
+			(isPlainObject(events) &&
+				isChatEvent(String(events.of)) &&
+				isTime(events.from) &&
+				isTextList(events.seen))) &&
 		[value.boundTo, host, account].every((text) => text === undefined || typeof text === 'string');
 	if (!valid) return undefined;
-	return { boundTo, startedFrom, catchingUp, cursor, newChatsFrom, seenIds } as TriggerState;
+	return {
+		boundTo,
+		startedFrom,
+		catchingUp,
+		cursor,
+		newChatsFrom,
+		seenIds,
+		events,
+	} as TriggerState;
 }
 
 /** The key of the operator events' state (operators.ts), which the chat state leaves alone. */
@@ -230,25 +314,39 @@ function saveState(staticData: IDataObject, next: IDataObject): void {
 			staticData[key] = value;
 }
 
-/** Moves `ids` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
-export function rememberSeen(seenIds: string[] = [], ids: string[]): string[] {
-	const delivered = new Set(ids);
-	return [...seenIds.filter((id) => !delivered.has(id)), ...delivered].slice(-SEEN_IDS_CAP);
+/** Moves `keys` to the most recent end of the seen list and drops the least recently delivered beyond the cap. */
+export function rememberSeen(seen: string[] = [], keys: string[], cap = SEEN_IDS_CAP): string[] {
+	const delivered = new Set(keys);
+	return [...seen.filter((key) => !delivered.has(key)), ...delivered].slice(-cap);
+}
+
+/**
+ * Of `found` (in order of delivery), those not seen before and not older than `from` (a time that cannot be read
+ * counts as new: a duplicate is better than a loss), and the seen list after them, which every one from `from` on
+ * joins, wanted or not, so that a filter changed later does not bring back what was passed over.
+ */
+export function takeUnseen<Found extends { key: string; at: unknown; wanted?: boolean }>(
+	found: Found[],
+	from: string | undefined,
+	seenBefore: string[] | undefined,
+	cap?: number,
+) {
+	const fromMs = toEpochMs(from);
+	const seen = new Set(seenBefore);
+	const fresh: Found[] = [];
+	const delivered: string[] = [];
+	for (const one of found) {
+		const atMs = toEpochMs(one.at);
+		if (fromMs !== undefined && atMs !== undefined && atMs < fromMs) continue;
+		if (!seen.has(one.key) && one.wanted !== false) fresh.push(one);
+		delivered.push(one.key);
+	}
+	return { fresh, seen: rememberSeen(seenBefore, delivered, cap) };
 }
 
 /** The chats New Chats Only emits (created from `newChatsFrom` on, not seen before) and the seen list after them. */
 export function takeNewChats(state: Pick<TriggerState, 'newChatsFrom' | 'seenIds'>, chats: Chat[]) {
-	const fromMs = toEpochMs(state.newChatsFrom);
-	const seen = new Set(state.seenIds ?? []);
-	const unseen: Chat[] = [];
-	const delivered: string[] = [];
-	for (const chat of chats) {
-		const createdMs = toEpochMs(chat.created_at);
-		// An unreadable created_at is let through: a duplicate is better than a lost chat.
-		if (fromMs !== undefined && createdMs !== undefined && createdMs < fromMs) continue;
-		const id = String(chat.id);
-		if (!seen.has(id)) unseen.push(chat);
-		delivered.push(id);
-	}
-	return { chats: unseen, seenIds: rememberSeen(state.seenIds, delivered) };
+	const found = chats.map((chat) => ({ key: String(chat.id), at: chat.created_at, chat }));
+	const { fresh, seen } = takeUnseen(found, state.newChatsFrom, state.seenIds);
+	return { chats: fresh.map(({ chat }) => chat), seenIds: seen };
 }

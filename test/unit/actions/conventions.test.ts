@@ -347,13 +347,15 @@ describe('the trigger in the node creator', () => {
 		['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
 	);
 
-	test('lists "On every change", "On new chats only" and "On finished chats only", still stored as "emit"', () => {
+	test('lists "On every change", "On new chats only", "On new rating", "On missed chat"…, still stored as "emit"', () => {
 		expect(events?.name).toBe('emit');
 		const options = events!.options as INodePropertyOptions[];
 		expect(Object.fromEntries(options.map((option) => [option.value, option.action]))).toEqual({
 			everyChange: 'On every change',
 			newChats: 'On new chats only',
 			finishedChats: 'On finished chats only',
+			newRating: 'On new rating',
+			missedChat: 'On missed chat',
 			operatorStatusChanged: 'On operator status changed',
 			operatorAvailabilityChanged: 'On operator availability changed',
 		});
@@ -375,6 +377,8 @@ describe('the trigger in the node creator', () => {
 			everyChange: 'Every change',
 			newChats: 'New chats',
 			finishedChats: 'Finished chats',
+			newRating: 'New rating',
+			missedChat: 'Missed chat',
 			operatorStatusChanged: 'Operator status changed',
 			operatorAvailabilityChanged: 'Operator availability changed',
 		});
@@ -385,6 +389,10 @@ describe('the trigger in the node creator', () => {
 		const CHAT = ['emit', 'options', 'output', 'startFrom', 'testEventNotice'];
 		for (const emit of ['everyChange', 'newChats', 'finishedChats'])
 			expect(shown(emit)).toEqual(CHAT);
+		// New Rating and Missed Chat: a chat in each item, shaped by Chat Output (no One Item per Message).
+		const EVENT = ['chatOutput', 'emit', 'eventTestNotice', 'options', 'startFrom'];
+		expect(shown('missedChat')).toEqual(EVENT);
+		expect(shown('newRating')).toEqual([...EVENT, 'ratings'].sort());
 		expect(shown('operatorStatusChanged')).toEqual([
 			'emit',
 			'operatorEventNotice',
@@ -398,7 +406,7 @@ describe('the trigger in the node creator', () => {
 			'operatorEventNotice',
 			'roles',
 		]);
-		for (const emit of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
+		for (const emit of ['operatorStatusChanged', 'operatorAvailabilityChanged', 'newRating'])
 			expect(issuesOf(trigger, { emit })).toEqual([]);
 	});
 

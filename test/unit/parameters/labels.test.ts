@@ -138,6 +138,8 @@ const triggerCases: Array<[string, INodeParameters]> = [
 	['startDate', { startFrom: 'date', startDate: 'not a date' }],
 	['emit', { ...fromBeginning, emit: 'constructor' }],
 	['output', { ...fromBeginning, output: 42 }],
+	['chatOutput', { ...fromBeginning, emit: 'missedChat', chatOutput: 'messages' }],
+	['ratings', { ...fromBeginning, emit: 'newRating', ratings: { range: { from: 5, to: 1 } } }],
 	['options.maxChatsPerPoll', { ...fromBeginning, options: { maxChatsPerPoll: 'many' } }],
 ];
 

@@ -28,9 +28,12 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(description.properties.map((p) => p.name)).toEqual([
 		'emit',
 		'testEventNotice',
+		'eventTestNotice',
 		'startFrom',
 		'startDate',
+		'ratings',
 		'output',
+		'chatOutput',
 		'options',
 		'operatorEventNotice',
 		'operators',
@@ -44,12 +47,23 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(values('emit').sort()).toEqual([
 		'everyChange',
 		'finishedChats',
+		'missedChat',
 		'newChats',
+		'newRating',
 		'operatorAvailabilityChanged',
 		'operatorStatusChanged',
 	]);
 	expect(property('emit').default).toBe('everyChange');
 	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified']);
+	// New Rating and Missed Chat carry one chat per item: every shape but One Item per Message.
+	expect(values('chatOutput')).toEqual(values('output').filter((value) => value !== 'messages'));
+	expect(property('chatOutput').default).toBe('simplified');
+	expect(property('ratings').default).toEqual({});
+	const range = (property('ratings').options as Array<{ values: INodeProperties[] }>)[0].values;
+	expect(range.map(({ name, default: value }) => [name, value])).toEqual([
+		['from', 1],
+		['to', 5],
+	]);
 	const options = property('options').options as INodeProperties[];
 	expect(options.map((option) => [option.name, option.default])).toEqual([
 		['includeCursor', false],
