@@ -4,18 +4,21 @@ import type {
 	IExecuteFunctions,
 	INodeProperties,
 	INodePropertyOptions,
+	IPollFunctions,
 } from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../types';
-import { describeValueType, showValue } from './values';
+import { describeValueType, isPlainObject, showValue } from './values';
+import { toEpochMs } from './time';
 import { itemParameters } from '../parameters';
+import { svcRequest, type SvcRequestOptions } from '../transport/request';
 
-export type ChatOutputMode = 'raw' | 'simplified' | 'messages';
+export type ChatOutputMode = 'raw' | 'simplified' | 'messages' | 'transcript';
 
 /** Selected Fields (action node only) is the chat's id and these of its top-level fields, as the API gives them. */
 type ChatOutput = ChatOutputMode | { fields: string[] };
 
-/** Raw, Simplified and One Item per Message, in the order both nodes show them. */
+/** Raw, Simplified, One Item per Message and Transcript, in the order both nodes show them. */
 export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutputMode }> = [
 	{ name: 'Raw', value: 'raw', description: 'The chat exactly as the API returns it' },
 	{
@@ -28,6 +31,12 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'One Item per Message',
 		value: 'messages',
 		description: 'One flat record per message, ready for a spreadsheet export',
+	},
+	{
+		name: 'Transcript',
+		value: 'transcript',
+		description:
+			"The simplified record plus the conversation as text, one line per message, with times in the workflow's time zone; ready for a CRM note or an AI prompt",
 	},
 ];
 
@@ -85,7 +94,7 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 	const read = itemParameters(context, itemIndex, chatOutputProperties);
 	const mode = read.choice<ChatOutputMode | typeof SELECTED_FIELDS>('output', {
 		fallback: 'simplified',
-		fix: 'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+		fix: 'Choose Raw, Simplified, Selected Fields, One Item per Message or Transcript.',
 	});
 	if (mode !== SELECTED_FIELDS) return mode;
 	const fields = read.raw('fields', []);
@@ -130,13 +139,21 @@ function simplifyChat(chat: Chat): IDataObject {
 	};
 }
 
-/** The message as text: contacts become "name, phone, email"; other kinds keep their text. */
-function messageText(message: ChatMessage): string | null {
-	const body = message.message;
-	if (typeof body === 'string') return body;
-	if (!body || typeof body !== 'object') return null;
-	const parts = [body.name, body.phone, body.email];
-	return parts.filter((part) => typeof part === 'string' && part).join(', ');
+const CONTACT_MEMBERS = ['name', 'phone', 'email'];
+const textOf = (value: unknown) => (typeof value === 'string' && value.trim()) || undefined;
+
+/**
+ * A message's `message` as text: text as it is; a contacts object as "name, phone, email", missing members left out;
+ * any other object as JSON, never "[object Object]"; null when there is none.
+ */
+function messageText({ kind, message }: ChatMessage): string | null {
+	const body: unknown = message;
+	if (typeof body === 'string' || body === undefined || body === null) return body ?? null;
+	if (typeof body !== 'object') return String(body);
+	const members = isPlainObject(body) ? CONTACT_MEMBERS.map((member) => textOf(body[member])) : [];
+	if (members.some(Boolean) || (kind === 'contacts' && isPlainObject(body)))
+		return members.filter(Boolean).join(', ');
+	return JSON.stringify(body);
 }
 
 /** One spreadsheet row per message, each carrying its chat's key fields. */
@@ -155,14 +172,179 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
-export function formatChats(chats: Chat[], mode: ChatOutput): IDataObject[] {
+const QUARTER_HOUR_MS = 900_000;
+const DATE_TIME_PARTS = Object.fromEntries(
+	['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) => [part, 'numeric' as const]),
+);
+
+/**
+ * Times as "2024-05-01 14:03:07" in `timeZone` (UTC when it is not one the runtime knows). Intl gives the zone's
+ * offset, looked up at the start and end of each quarter hour met, and per message only within a quarter hour in which
+ * the offset changes: a long chat costs a few lookups, not one per message.
+ */
+function wallClockIn(timeZone: unknown): { zone: string; wallClock: (ms: number) => string } {
+	const zone = typeof timeZone === 'string' && timeZone ? timeZone : 'UTC';
+	let format: Intl.DateTimeFormat;
+	try {
+		format = new Intl.DateTimeFormat('en-US', {
+			timeZone: zone,
+			hourCycle: 'h23',
+			...DATE_TIME_PARTS,
+		});
+	} catch {
+		return wallClockIn('UTC');
+	}
+	const offsetAt = (ms: number) => {
+		const at = Math.floor(ms / 1000) * 1000;
+		const parts = format.formatToParts(at).map(({ type, value }) => [type, Number(value)]);
+		const { year, month, day, hour, minute, second } = Object.fromEntries(parts);
+		return Date.UTC(year, month - 1, day, hour, minute, second) - at;
+	};
+	const offsets = new Map<number, number>();
+	const wallClock = (ms: number) => {
+		const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+		let offset = offsets.get(quarter);
+		if (offset === undefined) {
+			const start = quarter * QUARTER_HOUR_MS;
+			const [first, last] = [offsetAt(start), offsetAt(start + QUARTER_HOUR_MS - 1000)];
+			offsets.set(quarter, (offset = first === last ? first : NaN));
+		}
+		const shift = Number.isNaN(offset) ? offsetAt(ms) : offset;
+		return new Date(ms + shift).toISOString().slice(0, 19).replace('T', ' ');
+	};
+	return { zone, wallClock };
+}
+
+/**
+ * Who writes each kind of spec 2.5 (the README explains the choice): the operator answers with `operator` and
+ * `file_operator`; the visitor writes, sends files and contacts and presses buttons; every other listed kind is an
+ * automatic notice, "System". The tag marks a kind that is not plain text; a kind the spec does not list is tagged
+ * with its own name, never dropped.
+ */
+const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'system'; tag?: string }>([
+	['visitor', { from: 'visitor' }],
+	['file_visitor', { from: 'visitor', tag: 'file' }],
+	['contacts', { from: 'visitor', tag: 'contacts' }],
+	['keyboard_response', { from: 'visitor', tag: 'button chosen' }],
+	['operator', { from: 'operator' }],
+	['file_operator', { from: 'operator', tag: 'file' }],
+	['keyboard', { from: 'system', tag: 'buttons offered' }],
+	['contacts_request', { from: 'system', tag: 'contacts request' }],
+	['for_operator', { from: 'system', tag: 'note for the operator' }],
+	['info', { from: 'system', tag: 'info' }],
+	['events', { from: 'system', tag: 'event' }],
+	['operator_busy', { from: 'system', tag: 'operator busy' }],
+]);
+
+/** What a transcript line says after its tag: a file as its name and type, a chosen button by its text or id. */
+function lineText(message: ChatMessage, kind: string): string {
+	const data = isPlainObject(message.data) ? message.data : {};
+	const text = messageText(message);
+	if (kind === 'file_visitor' || kind === 'file_operator') {
+		const name = textOf(data.filename) ?? text ?? 'a file without a name';
+		const type = textOf(data.content_type);
+		return type ? `${name} (${type})` : name;
+	}
+	if (kind === 'keyboard_response' && !text && textOf(data.buttonId)) return `${data.buttonId}`;
+	return text ?? '';
+}
+
+/** The chat as text: a header naming the time zone, then one line per message, "[time] who: [tag] text". */
+function transcriptWriter(timeZone: unknown, operatorNames: Map<string, string>) {
+	const { zone, wallClock } = wallClockIn(timeZone);
+	const operator = (id: string | undefined) => {
+		const name = id && operatorNames.get(id);
+		return name ? `${name} (operator)` : `Operator ${id ?? ''}`.trim();
+	};
+	return (chat: Chat): string => {
+		const header = `Chat ${String(chat.id)}, times in ${zone}`;
+		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
+		if (!messages.length) return `${header}\nNo messages.`;
+		const visitorName = textOf(chat.visitor?.fields?.name);
+		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
+		const lines = messages.map((entry) => {
+			const message = (isPlainObject(entry) ? entry : { message: entry }) as ChatMessage;
+			const ms = toEpochMs(message.created_at);
+			const kind = textOf(message.kind) ?? 'no kind';
+			const id: unknown = message.operator_id;
+			const operatorId = typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+			// A kind the spec does not list is the operator's when it carries operator_id, as operator-side kinds do.
+			const { from = operatorId && 'operator', tag } = KINDS.get(kind) ?? { tag: kind };
+			const who = from
+				? { visitor, operator: operator(operatorId), system: 'System' }[from]
+				: 'Unknown';
+			const text =
+				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
+			const time = ms === undefined ? 'time unknown' : wallClock(ms);
+			return `[${time}] ${who}: ${tag ? `[${tag}] ` : ''}${text}`;
+		});
+		return [header, ...lines].join('\n');
+	};
+}
+
+/** Said with a failed GET /operators: the item, or the poll, fails, and the trigger keeps its place. */
+const OPERATOR_NAMES_NOTE =
+	'Transcript names the operators from Get many operators; choose another Output to go without their names.';
+
+/** Operator names per node run: the action node's items share the run's context, so they share one request. */
+const operatorNamesPerRun = new WeakMap<object, Promise<Map<string, string>>>();
+
+async function readOperatorNames(
+	context: IExecuteFunctions | IPollFunctions,
+	{ perNodeRun, ...request }: ChatFormatterOptions,
+): Promise<Map<string, string>> {
+	const cached = perNodeRun ? operatorNamesPerRun.get(context) : undefined;
+	if (cached) return await cached;
+	const names = svcRequest(context, 'operators', request).then(
+		(operators) =>
+			new Map(
+				operators.flatMap((one) => {
+					const name = isPlainObject(one) ? textOf(one.full_name) : undefined;
+					return name ? [[String(one.id), name] as const] : [];
+				}),
+			),
+		(error: Error & { description?: string }) => {
+			error.description = [error.description, OPERATOR_NAMES_NOTE].filter(Boolean).join(' ');
+			throw error;
+		},
+	);
+	if (perNodeRun) operatorNamesPerRun.set(context, names);
+	return await names;
+}
+
+/**
+ * `perNodeRun`: keep the operator names for the other items of this node run (the action node). A poll's context
+ * lives as long as the activation, so the trigger leaves it out and reads them once per poll.
+ */
+type ChatFormatterOptions = Pick<SvcRequestOptions, 'credentials' | 'endBy' | 'itemIndex'> & {
+	perNodeRun?: boolean;
+};
+
+/**
+ * The one way both nodes shape chats. What `mode` needs from the server is read here, once (Transcript's operator
+ * names, GET /operators, and for no other mode); the function returned formats synchronously.
+ */
+export async function chatFormatter(
+	context: IExecuteFunctions | IPollFunctions,
+	mode: ChatOutput,
+	options: ChatFormatterOptions = {},
+): Promise<(chats: Chat[]) => IDataObject[]> {
 	// Selected Fields: the chat's id and the chosen fields it has (a chat from a list may lack some).
 	if (typeof mode === 'object')
-		return chats.map((chat) => ({
-			id: chat.id,
-			...Object.fromEntries(mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]])),
-		}));
-	if (mode === 'simplified') return chats.map(simplifyChat);
-	if (mode === 'messages') return chats.flatMap(chatMessageRows);
-	return chats;
+		return (chats) =>
+			chats.map((chat) => ({
+				id: chat.id,
+				...Object.fromEntries(
+					mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]]),
+				),
+			}));
+	if (mode === 'simplified') return (chats) => chats.map(simplifyChat);
+	if (mode === 'messages') return (chats) => chats.flatMap(chatMessageRows);
+	if (mode !== 'transcript') return (chats) => chats;
+	const transcriptOf = transcriptWriter(
+		context.getTimezone(),
+		await readOperatorNames(context, options),
+	);
+	return (chats) =>
+		chats.map((chat) => ({ ...simplifyChat(chat), transcript: transcriptOf(chat) }));
 }

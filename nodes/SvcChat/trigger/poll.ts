@@ -7,7 +7,7 @@ import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
-import { finalState, formatChats } from '../helpers/chatOutput';
+import { chatFormatter, finalState } from '../helpers/chatOutput';
 import { toEpochMs } from '../helpers/time';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './description';
@@ -53,8 +53,10 @@ export async function pollChats(context: IPollFunctions) {
 	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
 	if (settings.emit === 'finishedChats') chats = chats.filter(isFinished);
 	if (settings.emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
+	// Built first: a failed GET /operators (Transcript) fails the poll and keeps the stored place.
+	const output = await toOutput(context, settings, chats, walk, walkOptions);
 	saveState(staticData, { ...state, seenIds, cursor });
-	return toOutput(context, settings, chats, walk);
+	return output;
 }
 
 function describeStart({ startedFrom, newChatsFrom }: TriggerSettings['start']) {
@@ -114,19 +116,22 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, settings, sample, walk);
+	return await toOutput(context, settings, sample, walk);
 }
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
-/** The items of `chats`; Include Cursor adds the cursor where `walk` stopped. */
-function toOutput(
+/** The items of `chats`, or null when there are none; Include Cursor adds the cursor where `walk` stopped. */
+async function toOutput(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	chats: Chat[],
 	walk: ChatWalk,
+	{ credentials, endBy }: WalkOptions = {},
 ) {
-	const records = formatChats(chats, settings.output).map((record) =>
+	if (!chats.length) return null;
+	const format = await chatFormatter(context, settings.output, { credentials, endBy });
+	const records = format(chats).map((record) =>
 		settings.includeCursor ? { ...record, last_ts: String(walk.lastTs) } : record,
 	);
 	return records.length ? [context.helpers.returnJsonArray(records)] : null;

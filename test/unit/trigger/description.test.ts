@@ -49,7 +49,7 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'operatorStatusChanged',
 	]);
 	expect(property('emit').default).toBe('everyChange');
-	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified']);
+	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified', 'transcript']);
 	const options = property('options').options as INodeProperties[];
 	expect(options.map((option) => [option.name, option.default])).toEqual([
 		['includeCursor', false],
