@@ -172,17 +172,20 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
-const QUARTER_HOUR_MS = 900_000;
+const HOUR_MS = 3_600_000;
 const DATE_TIME_PARTS = Object.fromEntries(
 	['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) => [part, 'numeric' as const]),
 );
+/** A time in the API's own form (spec 1: ISO 8601, UTC), e.g. 2024-05-01T10:00:01.234Z. */
+const API_TIME = /^\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
 
 /**
- * Times as "2024-05-01 14:03:07" in `timeZone` (UTC when it is not one the runtime knows). Intl gives the zone's
- * offset, looked up at the start and end of each quarter hour met, and per message only within a quarter hour in which
- * the offset changes: a long chat costs a few lookups, not one per message.
+ * Times as "2024-05-01 14:03:07" in `timeZone` (UTC when it is not one the runtime knows), or "time unknown". Intl
+ * gives the zone's offset once per hour met (at its start and end; per message only in an hour in which it changes).
+ * A time in the API's form, in an hour whose offset is whole hours, is not even parsed: its local date and hour are
+ * found once per hour and its minutes and seconds copied. Thousands of messages cost a few lookups.
  */
-function wallClockIn(timeZone: unknown): { zone: string; wallClock: (ms: number) => string } {
+function clockIn(timeZone: unknown): { zone: string; timeOf: (value: unknown) => string } {
 	const zone = typeof timeZone === 'string' && timeZone ? timeZone : 'UTC';
 	let format: Intl.DateTimeFormat;
 	try {
@@ -192,7 +195,7 @@ function wallClockIn(timeZone: unknown): { zone: string; wallClock: (ms: number)
 			...DATE_TIME_PARTS,
 		});
 	} catch {
-		return wallClockIn('UTC');
+		return clockIn('UTC');
 	}
 	const offsetAt = (ms: number) => {
 		const at = Math.floor(ms / 1000) * 1000;
@@ -200,19 +203,36 @@ function wallClockIn(timeZone: unknown): { zone: string; wallClock: (ms: number)
 		const { year, month, day, hour, minute, second } = Object.fromEntries(parts);
 		return Date.UTC(year, month - 1, day, hour, minute, second) - at;
 	};
-	const offsets = new Map<number, number>();
+	const [offsets, localHours] = [new Map<number, number>(), new Map<string, string | null>()];
 	const wallClock = (ms: number) => {
-		const quarter = Math.floor(ms / QUARTER_HOUR_MS);
-		let offset = offsets.get(quarter);
+		const hour = Math.floor(ms / HOUR_MS);
+		let offset = offsets.get(hour);
 		if (offset === undefined) {
-			const start = quarter * QUARTER_HOUR_MS;
-			const [first, last] = [offsetAt(start), offsetAt(start + QUARTER_HOUR_MS - 1000)];
-			offsets.set(quarter, (offset = first === last ? first : NaN));
+			const [first, last] = [offsetAt(hour * HOUR_MS), offsetAt((hour + 1) * HOUR_MS - 1000)];
+			offsets.set(hour, (offset = first === last ? first : NaN));
 		}
 		const shift = Number.isNaN(offset) ? offsetAt(ms) : offset;
 		return new Date(ms + shift).toISOString().slice(0, 19).replace('T', ' ');
 	};
-	return { zone, wallClock };
+	const timeOf = (value: unknown) => {
+		if (typeof value === 'string' && API_TIME.test(value)) {
+			const utcHour = value.slice(0, 13);
+			let localHour = localHours.get(utcHour);
+			if (localHour === undefined) {
+				const start = Date.parse(`${utcHour}:00:00Z`);
+				// An hour that is not one (25:00) is left to the reading below.
+				const [first = '', last] = Number.isFinite(start)
+					? [wallClock(start), wallClock(start + HOUR_MS - 1000)]
+					: [];
+				const whole = first.endsWith(':00:00') && last === `${first.slice(0, 14)}59:59`;
+				localHours.set(utcHour, (localHour = whole ? first.slice(0, 14) : null));
+			}
+			if (localHour !== null) return `${localHour}${value.slice(14, 19)}`;
+		}
+		const ms = toEpochMs(value);
+		return ms === undefined ? 'time unknown' : wallClock(ms);
+	};
+	return { zone, timeOf };
 }
 
 /**
@@ -221,41 +241,44 @@ function wallClockIn(timeZone: unknown): { zone: string; wallClock: (ms: number)
  * automatic notice, "System". The tag marks a kind that is not plain text; a kind the spec does not list is tagged
  * with its own name, never dropped.
  */
-const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'system'; tag?: string }>([
+const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'System'; tag?: string }>([
 	['visitor', { from: 'visitor' }],
 	['file_visitor', { from: 'visitor', tag: 'file' }],
 	['contacts', { from: 'visitor', tag: 'contacts' }],
 	['keyboard_response', { from: 'visitor', tag: 'button chosen' }],
 	['operator', { from: 'operator' }],
 	['file_operator', { from: 'operator', tag: 'file' }],
-	['keyboard', { from: 'system', tag: 'buttons offered' }],
-	['contacts_request', { from: 'system', tag: 'contacts request' }],
-	['for_operator', { from: 'system', tag: 'note for the operator' }],
-	['info', { from: 'system', tag: 'info' }],
-	['events', { from: 'system', tag: 'event' }],
-	['operator_busy', { from: 'system', tag: 'operator busy' }],
+	['keyboard', { from: 'System', tag: 'buttons offered' }],
+	['contacts_request', { from: 'System', tag: 'contacts request' }],
+	['for_operator', { from: 'System', tag: 'note for the operator' }],
+	['info', { from: 'System', tag: 'info' }],
+	['events', { from: 'System', tag: 'event' }],
+	['operator_busy', { from: 'System', tag: 'operator busy' }],
 ]);
 
 /** What a transcript line says after its tag: a file as its name and type, a chosen button by its text or id. */
 function lineText(message: ChatMessage, kind: string): string {
-	const data = isPlainObject(message.data) ? message.data : {};
 	const text = messageText(message);
-	if (kind === 'file_visitor' || kind === 'file_operator') {
-		const name = textOf(data.filename) ?? text ?? 'a file without a name';
-		const type = textOf(data.content_type);
-		return type ? `${name} (${type})` : name;
-	}
-	if (kind === 'keyboard_response' && !text && textOf(data.buttonId)) return `${data.buttonId}`;
-	return text ?? '';
+	const data = (kind.startsWith('file_') || kind === 'keyboard_response') && message.data;
+	if (!isPlainObject(data)) return text ?? '';
+	if (kind === 'keyboard_response') return text || (textOf(data.buttonId) ?? '');
+	const [name, type] = [
+		textOf(data.filename) ?? text ?? 'a file without a name',
+		textOf(data.content_type),
+	];
+	return type ? `${name} (${type})` : name;
 }
 
+const hasId = (id: unknown) => typeof id === 'number' || (typeof id === 'string' && id !== '');
+/** Line breaks become " / ", so that a message stays one line; the test first, as few texts have any. */
+const oneLine = (text: string) =>
+	/[\r\n\u2028\u2029]/.test(text) ? text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') : text;
+
 /** The chat as text: a header naming the time zone, then one line per message, "[time] who: [tag] text". */
-function transcriptWriter(timeZone: unknown, operatorNames: Map<string, string>) {
-	const { zone, wallClock } = wallClockIn(timeZone);
-	const operator = (id: string | undefined) => {
-		const name = id && operatorNames.get(id);
-		return name ? `${name} (operator)` : `Operator ${id ?? ''}`.trim();
-	};
+function transcriptWriter(timeZone: unknown, operatorNames: Map<unknown, string>) {
+	const { zone, timeOf } = clockIn(timeZone);
+	const named = new Map([...operatorNames].map(([id, name]) => [id, `${name} (operator)`]));
+	const operator = (id: unknown) => named.get(id) ?? (hasId(id) ? `Operator ${id}` : 'Operator');
 	return (chat: Chat): string => {
 		const header = `Chat ${String(chat.id)}, times in ${zone}`;
 		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
@@ -264,19 +287,15 @@ function transcriptWriter(timeZone: unknown, operatorNames: Map<string, string>)
 		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
 		const lines = messages.map((entry) => {
 			const message = (isPlainObject(entry) ? entry : { message: entry }) as ChatMessage;
-			const ms = toEpochMs(message.created_at);
 			const kind = textOf(message.kind) ?? 'no kind';
-			const id: unknown = message.operator_id;
-			const operatorId = typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+			const operatorId: unknown = message.operator_id;
 			// A kind the spec does not list is the operator's when it carries operator_id, as operator-side kinds do.
-			const { from = operatorId && 'operator', tag } = KINDS.get(kind) ?? { tag: kind };
-			const who = from
-				? { visitor, operator: operator(operatorId), system: 'System' }[from]
-				: 'Unknown';
-			const text =
-				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
-			const time = ms === undefined ? 'time unknown' : wallClock(ms);
-			return `[${time}] ${who}: ${tag ? `[${tag}] ` : ''}${text}`;
+			const { from = hasId(operatorId) ? 'operator' : 'Unknown', tag } = KINDS.get(kind) ?? {
+				tag: kind,
+			};
+			const who = from === 'operator' ? operator(operatorId) : from === 'visitor' ? visitor : from;
+			const text = oneLine(lineText(message, kind)) || '(empty)';
+			return `[${timeOf(message.created_at)}] ${who}: ${tag ? `[${tag}] ` : ''}${text}`;
 		});
 		return [header, ...lines].join('\n');
 	};
@@ -287,20 +306,21 @@ const OPERATOR_NAMES_NOTE =
 	'Transcript names the operators from Get many operators; choose another Output to go without their names.';
 
 /** Operator names per node run: the action node's items share the run's context, so they share one request. */
-const operatorNamesPerRun = new WeakMap<object, Promise<Map<string, string>>>();
+const operatorNamesPerRun = new WeakMap<object, Promise<Map<unknown, string>>>();
 
 async function readOperatorNames(
 	context: IExecuteFunctions | IPollFunctions,
 	{ perNodeRun, ...request }: ChatFormatterOptions,
-): Promise<Map<string, string>> {
+): Promise<Map<unknown, string>> {
 	const cached = perNodeRun ? operatorNamesPerRun.get(context) : undefined;
 	if (cached) return await cached;
 	const names = svcRequest(context, 'operators', request).then(
 		(operators) =>
-			new Map(
+			new Map<unknown, string>(
 				operators.flatMap((one) => {
 					const name = isPlainObject(one) ? textOf(one.full_name) : undefined;
-					return name ? [[String(one.id), name] as const] : [];
+					// By the id as given and as text: a message's operator_id is looked up as it comes.
+					return name ? [[one.id, name] as const, [String(one.id), name] as const] : [];
 				}),
 			),
 		(error: Error & { description?: string }) => {
@@ -345,6 +365,7 @@ export async function chatFormatter(
 		context.getTimezone(),
 		await readOperatorNames(context, options),
 	);
+	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>
-		chats.map((chat) => ({ ...simplifyChat(chat), transcript: transcriptOf(chat) }));
+		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
 }

@@ -300,8 +300,10 @@ describe("Transcript times, in the workflow's time zone", () => {
 		['Australia/Adelaide', Date.UTC(2024, 9, 5, 16, 0, 0)],
 		['Australia/Lord_Howe', Date.UTC(2024, 9, 5, 15, 0, 0)],
 		['Asia/Kathmandu', Date.UTC(2024, 0, 1, 0, 0, 0)],
-		// -00:44:30 until 00:44:30 UTC: the offset changes inside a quarter hour, and not by whole minutes.
+		// -00:44:30 until 00:44:30 UTC: the offset changes inside an hour, and not by whole minutes.
 		['Africa/Monrovia', Date.UTC(1972, 0, 6, 23, 50, 0)],
+		// Whole hours before and after, changed at 04:01 UTC: inside an hour too.
+		['America/Goose_Bay', Date.UTC(2010, 2, 14, 3, 0, 0)],
 	])('%s: each time matches Intl, across a change of offset', async (timeZone, fromMs) => {
 		// Every 61 seconds for two hours, so that times fall on both sides of the change, and in its quarter hour.
 		const times = Array.from({ length: 120 }, (_, index) => fromMs + index * 61_000);
@@ -327,6 +329,21 @@ describe("Transcript times, in the workflow's time zone", () => {
 			times.map((ms) => Date.parse(`${intlTime(timeZone, ms).replace(' ', 'T')}Z`) - ms),
 		);
 		expect(offsets.size).toBe(timeZone === 'Asia/Kathmandu' ? 1 : 2);
+	});
+
+	test('a time written with an offset, or as a date alone, is read too', async () => {
+		const messages = [
+			{ id: 'a', created_at: '2024-05-01T12:00:09+02:00', kind: 'info', message: 'offset' },
+			{ id: 'b', created_at: '2024-05-01', kind: 'info', message: 'date' },
+			{ id: 'c', created_at: '2024-05-01T10:00:61Z', kind: 'info', message: 'no such second' },
+			{ id: 'd', created_at: '2024-05-01T25:00:00Z', kind: 'info', message: 'no such hour' },
+		];
+		expect((await transcriptOf(messages)).slice(1)).toEqual([
+			'[2024-05-01 12:00:09] System: [info] offset',
+			'[2024-05-01 02:00:00] System: [info] date',
+			'[time unknown] System: [info] no such second',
+			'[time unknown] System: [info] no such hour',
+		]);
 	});
 
 	test('a time zone the runtime does not know (a saved "DEFAULT") gives UTC and says so', async () => {
