@@ -173,27 +173,22 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 }
 
 const HOUR_MS = 3_600_000;
-const DATE_TIME_PARTS = Object.fromEntries(
+const NUMERIC = Object.fromEntries(
 	['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) => [part, 'numeric' as const]),
 );
 /** A time in the API's own form (spec 1: ISO 8601, UTC), e.g. 2024-05-01T10:00:01.234Z. */
 const API_TIME = /^\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
 
 /**
- * Times as "2024-05-01 14:03:07" in `timeZone` (UTC when it is not one the runtime knows), or "time unknown". Intl
- * gives the zone's offset once per hour met (at its start and end; per message only in an hour in which it changes).
- * A time in the API's form, in an hour whose offset is whole hours, is not even parsed: its local date and hour are
- * found once per hour and its minutes and seconds copied. Thousands of messages cost a few lookups.
+ * Times as "2024-05-01 14:03:07" in `timeZone` (else UTC), or "time unknown". Intl gives the offset once per hour met
+ * (per message only in an hour in which it changes). A time in the API's form, in an hour whose offset is whole hours,
+ * is not even parsed: its local date and hour are found once per hour, its minutes and seconds copied.
  */
 function clockIn(timeZone: unknown): { zone: string; timeOf: (value: unknown) => string } {
 	const zone = typeof timeZone === 'string' && timeZone ? timeZone : 'UTC';
 	let format: Intl.DateTimeFormat;
 	try {
-		format = new Intl.DateTimeFormat('en-US', {
-			timeZone: zone,
-			hourCycle: 'h23',
-			...DATE_TIME_PARTS,
-		});
+		format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', ...NUMERIC });
 	} catch {
 		return clockIn('UTC');
 	}
@@ -205,6 +200,7 @@ function clockIn(timeZone: unknown): { zone: string; timeOf: (value: unknown) =>
 	};
 	const [offsets, localHours] = [new Map<number, number>(), new Map<string, string | null>()];
 	const wallClock = (ms: number) => {
+		if (!Number.isFinite(ms)) return 'time unknown';
 		const hour = Math.floor(ms / HOUR_MS);
 		let offset = offsets.get(hour);
 		if (offset === undefined) {
@@ -220,26 +216,20 @@ function clockIn(timeZone: unknown): { zone: string; timeOf: (value: unknown) =>
 			let localHour = localHours.get(utcHour);
 			if (localHour === undefined) {
 				const start = Date.parse(`${utcHour}:00:00Z`);
-				// An hour that is not one (25:00) is left to the reading below.
-				const [first = '', last] = Number.isFinite(start)
-					? [wallClock(start), wallClock(start + HOUR_MS - 1000)]
-					: [];
+				const [first, last] = [wallClock(start), wallClock(start + HOUR_MS - 1000)];
 				const whole = first.endsWith(':00:00') && last === `${first.slice(0, 14)}59:59`;
 				localHours.set(utcHour, (localHour = whole ? first.slice(0, 14) : null));
 			}
 			if (localHour !== null) return `${localHour}${value.slice(14, 19)}`;
 		}
-		const ms = toEpochMs(value);
-		return ms === undefined ? 'time unknown' : wallClock(ms);
+		return wallClock(toEpochMs(value) ?? NaN);
 	};
 	return { zone, timeOf };
 }
 
 /**
- * Who writes each kind of spec 2.5 (the README explains the choice): the operator answers with `operator` and
- * `file_operator`; the visitor writes, sends files and contacts and presses buttons; every other listed kind is an
- * automatic notice, "System". The tag marks a kind that is not plain text; a kind the spec does not list is tagged
- * with its own name, never dropped.
+ * Who writes each kind of spec 2.5 (see the README): the operator answers with operator and file_operator; the other
+ * kinds that are not the visitor's are automatic notices. A tag marks what is not plain text.
  */
 const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'System'; tag?: string }>([
 	['visitor', { from: 'visitor' }],
@@ -262,23 +252,18 @@ function lineText(message: ChatMessage, kind: string): string {
 	const data = (kind.startsWith('file_') || kind === 'keyboard_response') && message.data;
 	if (!isPlainObject(data)) return text ?? '';
 	if (kind === 'keyboard_response') return text || (textOf(data.buttonId) ?? '');
-	const [name, type] = [
-		textOf(data.filename) ?? text ?? 'a file without a name',
-		textOf(data.content_type),
-	];
+	const name = textOf(data.filename) ?? text ?? 'a file without a name';
+	const type = textOf(data.content_type);
 	return type ? `${name} (${type})` : name;
 }
 
 const hasId = (id: unknown) => typeof id === 'number' || (typeof id === 'string' && id !== '');
-/** Line breaks become " / ", so that a message stays one line; the test first, as few texts have any. */
-const oneLine = (text: string) =>
-	/[\r\n\u2028\u2029]/.test(text) ? text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') : text;
 
 /** The chat as text: a header naming the time zone, then one line per message, "[time] who: [tag] text". */
-function transcriptWriter(timeZone: unknown, operatorNames: Map<unknown, string>) {
+function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
 	const { zone, timeOf } = clockIn(timeZone);
-	const named = new Map([...operatorNames].map(([id, name]) => [id, `${name} (operator)`]));
-	const operator = (id: unknown) => named.get(id) ?? (hasId(id) ? `Operator ${id}` : 'Operator');
+	const operator = (id: unknown) =>
+		operators.get(id) ?? (hasId(id) ? `Operator ${id}` : 'Operator');
 	return (chat: Chat): string => {
 		const header = `Chat ${String(chat.id)}, times in ${zone}`;
 		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
@@ -289,21 +274,19 @@ function transcriptWriter(timeZone: unknown, operatorNames: Map<unknown, string>
 			const message = (isPlainObject(entry) ? entry : { message: entry }) as ChatMessage;
 			const kind = textOf(message.kind) ?? 'no kind';
 			const operatorId: unknown = message.operator_id;
-			// A kind the spec does not list is the operator's when it carries operator_id, as operator-side kinds do.
+			// A kind the spec does not list: tagged with its name, the operator's if it has operator_id as theirs do.
 			const { from = hasId(operatorId) ? 'operator' : 'Unknown', tag } = KINDS.get(kind) ?? {
 				tag: kind,
 			};
 			const who = from === 'operator' ? operator(operatorId) : from === 'visitor' ? visitor : from;
-			const text = oneLine(lineText(message, kind)) || '(empty)';
+			// Line breaks become " / ": one line per message.
+			const text =
+				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
 			return `[${timeOf(message.created_at)}] ${who}: ${tag ? `[${tag}] ` : ''}${text}`;
 		});
 		return [header, ...lines].join('\n');
 	};
 }
-
-/** Said with a failed GET /operators: the item, or the poll, fails, and the trigger keeps its place. */
-const OPERATOR_NAMES_NOTE =
-	'Transcript names the operators from Get many operators; choose another Output to go without their names.';
 
 /** Operator names per node run: the action node's items share the run's context, so they share one request. */
 const operatorNamesPerRun = new WeakMap<object, Promise<Map<unknown, string>>>();
@@ -318,13 +301,16 @@ async function readOperatorNames(
 		(operators) =>
 			new Map<unknown, string>(
 				operators.flatMap((one) => {
-					const name = isPlainObject(one) ? textOf(one.full_name) : undefined;
+					const name = isPlainObject(one) && textOf(one.full_name);
 					// By the id as given and as text: a message's operator_id is looked up as it comes.
-					return name ? [[one.id, name] as const, [String(one.id), name] as const] : [];
+					const label = `${name} (operator)`;
+					return name ? [[one.id, label] as const, [String(one.id), label] as const] : [];
 				}),
 			),
+		// The item, or the poll, fails (the trigger keeps its place), saying why the names were asked for.
 		(error: Error & { description?: string }) => {
-			error.description = [error.description, OPERATOR_NAMES_NOTE].filter(Boolean).join(' ');
+			const note = `Transcript names the operators from Get many operators; choose another Output to go without their names.`;
+			error.description = [error.description, note].filter(Boolean).join(' ');
 			throw error;
 		},
 	);
@@ -332,10 +318,7 @@ async function readOperatorNames(
 	return await names;
 }
 
-/**
- * `perNodeRun`: keep the operator names for the other items of this node run (the action node). A poll's context
- * lives as long as the activation, so the trigger leaves it out and reads them once per poll.
- */
+/** `perNodeRun` (action node): keep the names for the run's other items. A poll's context outlives the poll. */
 type ChatFormatterOptions = Pick<SvcRequestOptions, 'credentials' | 'endBy' | 'itemIndex'> & {
 	perNodeRun?: boolean;
 };
@@ -361,10 +344,8 @@ export async function chatFormatter(
 	if (mode === 'simplified') return (chats) => chats.map(simplifyChat);
 	if (mode === 'messages') return (chats) => chats.flatMap(chatMessageRows);
 	if (mode !== 'transcript') return (chats) => chats;
-	const transcriptOf = transcriptWriter(
-		context.getTimezone(),
-		await readOperatorNames(context, options),
-	);
+	const operators = await readOperatorNames(context, options);
+	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
 	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>
 		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
