@@ -142,7 +142,7 @@ async function main(): Promise<number> {
 			const minimal = await benchCatchUp({ runs, chats: 20_000, log, minimalPercent: 30 });
 			const cost = Math.round((100 * minimal.trigger.median) / result.trigger.median) / 100;
 			// The same catch-up with Output Transcript, against Simplified.
-			const transcript = await benchTranscriptCatchUp({ runs, chats: 20_000, log });
+			const transcript = await benchTranscriptCatchUp({ runs: runs + 2, chats: 20_000, log });
 			results.P1 = {
 				...result,
 				minimalEntries30: { ...minimal, triggerOverPlainTrigger: cost },
