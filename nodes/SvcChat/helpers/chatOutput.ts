@@ -309,7 +309,8 @@ async function readOperatorNames(
 			),
 		// The item, or the poll, fails (the trigger keeps its place), saying why the names were asked for.
 		(error: Error & { description?: string }) => {
-			const note = `Transcript names the operators from Get many operators; choose another Output to go without their names.`;
+			const note =
+				'Transcript names the operators from Get many operators; choose another Output to go without their names.';
 			error.description = [error.description, note].filter(Boolean).join(' ');
 			throw error;
 		},
