@@ -270,7 +270,9 @@ function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
 		if (!messages.length) return `${header}\nNo messages.`;
 		const visitorName = textOf(chat.visitor?.fields?.name);
 		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
-		const lines = messages.map((entry) => {
+		// One list of pieces, joined once: no string per line to collect, which in n8n's large heap costs time.
+		const pieces = [header];
+		for (const entry of messages) {
 			const message = (isPlainObject(entry) ? entry : { message: entry }) as ChatMessage;
 			const kind = textOf(message.kind) ?? 'no kind';
 			const operatorId: unknown = message.operator_id;
@@ -282,9 +284,11 @@ function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
 			// Line breaks become " / ": one line per message.
 			const text =
 				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
-			return `[${timeOf(message.created_at)}] ${who}: ${tag ? `[${tag}] ` : ''}${text}`;
-		});
-		return [header, ...lines].join('\n');
+			pieces.push('\n[', timeOf(message.created_at), '] ', who, ': ');
+			if (tag) pieces.push('[', tag, '] ');
+			pieces.push(text);
+		}
+		return pieces.join('');
 	};
 }
 
@@ -347,7 +351,11 @@ export async function chatFormatter(
 	if (mode !== 'transcript') return (chats) => chats;
 	const operators = await readOperatorNames(context, options);
 	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
-	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>
-		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
+		chats.map((chat) => {
+			// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
+			const record = simplifyChat(chat);
+			record.transcript = transcriptOf(chat);
+			return record;
+		});
 }
