@@ -284,9 +284,7 @@ function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
 			// Line breaks become " / ": one line per message.
 			const text =
 				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
-			pieces.push('\n[', timeOf(message.created_at), '] ', who, ': ');
-			if (tag) pieces.push('[', tag, '] ');
-			pieces.push(text);
+			pieces.push('\n[', timeOf(message.created_at), '] ', who, tag ? `: [${tag}] ` : ': ', text);
 		}
 		return pieces.join('');
 	};
@@ -351,11 +349,7 @@ export async function chatFormatter(
 	if (mode !== 'transcript') return (chats) => chats;
 	const operators = await readOperatorNames(context, options);
 	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
+	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>
-		chats.map((chat) => {
-			// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
-			const record = simplifyChat(chat);
-			record.transcript = transcriptOf(chat);
-			return record;
-		});
+		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
 }
