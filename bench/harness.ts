@@ -33,25 +33,27 @@ export function pollContextForTiming(options: PollContextOptions): IPollFunction
 }
 
 /**
- * A poll of the whole backlog from Beginning of History in one go (Max Chats per Poll above it), with Raw output:
- * the baselines keep the chats as the API sends them, so the trigger does too.
+ * A poll of the whole backlog from Beginning of History in one go (Max Chats per Poll above it), with Raw output by
+ * default: the baselines keep the chats as the API sends them, so the trigger does too.
  */
 export const catchUpPollContext = (
 	description: INodeTypeDescription,
 	credentials: SvcCredentials,
 	backlog: number,
 	staticData: IDataObject,
+	output = 'raw',
 ) =>
 	pollContextForTiming({
 		description,
 		parameters: {
 			startFrom: 'beginning',
 			emit: 'everyChange',
-			output: 'raw',
+			output,
 			options: { maxChatsPerPoll: backlog * 10 },
 		},
 		credentials,
 		staticData,
+		timezone: 'Europe/Berlin',
 	});
 
 /**

@@ -251,3 +251,96 @@ export async function benchCatchUp({
 		await sandbox.stop();
 	}
 }
+
+export interface P1TranscriptResult {
+	chats: number;
+	/** Both end with one item per chat, in the same order; each transcript has a line per message. */
+	sameWork: true;
+	simplified: Figures;
+	transcript: Figures;
+	clientCpuMs: { simplified: Figures; transcript: Figures };
+	/** Median Transcript / median Simplified, wall time and client CPU. */
+	ratio: number;
+	cpuRatio: number;
+	target: string;
+	met: boolean;
+}
+
+/**
+ * The same catch-up with Output Transcript against Output Simplified: what writing a transcript of every chat (and the
+ * one GET /operators) adds to a poll that reads 20,000 chats.
+ */
+export async function benchTranscriptCatchUp({
+	runs,
+	chats,
+	log,
+}: P1Options): Promise<P1TranscriptResult> {
+	const { SvcChatTrigger } = await loadNodes();
+	const trigger = new SvcChatTrigger();
+	const sandbox = await startSandboxProcess({ chats, seed: 1 });
+	try {
+		const credentials = credentialsFor(sandbox);
+		const outputs = ['simplified', 'transcript'] as const;
+		const poll = async (output: (typeof outputs)[number]) => {
+			const context = catchUpPollContext(trigger.description, credentials, chats, {}, output);
+			return ((await trigger.poll.call(context))?.[0] ?? []).map((item) => item.json);
+		};
+		// Unmeasured first round; it fixes the ids every run must give, in order.
+		const expectedIds = (await poll('simplified')).map((item) => String(item.id)).join();
+		const check = (output: string, items: IDataObject[]) => {
+			const transcribed = items.every(
+				(item) =>
+					output !== 'transcript' ||
+					String(item.transcript).split('\n').length === Number(item.message_count) + 1,
+			);
+			if (items.length !== chats || items.map((item) => String(item.id)).join() !== expectedIds)
+				throw new Error(`Output ${output} gave other chats (${items.length} of ${chats})`);
+			if (!transcribed) throw new Error('A transcript lacks a line per message');
+		};
+		for (const output of outputs) {
+			const logged = (await sandbox.requestLog()).length;
+			check(output, await poll(output));
+			const operators = (await sandbox.requestLog())
+				.slice(logged)
+				.filter((entry) => entry.path === '/api/v2/operators').length;
+			if (operators !== (output === 'transcript' ? 1 : 0))
+				throw new Error(`Output ${output} sent ${operators} GET /operators`);
+		}
+		const times = { simplified: [] as number[], transcript: [] as number[] };
+		const cpuTimes = { simplified: [] as number[], transcript: [] as number[] };
+		for (let run = 0; run < runs; run++) {
+			for (const output of run % 2 ? [...outputs].reverse() : outputs) {
+				const startedAt = performance.now();
+				const cpuAtStart = process.cpuUsage();
+				const items = await poll(output);
+				times[output].push(Math.round(elapsedMs(startedAt)));
+				const cpu = process.cpuUsage(cpuAtStart);
+				cpuTimes[output].push(Math.round((cpu.user + cpu.system) / 1000));
+				check(output, items);
+			}
+			log(
+				`P1 Transcript run ${run + 1}/${runs}: Simplified ${times.simplified[run]} ms, Transcript ${times.transcript[run]} ms`,
+			);
+		}
+		const simplified = figures(times.simplified, 'ms');
+		const transcript = figures(times.transcript, 'ms');
+		const clientCpuMs = {
+			simplified: figures(cpuTimes.simplified, 'ms'),
+			transcript: figures(cpuTimes.transcript, 'ms'),
+		};
+		const ratio = round(transcript.median / simplified.median);
+		return {
+			chats,
+			sameWork: true,
+			simplified,
+			transcript,
+			clientCpuMs,
+			ratio,
+			cpuRatio: round(clientCpuMs.transcript.median / clientCpuMs.simplified.median),
+			target: `trigger Transcript / Simplified <= ${TARGET}`,
+			met: ratio <= TARGET,
+		};
+	} finally {
+		await sandbox.stop();
+	}
+}

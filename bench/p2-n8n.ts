@@ -1,7 +1,7 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
 
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import { sandboxCredential } from '../scripts/examples';
 import { nodeOutput } from '../scripts/executions';
@@ -35,7 +35,20 @@ export interface P2Result {
 	processRatio: number;
 	target: string;
 	met: boolean;
+	/** The same export with Output Simplified and with Output Transcript: workflow times and their ratio. */
+	transcript: {
+		simplifiedMs: Figures;
+		transcriptMs: Figures;
+		ratio: number;
+		/** The whole `n8n execute` of each (boot, the run, the output): garbage collection wherever it falls. */
+		processRatio: number;
+		target: string;
+		met: boolean;
+	};
 }
+
+/** Transcript's target: within 15 % of the same export with Simplified. */
+const TRANSCRIPT_TARGET = 1.15;
 
 const SVC_CREDENTIAL = { id: 'svcBenchCred0001', name: 'Svc sandbox (bench)' };
 const BASIC_CREDENTIAL = { id: 'svcBenchBasic001', name: 'Svc sandbox Basic Auth (bench)' };
@@ -61,8 +74,9 @@ function workflow(id: string, name: string, reader: INode): Workflow {
 	};
 }
 
-function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
-	const svc = workflow('svcBenchP2Svc001', 'Bench P2: Svc Chat Get Many', {
+/** Svc Chat > Get many chats from cursor 0, Return All, with `output`. */
+const svcWorkflow = (id: string, output: string) =>
+	workflow(id, `Bench P2: Svc Chat Get Many (${output})`, {
 		id: 'b0000000-0000-4000-8000-000000000002',
 		name: 'Svc Chat',
 		type: 'n8n-nodes-svc.svcChat',
@@ -74,10 +88,13 @@ function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflo
 			since: 'cursor',
 			sinceCursor: '0',
 			returnAll: true,
-			output: 'raw',
+			output,
 		},
 		credentials: { svcApi: SVC_CREDENTIAL },
 	});
+
+function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
+	const svc = svcWorkflow('svcBenchP2Svc001', 'raw');
 	const http = workflow('svcBenchP2Http01', 'Bench P2: HTTP Request with pagination', {
 		id: 'b0000000-0000-4000-8000-000000000003',
 		name: 'HTTP Request',
@@ -182,6 +199,24 @@ async function verifyOutputs(
 	return { svcItems: svcItems.length, httpItems: pages.length };
 }
 
+/** One run of each shape through `execute-batch`: both give every chat, in the same order; each transcript is whole. */
+async function verifyShapes(n8n: N8n, simplified: Workflow, transcript: Workflow, chats: number) {
+	const { runs, errors } = await n8n.executeBatch([simplified.id, transcript.id]);
+	if (Object.keys(errors).length)
+		throw new Error(`The P2 Transcript workflows failed: ${JSON.stringify(errors)}`);
+	const [plain, transcribed] = [simplified, transcript].map((one) =>
+		nodeOutput(runs[one.id], 'Svc Chat'),
+	);
+	const idsOf = (items: IDataObject[]) => items.map((item) => String(item.id)).join();
+	const whole = transcribed.every(
+		(item) => String(item.transcript).split('\n').length === Number(item.message_count) + 1,
+	);
+	if (plain.length !== chats || idsOf(plain) !== idsOf(transcribed) || !whole)
+		throw new Error(
+			`Expected ${chats} chats from Simplified and Transcript, in the same order, each transcript whole; got ${plain.length} and ${transcribed.length}`,
+		);
+}
+
 export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2Result> {
 	log('P2: building the package and checking the n8n runtime…');
 	buildPackageInRepo();
@@ -199,10 +234,18 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 			},
 		]);
 		const { svc, http } = benchWorkflows(sandbox);
-		await n8n.importWorkflows([svc, http]);
+		const shapes = {
+			simplified: svcWorkflow('svcBenchP2Simple', 'simplified'),
+			transcript: svcWorkflow('svcBenchP2Trans1', 'transcript'),
+		};
+		await n8n.importWorkflows([svc, http, shapes.simplified, shapes.transcript]);
 		const { svcItems, httpItems } = await verifyOutputs(n8n, svc, http, chats);
 		log(
 			`P2: both workflows give all ${chats} chats (Svc Chat ${svcItems} items, HTTP Request ${httpItems} page items)`,
+		);
+		await verifyShapes(n8n, shapes.simplified, shapes.transcript, chats);
+		log(
+			`P2: Simplified and Transcript give all ${chats} chats, each transcript a line per message`,
 		);
 
 		const measured: Record<'svc' | 'http', ExecuteMeasure[]> = { svc: [], http: [] };
@@ -235,6 +278,24 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 			),
 			items,
 		});
+		// Simplified against Transcript, alternating which goes first.
+		const shapeMs = { simplified: [] as number[], transcript: [] as number[] };
+		const shapeProcessMs = { simplified: [] as number[], transcript: [] as number[] };
+		for (let run = 0; run < runs; run++) {
+			const order =
+				run % 2 ? (['transcript', 'simplified'] as const) : (['simplified', 'transcript'] as const);
+			for (const shape of order) {
+				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, 'Svc Chat');
+				shapeMs[shape].push(workflowMs);
+				shapeProcessMs[shape].push(processMs);
+				log(
+					`P2 run ${run + 1}/${runs} ${shape}: workflow ${workflowMs} ms, process ${processMs} ms`,
+				);
+			}
+		}
+		const simplifiedMs = figures(shapeMs.simplified, 'ms');
+		const transcriptMs = figures(shapeMs.transcript, 'ms');
+		const transcriptRatio = round(transcriptMs.median / simplifiedMs.median);
 		const svcChat = summary(measured.svc, svcItems);
 		const httpRequest = summary(measured.http, httpItems);
 		const ratio = round(svcChat.workflowMs.median / httpRequest.workflowMs.median);
@@ -246,6 +307,17 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 			processRatio: round(svcChat.processMs.median / httpRequest.processMs.median),
 			target: 'workflow time Svc Chat / HTTP Request <= 1.0',
 			met: ratio <= 1.0,
+			transcript: {
+				simplifiedMs,
+				transcriptMs,
+				ratio: transcriptRatio,
+				processRatio: round(
+					figures(shapeProcessMs.transcript, 'ms').median /
+						figures(shapeProcessMs.simplified, 'ms').median,
+				),
+				target: `workflow time Transcript / Simplified <= ${TRANSCRIPT_TARGET}`,
+				met: transcriptRatio <= TRANSCRIPT_TARGET,
+			},
 		};
 	} finally {
 		await n8n.dispose();

@@ -5,7 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { benchCatchUp, type P1Result } from './p1-catchup';
+import {
+	benchCatchUp,
+	benchTranscriptCatchUp,
+	type P1Result,
+	type P1TranscriptResult,
+} from './p1-catchup';
 import { benchRealN8n, type P2Result } from './p2-n8n';
 import { benchBroadcast, type P3Result } from './p3-broadcast';
 import { benchMemory, type P4Result } from './p4-memory';
@@ -38,6 +43,15 @@ function printP1(r: P1Result): string[] {
 	];
 }
 
+function printP1Transcript(r: P1TranscriptResult): string[] {
+	return [
+		`P1 trigger catch-up, ${r.chats.toLocaleString('en-US')} chats, Output Simplified against Transcript (same chats)`,
+		`   Simplified   ${describe(r.simplified)}, client CPU ${describe(r.clientCpuMs.simplified)}`,
+		`   Transcript   ${describe(r.transcript)}, client CPU ${describe(r.clientCpuMs.transcript)}`,
+		`   ratio Transcript / Simplified = ${r.ratio} (client CPU ${r.cpuRatio}); target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
 function printP2(r: P2Result): string[] {
 	return [
 		`P2 real n8n, ${r.chats.toLocaleString('en-US')} chats`,
@@ -45,6 +59,9 @@ function printP2(r: P2Result): string[] {
 		`   HTTP Request with pagination     workflow ${describe(r.httpRequest.workflowMs)}, n8n process ${describe(r.httpRequest.processMs)}, peak RSS ${describe(r.httpRequest.peakRssMb)}`,
 		`   items out: Svc Chat ${r.svcChat.items} (one per chat), HTTP Request ${r.httpRequest.items} (one per page)`,
 		`   ratio Svc Chat / HTTP Request = ${r.ratio} (whole process ${r.processRatio}); target ${r.target}: ${yesNo(r.met)}`,
+		`   Svc Chat Get Many, Output Simplified  workflow ${describe(r.transcript.simplifiedMs)}`,
+		`   Svc Chat Get Many, Output Transcript  workflow ${describe(r.transcript.transcriptMs)}`,
+		`   ratio Transcript / Simplified = ${r.transcript.ratio} (whole process ${r.transcript.processRatio}); target ${r.transcript.target}: ${yesNo(r.transcript.met)}`,
 	];
 }
 
@@ -124,11 +141,18 @@ async function main(): Promise<number> {
 			// The same catch-up with 30 % of list entries minimal (spec 2.4): every contender reads them with GET /chat.
 			const minimal = await benchCatchUp({ runs, chats: 20_000, log, minimalPercent: 30 });
 			const cost = Math.round((100 * minimal.trigger.median) / result.trigger.median) / 100;
-			results.P1 = { ...result, minimalEntries30: { ...minimal, triggerOverPlainTrigger: cost } };
+			// The same catch-up with Output Transcript, against Simplified.
+			const transcript = await benchTranscriptCatchUp({ runs: runs + 2, chats: 20_000, log });
+			results.P1 = {
+				...result,
+				minimalEntries30: { ...minimal, triggerOverPlainTrigger: cost },
+				transcript,
+			};
 			return [
 				...printP1(result),
 				...printP1(minimal),
 				`   30 % minimal entries: trigger x${cost} of the trigger with none`,
+				...printP1Transcript(transcript),
 			];
 		},
 		P3: async () => {

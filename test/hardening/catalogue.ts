@@ -67,7 +67,7 @@ export interface SandboxFacts {
 const DAY_MS = 86_400_000;
 const STATUSES = ['online', 'invisible', 'dinner', 'pre-dinner'];
 const HEADER_TYPES = ['text', 'image', 'video', 'document', 'audio'];
-const OUTPUTS = ['raw', 'simplified', 'messages'];
+const OUTPUTS = ['raw', 'simplified', 'messages', 'transcript'];
 
 const word = fc
 	.stringMatching(/^[A-Za-z][A-Za-z0-9 _.-]{0,20}$/)

@@ -96,7 +96,11 @@ export interface ExecuteContextOptions {
 	continueOnFail?: boolean;
 	/** The node's version in the workflow (default 1, as the saved workflows have). */
 	typeVersion?: number;
+	/** The workflow's time zone (default n8n's own default, America/New_York). */
+	timezone?: string;
 }
+
+const N8N_DEFAULT_TIMEZONE = 'America/New_York';
 
 /** The members of IExecuteFunctions that the node uses, as plain functions. */
 export function executeContextMembers(options: ExecuteContextOptions) {
@@ -111,6 +115,7 @@ export function executeContextMembers(options: ExecuteContextOptions) {
 		getNode: () => node,
 		getInputData: () => items,
 		continueOnFail: () => options.continueOnFail ?? false,
+		getTimezone: () => options.timezone ?? N8N_DEFAULT_TIMEZONE,
 		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) =>
 			readParameter(parametersFor(itemIndex), name, fallback),
 		getCredentials: async () => options.credentials,
@@ -125,6 +130,7 @@ export interface PollContextOptions {
 	/** The workflow's static data for this node; kept by the caller between polls, as n8n does. */
 	staticData: IDataObject;
 	mode?: WorkflowExecuteMode;
+	timezone?: string;
 }
 
 /** The members of IPollFunctions that the trigger uses, as plain functions (n8n 1.x has no getPollBudgetMs). */
@@ -134,6 +140,7 @@ export function pollContextMembers(options: PollContextOptions) {
 	return {
 		getNode: () => node,
 		getMode: () => options.mode ?? 'trigger',
+		getTimezone: () => options.timezone ?? N8N_DEFAULT_TIMEZONE,
 		getNodeParameter: (name: string, fallback?: unknown) => readParameter(resolved, name, fallback),
 		getCredentials: async () => options.credentials,
 		getWorkflowStaticData: () => options.staticData,

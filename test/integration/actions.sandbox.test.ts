@@ -13,6 +13,7 @@ const sandbox = useSandbox({ seed: 7, chats: 250 });
 interface RunOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	timezone?: string;
 }
 
 async function run(
@@ -26,6 +27,7 @@ async function run(
 		credentials: sandbox.credentials(),
 		items: options.items,
 		continueOnFail: options.continueOnFail,
+		timezone: options.timezone,
 	});
 	const [output] = await node.execute.call(context);
 	return output;
@@ -370,6 +372,49 @@ describe('Chat', () => {
 		expect(rows.map((row) => row.json.message_id)).toEqual(
 			chat.messages!.map((message) => message.id),
 		);
+	});
+
+	test('Get Many with Transcript: every chat as text, operators by name, one GET /operators', async () => {
+		const output = await run(
+			{ ...getMany, returnAll: true, output: 'transcript' },
+			{ timezone: 'Asia/Tokyo' },
+		);
+		expect(output).toHaveLength(250);
+		expect(requestsTo('operators')).toHaveLength(1);
+		const names = sandbox.control.getOperators().map((operator) => operator.full_name);
+		const tokyo = new Intl.DateTimeFormat('sv-SE', {
+			timeZone: 'Asia/Tokyo',
+			dateStyle: 'short',
+			timeStyle: 'medium',
+		});
+		const tags = new Set<string>();
+		for (const { json } of output) {
+			const chat = sandbox.control.getChat(json.id as string | number)!;
+			const [header, ...lines] = (json.transcript as string).split('\n');
+			expect(header).toBe(`Chat ${String(chat.id)}, times in Asia/Tokyo`);
+			expect(lines).toHaveLength(chat.messages!.length);
+			for (const [index, line] of lines.entries()) {
+				const message = chat.messages![index];
+				expect(line.startsWith(`[${tokyo.format(new Date(message.created_at))}] `)).toBe(true);
+				const tag = /^\[[^\]]+\] [^:]+: \[([^\]]+)\]/.exec(line)?.[1];
+				if (tag) tags.add(tag);
+				if (['operator', 'file_operator'].includes(message.kind))
+					expect(names.some((name) => line.includes(`] ${name} (operator): `))).toBe(true);
+			}
+			expect(json.transcript).not.toMatch(/\[object Object\]|Operator \d+:/);
+		}
+		// The sandbox's chats hold every kind of spec 2.5 (sandbox/data.ts).
+		expect([...tags].sort()).toEqual([
+			'button chosen',
+			'buttons offered',
+			'contacts',
+			'contacts request',
+			'event',
+			'file',
+			'info',
+			'note for the operator',
+			'operator busy',
+		]);
 	});
 
 	test('Get with an unknown id says "chat not found"', async () => {

@@ -4,18 +4,21 @@ import type {
 	IExecuteFunctions,
 	INodeProperties,
 	INodePropertyOptions,
+	IPollFunctions,
 } from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../types';
-import { describeValueType, showValue } from './values';
+import { describeValueType, isPlainObject, showValue } from './values';
+import { clockIn } from './time';
 import { itemParameters } from '../parameters';
+import { svcRequest, type SvcRequestOptions } from '../transport/request';
 
-export type ChatOutputMode = 'raw' | 'simplified' | 'messages';
+export type ChatOutputMode = 'raw' | 'simplified' | 'messages' | 'transcript';
 
 /** Selected Fields (action node only) is the chat's id and these of its top-level fields, as the API gives them. */
 type ChatOutput = ChatOutputMode | { fields: string[] };
 
-/** Raw, Simplified and One Item per Message, in the order both nodes show them. */
+/** Raw, Simplified, One Item per Message and Transcript, in the order both nodes show them. */
 export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutputMode }> = [
 	{ name: 'Raw', value: 'raw', description: 'The chat exactly as the API returns it' },
 	{
@@ -28,6 +31,12 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'One Item per Message',
 		value: 'messages',
 		description: 'One flat record per message, ready for a spreadsheet export',
+	},
+	{
+		name: 'Transcript',
+		value: 'transcript',
+		description:
+			"The simplified record plus the conversation as text, one line per message, with times in the workflow's time zone; ready for a CRM note or an AI prompt",
 	},
 ];
 
@@ -85,7 +94,7 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 	const read = itemParameters(context, itemIndex, chatOutputProperties);
 	const mode = read.choice<ChatOutputMode | typeof SELECTED_FIELDS>('output', {
 		fallback: 'simplified',
-		fix: 'Choose Raw, Simplified, Selected Fields or One Item per Message.',
+		fix: 'Choose Raw, Simplified, Selected Fields, One Item per Message or Transcript.',
 	});
 	if (mode !== SELECTED_FIELDS) return mode;
 	const fields = read.raw('fields', []);
@@ -130,13 +139,21 @@ function simplifyChat(chat: Chat): IDataObject {
 	};
 }
 
-/** The message as text: contacts become "name, phone, email"; other kinds keep their text. */
-function messageText(message: ChatMessage): string | null {
-	const body = message.message;
-	if (typeof body === 'string') return body;
-	if (!body || typeof body !== 'object') return null;
-	const parts = [body.name, body.phone, body.email];
-	return parts.filter((part) => typeof part === 'string' && part).join(', ');
+const CONTACT_MEMBERS = ['name', 'phone', 'email'];
+const textOf = (value: unknown) => (typeof value === 'string' && value.trim()) || undefined;
+
+/**
+ * A message's `message` as text: text as it is; a contacts object as "name, phone, email", missing members left out;
+ * any other object as JSON, never "[object Object]"; null when there is none.
+ */
+function messageText({ kind, message }: ChatMessage): string | null {
+	const body: unknown = message;
+	if (typeof body === 'string' || body === undefined || body === null) return body ?? null;
+	if (typeof body !== 'object') return String(body);
+	const members = isPlainObject(body) ? CONTACT_MEMBERS.map((member) => textOf(body[member])) : [];
+	if (members.some(Boolean) || (kind === 'contacts' && isPlainObject(body)))
+		return members.filter(Boolean).join(', ');
+	return JSON.stringify(body);
 }
 
 /** One spreadsheet row per message, each carrying its chat's key fields. */
@@ -155,14 +172,129 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 	}));
 }
 
-export function formatChats(chats: Chat[], mode: ChatOutput): IDataObject[] {
+/**
+ * Who writes each kind of spec 2.5 (see the README): the operator answers with operator and file_operator; the other
+ * kinds that are not the visitor's are automatic notices. A tag marks what is not plain text.
+ */
+const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'System'; tag?: string }>([
+	['visitor', { from: 'visitor' }],
+	['file_visitor', { from: 'visitor', tag: 'file' }],
+	['contacts', { from: 'visitor', tag: 'contacts' }],
+	['keyboard_response', { from: 'visitor', tag: 'button chosen' }],
+	['operator', { from: 'operator' }],
+	['file_operator', { from: 'operator', tag: 'file' }],
+	['keyboard', { from: 'System', tag: 'buttons offered' }],
+	['contacts_request', { from: 'System', tag: 'contacts request' }],
+	['for_operator', { from: 'System', tag: 'note for the operator' }],
+	['info', { from: 'System', tag: 'info' }],
+	['events', { from: 'System', tag: 'event' }],
+	['operator_busy', { from: 'System', tag: 'operator busy' }],
+]);
+
+/** What a transcript line says after its tag: a file as its name and type, a chosen button by its text or id. */
+function lineText(message: ChatMessage, kind: string): string {
+	const text = messageText(message);
+	const data = (kind.startsWith('file_') || kind === 'keyboard_response') && message.data;
+	if (!isPlainObject(data)) return text ?? '';
+	if (kind === 'keyboard_response') return text || (textOf(data.buttonId) ?? '');
+	const name = textOf(data.filename) ?? text ?? 'a file without a name';
+	const type = textOf(data.content_type);
+	return type ? `${name} (${type})` : name;
+}
+
+const hasId = (id: unknown) => typeof id === 'number' || (typeof id === 'string' && id !== '');
+
+/** The chat as text: a header naming the time zone, then one line per message, "[time] who: [tag] text". */
+function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
+	const { zone, timeOf } = clockIn(timeZone);
+	const operator = (id: unknown) =>
+		operators.get(id) ?? (hasId(id) ? `Operator ${id}` : 'Operator');
+	return (chat: Chat): string => {
+		const header = `Chat ${String(chat.id)}, times in ${zone}`;
+		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
+		if (!messages.length) return `${header}\nNo messages.`;
+		const visitorName = textOf(chat.visitor?.fields?.name);
+		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
+		// One list of pieces, joined once: no string per line to collect, which in n8n's large heap costs time.
+		const pieces = [header];
+		for (const entry of messages) {
+			const message = (isPlainObject(entry) ? entry : { message: entry }) as ChatMessage;
+			const kind = textOf(message.kind) ?? 'no kind';
+			const operatorId: unknown = message.operator_id;
+			// A kind the spec does not list: tagged with its name, the operator's if it has operator_id as theirs do.
+			const { from = hasId(operatorId) ? 'operator' : 'Unknown', tag } = KINDS.get(kind) ?? {
+				tag: kind,
+			};
+			const who = from === 'operator' ? operator(operatorId) : from === 'visitor' ? visitor : from;
+			// Line breaks become " / ": one line per message.
+			const text =
+				lineText(message, kind).replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' / ') || '(empty)';
+			pieces.push('\n[', timeOf(message.created_at), '] ', who, tag ? `: [${tag}] ` : ': ', text);
+		}
+		return pieces.join('');
+	};
+}
+
+/** Operator names per node run: the action node's items share the run's context, so they share one request. */
+const operatorNamesPerRun = new WeakMap<object, Promise<Map<unknown, string>>>();
+
+async function readOperatorNames(
+	context: IExecuteFunctions | IPollFunctions,
+	{ perNodeRun, ...request }: ChatFormatterOptions,
+): Promise<Map<unknown, string>> {
+	const cached = perNodeRun ? operatorNamesPerRun.get(context) : undefined;
+	if (cached) return await cached;
+	const names = svcRequest(context, 'operators', request).then(
+		(operators) =>
+			new Map<unknown, string>(
+				operators.flatMap((one) => {
+					const name = isPlainObject(one) && textOf(one.full_name);
+					// By the id as given and as text: a message's operator_id is looked up as it comes.
+					const label = `${name} (operator)`;
+					return name ? [[one.id, label] as const, [String(one.id), label] as const] : [];
+				}),
+			),
+		// The item, or the poll, fails (the trigger keeps its place), saying why the names were asked for.
+		(error: Error & { description?: string }) => {
+			const note =
+				'Transcript names the operators from Get many operators; choose another Output to go without their names.';
+			error.description = [error.description, note].filter(Boolean).join(' ');
+			throw error;
+		},
+	);
+	if (perNodeRun) operatorNamesPerRun.set(context, names);
+	return await names;
+}
+
+/** `perNodeRun` (action node): keep the names for the run's other items. A poll's context outlives the poll. */
+type ChatFormatterOptions = Pick<SvcRequestOptions, 'credentials' | 'endBy' | 'itemIndex'> & {
+	perNodeRun?: boolean;
+};
+
+/**
+ * The one way both nodes shape chats. What `mode` needs from the server is read here, once (Transcript's operator
+ * names, GET /operators, and for no other mode); the function returned formats synchronously.
+ */
+export async function chatFormatter(
+	context: IExecuteFunctions | IPollFunctions,
+	mode: ChatOutput,
+	options: ChatFormatterOptions = {},
+): Promise<(chats: Chat[]) => IDataObject[]> {
 	// Selected Fields: the chat's id and the chosen fields it has (a chat from a list may lack some).
 	if (typeof mode === 'object')
-		return chats.map((chat) => ({
-			id: chat.id,
-			...Object.fromEntries(mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]])),
-		}));
-	if (mode === 'simplified') return chats.map(simplifyChat);
-	if (mode === 'messages') return chats.flatMap(chatMessageRows);
-	return chats;
+		return (chats) =>
+			chats.map((chat) => ({
+				id: chat.id,
+				...Object.fromEntries(
+					mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]]),
+				),
+			}));
+	if (mode === 'simplified') return (chats) => chats.map(simplifyChat);
+	if (mode === 'messages') return (chats) => chats.flatMap(chatMessageRows);
+	if (mode !== 'transcript') return (chats) => chats;
+	const operators = await readOperatorNames(context, options);
+	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
+	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
+	return (chats) =>
+		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
 }

@@ -1,4 +1,4 @@
-// Dates <-> microsecond cursors and UTC days; pure functions, undefined for input that is not a date.
+// Dates <-> microsecond cursors, UTC days and local times; pure functions, undefined (or "time unknown") for no date.
 
 /** Milliseconds since the epoch for an ISO string, a Date, a Luxon DateTime or epoch milliseconds. */
 export function toEpochMs(value: unknown): number | undefined {
@@ -58,4 +58,59 @@ export function calendarDay(value: unknown): string | undefined {
 		return toUtcDay(written) === written ? written : undefined;
 	}
 	return toUtcDay(value);
+}
+
+const HOUR_MS = 3_600_000;
+const NUMERIC = Object.fromEntries(
+	['year', 'month', 'day', 'hour', 'minute', 'second'].map((part) => [part, 'numeric' as const]),
+);
+/** A time in the API's own form (spec 1: ISO 8601, UTC), e.g. 2024-05-01T10:00:01.234Z. */
+const API_TIME = /^\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d(\.\d{1,9})?Z$/;
+
+/**
+ * Times as "2024-05-01 14:03:07" in `timeZone` (else UTC), "time unknown" for no date. Intl gives the offset once per
+ * hour met (per message only in an hour in which it changes). A time in the API's form, in an hour whose offset is
+ * whole hours, is not even parsed: its local date and hour are found once per hour, its minutes and seconds copied.
+ */
+export function clockIn(timeZone: unknown): { zone: string; timeOf: (value: unknown) => string } {
+	const zone = typeof timeZone === 'string' && timeZone ? timeZone : 'UTC';
+	let format: Intl.DateTimeFormat;
+	try {
+		format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', ...NUMERIC });
+	} catch {
+		return clockIn('UTC');
+	}
+	const offsetAt = (ms: number) => {
+		const at = Math.floor(ms / 1000) * 1000;
+		const parts = format.formatToParts(at).map(({ type, value }) => [type, Number(value)]);
+		const { year, month, day, hour, minute, second } = Object.fromEntries(parts);
+		return Date.UTC(year, month - 1, day, hour, minute, second) - at;
+	};
+	const [offsets, localHours] = [new Map<number, number>(), new Map<string, string | null>()];
+	const wallClock = (ms: number) => {
+		if (!Number.isFinite(ms)) return 'time unknown';
+		const hour = Math.floor(ms / HOUR_MS);
+		let offset = offsets.get(hour);
+		if (offset === undefined) {
+			const [first, last] = [offsetAt(hour * HOUR_MS), offsetAt((hour + 1) * HOUR_MS - 1000)];
+			offsets.set(hour, (offset = first === last ? first : NaN));
+		}
+		const shift = Number.isNaN(offset) ? offsetAt(ms) : offset;
+		return new Date(ms + shift).toISOString().slice(0, 19).replace('T', ' ');
+	};
+	const timeOf = (value: unknown) => {
+		if (typeof value === 'string' && API_TIME.test(value)) {
+			const utcHour = value.slice(0, 13);
+			let localHour = localHours.get(utcHour);
+			if (localHour === undefined) {
+				const start = Date.parse(`${utcHour}:00:00Z`);
+				const [first, last] = [wallClock(start), wallClock(start + HOUR_MS - 1000)];
+				const whole = first.endsWith(':00:00') && last === `${first.slice(0, 14)}59:59`;
+				localHours.set(utcHour, (localHour = whole ? first.slice(0, 14) : null));
+			}
+			if (localHour !== null) return `${localHour}${value.slice(14, 19)}`;
+		}
+		return wallClock(toEpochMs(value) ?? NaN);
+	};
+	return { zone, timeOf };
 }

@@ -7,7 +7,7 @@ import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
-import { finalState, formatChats } from '../helpers/chatOutput';
+import { chatFormatter, finalState } from '../helpers/chatOutput';
 import { cursorToIso, toEpochMs } from '../helpers/time';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
@@ -58,15 +58,19 @@ export async function pollChats(context: IPollFunctions) {
 		const memory = eventMemory(state, emit);
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
 		const { fresh, seen } = takeUnseen(found, memory.from, memory.seen, SEEN_EVENTS_CAP);
+		// Built first, as below.
+		const output = await eventOutput(context, settings, fresh, walk, walkOptions);
 		saveState(staticData, { ...state, cursor, events: { ...memory, seen } });
-		return eventOutput(context, settings, fresh, walk);
+		return output;
 	}
 	// The chats Emit asks for, in order of their latest delivery.
 	let { chats, seenIds } = { chats: walk.chats, seenIds: state.seenIds };
 	if (emit === 'finishedChats') chats = chats.filter(isFinished);
 	if (emit === 'newChats') ({ chats, seenIds } = takeNewChats(state, chats));
+	// Built first: a failed GET /operators (Transcript) fails the poll and keeps the stored place.
+	const output = await toOutput(context, settings, chats, walk, walkOptions);
 	saveState(staticData, { ...state, seenIds, cursor });
-	return toOutput(context, settings, chats, walk);
+	return output;
 }
 
 /**
@@ -135,7 +139,7 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
 		const wanted = found.filter((event) => event.wanted);
 		const sample = (wanted.length ? wanted : found).slice(-TEST_EVENT_CHATS);
-		if (sample.length) return eventOutput(context, settings, sample, walk);
+		if (sample.length) return await eventOutput(context, settings, sample, walk);
 		const what = emit === 'newRating' ? 'rating' : 'missed chat';
 		throw new NodeOperationError(context.getNode(), `No ${what} found in recently changed chats`, {
 			description: `There is no sample to show: none of the last ${walk.chats.length} changed chats has one. Fetch again once there is one; the active trigger does not need one.`,
@@ -149,30 +153,43 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 				'The Svc account has no chats yet, so there is no sample to show. Start a chat in the widget and fetch again; the active trigger does not need one.',
 		});
 	}
-	return toOutput(context, settings, sample, walk);
+	return await toOutput(context, settings, sample, walk);
 }
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
-/** The items of `chats` in the chosen Output. */
-const toOutput = (
+/** The chats in the chosen Output; Transcript asks for the operators' names only when there are chats. */
+async function shaped(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	chats: Chat[],
+	options?: WalkOptions,
+) {
+	return chats.length ? (await chatFormatter(context, settings.output, options))(chats) : [];
+}
+
+/** The items of `chats` in the chosen Output, or null when there are none. */
+const toOutput = async (
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	chats: Chat[],
 	walk: ChatWalk,
-) => emitRecords(context, settings, formatChats(chats, settings.output), walk);
+	options?: WalkOptions,
+) => emitRecords(context, settings, await shaped(context, settings, chats, options), walk);
 
 /** A rating's or missed chat's item, its chat in the chosen Chat Output, stamped with this poll's time. */
-function eventOutput(
+async function eventOutput(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	events: FoundEvent[],
 	walk: ChatWalk,
+	options?: WalkOptions,
 ) {
-	// The one place that shapes their chats (Raw, Simplified; Transcript once it exists).
-	const chats = formatChats(
+	const chats = await shaped(
+		context,
+		settings,
 		events.map((event) => event.chat),
-		settings.output,
+		options,
 	);
 	const detectedAt = new Date(Date.now()).toISOString();
 	const records = events.map(({ item }, index) => ({

@@ -11,6 +11,7 @@ export interface RunOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
 	typeVersion?: number;
+	timezone?: string;
 }
 
 /** The node's first output, after one execution with these parameters (or per-item parameters). */
@@ -26,6 +27,7 @@ export async function runNode(
 		items: options.items,
 		continueOnFail: options.continueOnFail,
 		typeVersion: options.typeVersion,
+		timezone: options.timezone,
 	});
 	const [output] = await node.execute.call(context);
 	return output;

@@ -54,7 +54,7 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'operatorStatusChanged',
 	]);
 	expect(property('emit').default).toBe('everyChange');
-	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified']);
+	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified', 'transcript']);
 	// New Rating and Missed Chat carry one chat per item: every shape but One Item per Message.
 	expect(values('chatOutput')).toEqual(values('output').filter((value) => value !== 'messages'));
 	expect(property('chatOutput').default).toBe('simplified');

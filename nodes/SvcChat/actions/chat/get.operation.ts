@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
+import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters } from '../../parameters';
 import { listLocator } from '../../descriptions/parameterBlocks';
 
@@ -36,5 +36,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	}
 	const output = readChatOutputMode(this, itemIndex);
 	const reply = await svcRequest(this, 'chat', { qs: { id: chatId }, itemIndex });
-	return formatChats([reply.chat], output);
+	const format = await chatFormatter(this, output, { itemIndex, perNodeRun: true });
+	return format([reply.chat]);
 }

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { walkChats } from '../../transport/chats';
-import { chatOutputProperties, formatChats, readChatOutputMode } from '../../helpers/chatOutput';
+import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../helpers/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {
@@ -93,7 +93,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
 	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
 	const { chats, lastTs } = await walkChats(this, since, walk);
-	const records = formatChats(chats, output);
+	const format = await chatFormatter(this, output, { itemIndex, perNodeRun: true });
+	const records = format(chats);
 	if (!includeCursor) return records;
 	return records.map((record) => ({ ...record, last_ts: String(lastTs) }));
 }
