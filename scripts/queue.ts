@@ -76,8 +76,7 @@ export class QueueCluster {
 	}
 
 	async startAll(): Promise<void> {
-		await this.main.start();
-		await Promise.all(this.workers.map((worker) => worker.start()));
+		await Promise.all([this.main, ...this.workers].map((instance) => instance.start()));
 	}
 
 	/** Publishes workflows through main's REST API, as the editor does: no CLI boot (tens of seconds on Postgres each). */
