@@ -169,15 +169,13 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	const orphaned = () => process.ppid !== parent && !stopRequestedAt && stop('npm ended', 0);
 	setInterval(orphaned, 500).unref();
 
-	// A failure from here on ends in main(), which ends every child process.
+	// A failure from here on ends in main(), which ends every child process. The examples come back as shipped, static
+	// data too: as the sandbox starts afresh, so does the trigger's cursor. (Importing starts n8n.)
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([sandboxCredential(sandbox)]);
-	// Re-imported on every start: the examples come back as shipped, and as the sandbox starts afresh, so does
-	// the trigger's cursor (n8n keeps a workflow's static data over an import unless it is given).
-	await n8n.importWorkflows(readExamples().map((workflow) => ({ ...workflow, staticData: null })));
+	await n8n.importWorkflows(readExamples());
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, EXAMPLE_IDS.nobodyOnline]);
-	await n8n.start();
 	// Keeps the demo data moving, so the trigger has something new to find.
 	let previous: string | number | undefined;
 	setInterval(() => {

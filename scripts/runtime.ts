@@ -11,23 +11,21 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
 
 /**
- * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under
- * runtime/, n8n-runtime.sh's N8N_RUNTIME_FLAVOUR), the environment of every n8n process (undefined removes a variable),
- * and the CLI arguments that mark a workflow active for the next `n8n start`. Everything else is the same command.
+ * Where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under runtime/,
+ * n8n-runtime.sh's N8N_RUNTIME_FLAVOUR) and the environment of every n8n process (undefined removes a variable). The
+ * rest is in N8n: 1.x's owner set-up and its import of workflows.
  */
 export const FLAVOURS = {
 	'n8n-2': {
 		name: 'n8n-2',
 		pins: '.',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
-		activateArgs: (id: string) => ['publish:workflow', `--id=${id}`],
 	},
 	'n8n-1': {
 		name: 'n8n-1',
 		pins: 'n8n-1',
 		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
 		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
-		activateArgs: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	},
 } as const;
 export type N8nFlavour = (typeof FLAVOURS)[keyof typeof FLAVOURS];
