@@ -14,7 +14,7 @@ import {
 	type ExampleStep,
 } from './examples';
 import { N8n } from './n8n';
-import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
+import { buildPackageInRepo, ensureRuntime, isBuildCurrent, REPO_ROOT } from './runtime';
 import { freePort, killAllNow, seconds, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
@@ -38,11 +38,12 @@ const started = Date.now();
 const elapsed = () => seconds(Date.now() - started);
 const log: Log = (line) => console.log(`  · ${line}`);
 
-/** The runtime and the built package, then the demo's sandbox: 30 chats over the past 30 days, the same on every start. */
+/** The runtime and the package, built if its code changed, then the sandbox: 30 chats over the past 30 days, as on every start. */
 async function prepare() {
 	const runtime = ensureRuntime(log);
-	buildPackageInRepo();
-	log(`package built (npm run build) at ${elapsed()}`);
+	const changed = !isBuildCurrent();
+	if (changed) buildPackageInRepo();
+	log(`package ${changed ? 'built (npm run build)' : 'not built: dist/ is newer'} at ${elapsed()}`);
 	const sandbox = await startSandbox({ seed: 1, chats: 30 });
 	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
 	return { runtime, sandbox };

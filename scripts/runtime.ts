@@ -87,9 +87,24 @@ export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 	fs.closeSync(output);
 }
 
-/** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
+/** Whether dist/ was built after every change to what `npm run build` reads (tsconfig.json's include, gulpfile.js's assets). */
+export function isBuildCurrent(root = REPO_ROOT): boolean {
+	const built = fs.statSync(path.join(root, 'dist'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+	const inputs = ['credentials', 'nodes'].flatMap((folder) =>
+		fs
+			.readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+			.map((name) => path.join(folder, name)),
+	);
+	// A folder's own time changes as files come and go.
+	const all = [...inputs, 'credentials', 'nodes', 'tsconfig.json', 'gulpfile.js'];
+	return all.every((input) => fs.statSync(path.join(root, input)).mtimeMs < built);
+}
+
+/** Runs the project's own `npm run build` into ./dist, as a user of the repository would; dist/ gets the time it began. */
 export function buildPackageInRepo(): void {
+	const began = new Date();
 	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
 	if (result.exitCode !== 0)
 		throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
+	fs.utimesSync(path.join(REPO_ROOT, 'dist'), began, began);
 }
