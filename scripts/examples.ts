@@ -59,10 +59,9 @@ const ALERT_TRIGGER = 'Operator availability';
 /** How often example 7's copy polls: each change is seen within it, and it polls again before the next change. */
 const ALERT_POLL_SECONDS = 3;
 /**
- * The moments example 7's copy shows its IF, in Europe/Berlin: nobody online on a Sunday at noon (outside business
- * hours), back on a Monday at noon (inside), so that both branches run in every run. At the real time, a weekend run
- * would be outside business hours in every time zone: from Saturday 06:00 to Sunday 19:00 UTC, Friday 18:00 has passed
- * at UTC-12 and Monday 09:00 has not come at UTC+14.
+ * What example 7's copy shows its IF, in Europe/Berlin: nobody online on a Sunday at noon, back on a Monday at noon, so
+ * that both branches run in every run. The real time could not: from Saturday 06:00 to Sunday 19:00 UTC, it is the
+ * weekend in every time zone (UTC-12 to UTC+14).
  */
 export const ALERT_CLOCK = {
 	id: 'svcRunAlertPinned3s',

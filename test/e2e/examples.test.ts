@@ -30,7 +30,8 @@ const observed: Observed[] = [];
 let exportExecutions: StoredExecution[] = [];
 let alertExecutions: StoredExecution[] = [];
 
-// The demo's data set.
+// The demo's data set. An n8n of its own (one start, then REST): the examples find their credential by its name,
+// "Svc sandbox", which must point at this file's sandbox, and example 7 sets every operator offline and back.
 const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
 	operatorsBefore = started.sandbox.control.getOperators();
 	await runExamples(started.n8n, started.sandbox, {
@@ -242,7 +243,7 @@ test('4. website login pairs the visitor and answers with the snippet; logout re
 	expect(rtRequests('provide_visitor_fields').map((entry) => entry.status)).toEqual([200, 200]);
 });
 
-test('1. the chat trigger, published in n8n start, polls on activation and exports every message of every finished chat', async () => {
+test('1. the chat trigger, published, polls at once and exports every message of every finished chat', async () => {
 	const { step } = observedStep(EXAMPLE_IDS.exportFinishedChats, /Finished chats/);
 	const { chats } = await sandboxAllChats(env.sandbox);
 	const finished = chats.filter((chat) => finalState(chat) === 'closed');
