@@ -10,6 +10,7 @@ import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime
 import { run } from '../scripts/processes';
 import { figures, round, type Figures } from './stats';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
+import { executeBatch } from '../test/harness/executeBatch';
 
 export interface P2Options {
 	runs: number;
@@ -181,7 +182,7 @@ async function verifyOutputs(
 	http: Workflow,
 	chats: number,
 ): Promise<{ svcItems: number; httpItems: number }> {
-	const { runs, errors } = await n8n.executeBatch([svc.id, http.id]);
+	const { runs, errors } = await executeBatch(n8n, [svc.id, http.id]);
 	if (Object.keys(errors).length)
 		throw new Error(`The P2 workflows failed: ${JSON.stringify(errors)}`);
 	const svcItems = nodeOutput(runs[svc.id], 'Svc Chat');
@@ -201,7 +202,7 @@ async function verifyOutputs(
 
 /** One run of each shape through `execute-batch`: both give every chat, in the same order; each transcript is whole. */
 async function verifyShapes(n8n: N8n, simplified: Workflow, transcript: Workflow, chats: number) {
-	const { runs, errors } = await n8n.executeBatch([simplified.id, transcript.id]);
+	const { runs, errors } = await executeBatch(n8n, [simplified.id, transcript.id]);
 	if (Object.keys(errors).length)
 		throw new Error(`The P2 Transcript workflows failed: ${JSON.stringify(errors)}`);
 	const [plain, transcribed] = [simplified, transcript].map((one) =>
@@ -247,6 +248,8 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 		log(
 			`P2: Simplified and Transcript give all ${chats} chats, each transcript a line per message`,
 		);
+		// Importing started the server: measured without it, and `n8n execute` takes its task-broker port.
+		await n8n.stop();
 
 		const measured: Record<'svc' | 'http', ExecuteMeasure[]> = { svc: [], http: [] };
 		for (let run = 0; run < runs; run++) {

@@ -14,7 +14,7 @@ import {
 	type ExampleStep,
 } from './examples';
 import { N8n } from './n8n';
-import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from './runtime';
+import { buildPackageInRepo, ensureRuntime, isBuildCurrent, REPO_ROOT } from './runtime';
 import { freePort, killAllNow, seconds, type Log } from './processes';
 
 const USAGE = `Usage: npm start [-- options]
@@ -38,11 +38,12 @@ const started = Date.now();
 const elapsed = () => seconds(Date.now() - started);
 const log: Log = (line) => console.log(`  · ${line}`);
 
-/** The runtime and the built package, then the demo's sandbox: 30 chats over the past 30 days, the same on every start. */
+/** The runtime and the package, built if its code changed, then the sandbox: 30 chats over the past 30 days, as on every start. */
 async function prepare() {
 	const runtime = ensureRuntime(log);
-	buildPackageInRepo();
-	log(`package built (npm run build) at ${elapsed()}`);
+	const changed = !isBuildCurrent();
+	if (changed) buildPackageInRepo();
+	log(`package ${changed ? 'built (npm run build)' : 'not built: dist/ is newer'} at ${elapsed()}`);
 	const sandbox = await startSandbox({ seed: 1, chats: 30 });
 	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
 	return { runtime, sandbox };
@@ -169,15 +170,13 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	const orphaned = () => process.ppid !== parent && !stopRequestedAt && stop('npm ended', 0);
 	setInterval(orphaned, 500).unref();
 
-	// A failure from here on ends in main(), which ends every child process.
+	// A failure from here on ends in main(), which ends every child process. The examples come back as shipped, static
+	// data too: as the sandbox starts afresh, so does the trigger's cursor. (Importing starts n8n.)
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([sandboxCredential(sandbox)]);
-	// Re-imported on every start: the examples come back as shipped, and as the sandbox starts afresh, so does
-	// the trigger's cursor (n8n keeps a workflow's static data over an import unless it is given).
-	await n8n.importWorkflows(readExamples().map((workflow) => ({ ...workflow, staticData: null })));
+	await n8n.importWorkflows(readExamples());
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, EXAMPLE_IDS.nobodyOnline]);
-	await n8n.start();
 	// Keeps the demo data moving, so the trigger has something new to find.
 	let previous: string | number | undefined;
 	setInterval(() => {

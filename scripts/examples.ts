@@ -26,7 +26,7 @@ export const EXAMPLE_IDS = {
 	nobodyOnline: 'svcExample7Nobody',
 } as const;
 
-/** The examples that run in production (webhooks, the chat trigger): published before `n8n start`. */
+/** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */
 const { exportFinishedChats, crmBroadcast, visitorPairing } = EXAMPLE_IDS;
 export const PUBLISHED_EXAMPLES = [exportFinishedChats, crmBroadcast, visitorPairing];
 
@@ -47,18 +47,6 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-/** A scheduled example that execute-batch can start: a Manual Trigger in its trigger's place, waits of 2 s, not hours. */
-function manualVariant(workflow: Workflow, triggerName: string, id: string): Workflow {
-	const nodes = workflow.nodes.map((node) => {
-		if (node.name === triggerName)
-			return { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
-		const timed = (node.parameters.resume ?? 'timeInterval') === 'timeInterval';
-		if (node.type !== 'n8n-nodes-base.wait' || !timed) return node;
-		return { ...node, parameters: { ...node.parameters, amount: 2, unit: 'seconds' } };
-	});
-	return { ...workflow, id, name: `${workflow.name} (run from "${triggerName}")`, nodes };
-}
-
 /** Poll times for every `seconds` s: one custom cron per second mark, as n8n refuses a cron firing more than once a minute. */
 export const pollEvery = (seconds: number) => ({
 	item: Array.from({ length: 60 / seconds }, (_, index) => ({
@@ -67,14 +55,42 @@ export const pollEvery = (seconds: number) => ({
 	})),
 });
 
-/** A copy of a polling example whose trigger polls every `seconds` s, so that a run need not wait for minute marks. */
-function pollingVariant(workflow: Workflow, triggerName: string, id: string, seconds: number) {
+const ALERT_TRIGGER = 'Operator availability';
+/** How often example 7's copy polls: each change is seen within it, and it polls again before the next change. */
+const ALERT_POLL_SECONDS = 3;
+/**
+ * What example 7's copy shows its IF, in Europe/Berlin: nobody online on a Sunday at noon, back on a Monday at noon, so
+ * that both branches run in every run. The real time could not: from Saturday 06:00 to Sunday 19:00 UTC, it is the
+ * weekend in every time zone (UTC-12 to UTC+14).
+ */
+export const ALERT_CLOCK = {
+	id: 'svcRunAlertPinned3s',
+	zone: 'Europe/Berlin',
+	offline: '2026-11-29T11:00:00.000Z',
+	back: '2026-11-30T11:00:00.000Z',
+};
+
+/** Example 7 polling every few seconds, its IF seeing ALERT_CLOCK: a Set node between them gives detected_at. */
+function alertCopy(workflow: Workflow): Workflow {
+	const pollTimes = pollEvery(ALERT_POLL_SECONDS);
 	const nodes = workflow.nodes.map((node) =>
-		node.name === triggerName
-			? { ...node, parameters: { ...node.parameters, pollTimes: pollEvery(seconds) } }
-			: node,
+		node.name === ALERT_TRIGGER ? { ...node, parameters: { ...node.parameters, pollTimes } } : node,
 	);
-	return { ...workflow, id, name: `${workflow.name} (polling every ${seconds} s)`, nodes };
+	const value = `={{ $json.available ? '${ALERT_CLOCK.back}' : '${ALERT_CLOCK.offline}' }}`;
+	const assignments = [{ id: 'c1', name: 'detected_at', value, type: 'string' }];
+	const parameters = { assignments: { assignments }, includeOtherFields: true, options: {} };
+	const clock = { id: 'c1', name: 'Pinned clock', type: 'n8n-nodes-base.set', typeVersion: 3.4 };
+	nodes.push({ ...clock, position: [-100, 400], parameters });
+	const { [ALERT_TRIGGER]: triggerOutput, ...connections } = workflow.connections;
+	const toClock = { main: [[{ node: clock.name, type: 'main' as const, index: 0 }]] };
+	return {
+		...workflow,
+		id: ALERT_CLOCK.id,
+		name: `${workflow.name} (every ${ALERT_POLL_SECONDS} s, pinned clock)`,
+		nodes,
+		connections: { ...connections, [ALERT_TRIGGER]: toClock, [clock.name]: triggerOutput },
+		settings: { ...workflow.settings, timezone: ALERT_CLOCK.zone },
+	};
 }
 
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
@@ -87,7 +103,7 @@ export function pinnedBody(workflow: Workflow, webhookName: string): Record<stri
 export interface ExampleStep {
 	title: string;
 	workflowId: string;
-	/** How n8n ran it: `n8n execute-batch` (schedules), a production webhook call, or a trigger activated by `n8n start`. */
+	/** What ran it: the editor's "Execute workflow" (schedules), a production webhook call, or its trigger, published. */
 	how: string;
 	/** Output items of the nodes worth showing, by node name: their json, plus the name, type and size of any file. */
 	outputs: Record<string, Array<Record<string, unknown>>>;
@@ -120,38 +136,27 @@ async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<Ru
 
 type WebhookCall = { workflow: Workflow; webhook: string; body?: unknown; nth?: number };
 
-/** Calls a webhook example (404 while n8n still registers it), checks its answer and records the `nth` execution. */
-async function webhookStep(
-	n8n: N8n,
-	{ workflow, webhook, body = pinnedBody(workflow, webhook), nth = 1 }: WebhookCall,
-	title: string,
-	shown: string[],
-): Promise<ExampleStep> {
+/** Posts to a published webhook example (by default its pinned sample): how, and its answer, which must be a 200. */
+async function callWebhook(n8n: N8n, { workflow, webhook, body }: WebhookCall) {
 	const node = workflow.nodes.find(({ name }) => name === webhook);
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${webhook}"`);
-	const how = `POST /webhook/${String(node.parameters.path)}`;
-	const url = `${n8n.baseUrl}${how.slice('POST '.length)}`;
-	const post = async () => {
-		const reply = await postJsonOnNewConnection(url, body, 60_000);
-		return reply.status !== 404 && reply;
-	};
-	const what = `POST ${url} (still 404)`;
-	const { status, text } = await waitUntil(post, { what, timeoutMs: 30_000, everyMs: 500 });
+	const route = `/webhook/${String(node.parameters.path)}`;
+	const posted = body ?? pinnedBody(workflow, webhook);
+	const { status, text } = await postJsonOnNewConnection(`${n8n.baseUrl}${route}`, posted, 60_000);
 	const answer: unknown = await Promise.resolve(text)
 		.then(JSON.parse)
 		.catch(() => text);
 	if (status !== 200) throw new Error(`"${webhook}" answered ${status}: ${JSON.stringify(answer)}`);
-	const outputs = outputsOf(await nthSuccess(n8n, workflow.id, nth), shown);
-	return { title, workflowId: workflow.id, how, outputs, response: { status: 200, body: answer } };
+	return { how: `POST ${route}`, response: { status, body: answer } };
 }
 
 /**
- * Runs every example once against the sandbox the `Svc sandbox` credential points at, the way it runs for users:
- * the scheduled ones from their schedule trigger (through `n8n execute-batch`), the webhook ones by calling their
- * production URLs, and the chat triggers by activation in `n8n start` (example 7 polls every 5 s while every
- * operator goes offline and back: it changes the sandbox's operators' statuses, and restores them). n8n must have
- * the package and credential. `onStep` is called after each step, e.g. to look at the sandbox before the next one
- * changes it. Throws on the first step that fails; always stops the n8n server it started.
+ * Runs every example once against the sandbox the `Svc sandbox` credential points at, the way it runs for users, in
+ * the running n8n: the scheduled ones started from their schedule trigger as the editor's "Execute workflow" does, the
+ * webhook ones by calling their production URLs, and the chat triggers by publishing (example 7's copy, ALERT_CLOCK,
+ * polls every few seconds while every operator goes offline and back: it changes the sandbox's operators' statuses, and
+ * restores them). n8n must have the package and credential. `onStep` is called after each step, e.g. to look at the
+ * sandbox before the next one changes it. Throws on the first step that fails.
  */
 export async function runExamples(
 	n8n: N8n,
@@ -160,84 +165,81 @@ export async function runExamples(
 ): Promise<ExampleStep[]> {
 	const examples = readExamples();
 	const example = (id: string) => findExample(examples, id);
-	const pairing = example(EXAMPLE_IDS.visitorPairing);
-	const alertTrigger = 'Operator availability';
-	const variants = {
-		stats: manualVariant(example(EXAMPLE_IDS.dailyStats), 'Every day at 07:00', 'svcRunStats0700'),
-		lunch: manualVariant(example(EXAMPLE_IDS.lunchBreak), 'Every day at 13:00', 'svcRunLunch1300'),
-		alert: pollingVariant(example(EXAMPLE_IDS.nobodyOnline), alertTrigger, 'svcRunAlert5s', 5),
+	// The lunch break with a wait of two seconds, not an hour.
+	const lunchBreak = example(EXAMPLE_IDS.lunchBreak);
+	const lunch = {
+		...lunchBreak,
+		id: 'svcRunLunch1300',
+		name: `${lunchBreak.name} (a wait of 2 s)`,
+		nodes: lunchBreak.nodes.map((node) =>
+			node.type === 'n8n-nodes-base.wait'
+				? { ...node, parameters: { ...node.parameters, amount: 2, unit: 'seconds' } }
+				: node,
+		),
 	};
-	await n8n.importWorkflows([...examples, ...Object.values(variants)]);
+	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
+	await n8n.importWorkflows([...examples, lunch, alert]);
 
 	const steps: ExampleStep[] = [];
-	const record = async (step: ExampleStep) => {
-		steps.push(step);
+	/** Records the `nth` execution of a workflow as a step, with the output of the nodes `shown`. */
+	const record = async (step: Omit<ExampleStep, 'outputs'>, shown: string[], nth = 1) => {
+		const outputs = outputsOf(await nthSuccess(n8n, step.workflowId, nth), shown);
+		steps.push({ ...step, outputs });
 		log(`ran: ${step.title}`);
-		await onStep?.(step);
+		await onStep?.({ ...step, outputs });
 	};
 
-	// Schedules run once now, together in one n8n process (each n8n start costs seconds); the lunch hour lasts two seconds.
-	const { runs, errors } = await n8n.executeBatch([variants.stats.id, variants.lunch.id]);
-	const scheduledStep = async ({ id }: Workflow, title: string, shown: string[]) => {
-		if (errors[id]) throw new Error(`${title}: the workflow failed: ${errors[id]}`);
-		const how = 'n8n execute-batch';
-		await record({ title, workflowId: id, how, outputs: outputsOf(runs[id], shown) });
+	// The schedules, one after the other, before anything polls the operators the lunch break changes.
+	const rest = await n8n.rest();
+	const scheduled = async ({ id }: Workflow, trigger: string, title: string, shown: string[]) => {
+		await rest('POST', `workflows/${id}/run`, { triggerToStartFrom: { name: trigger } });
+		await record({ title, workflowId: id, how: `"Execute workflow" from "${trigger}"` }, shown);
 	};
-	await scheduledStep(variants.stats, 'Daily operator statistics (07:00)', ['Report columns']);
+	const stats = example(EXAMPLE_IDS.dailyStats);
+	const statsShown = ['Report columns'];
+	await scheduled(stats, 'Every day at 07:00', 'Daily operator statistics (07:00)', statsShown);
 	const lunchShown = ['Online operators', 'Set to dinner', 'Back online'];
-	await scheduledStep(variants.lunch, 'Lunch break (13:00, back at 14:00)', lunchShown);
+	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
 
-	// Webhooks and the chat trigger run in production: publish, then `n8n start`.
-	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, variants.alert.id]);
-	await n8n.start();
+	// Webhooks and the chat triggers run in production once published.
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, alert.id]);
 	const webhook = async (call: WebhookCall, title: string, shown: string[]) => {
-		const step = await webhookStep(n8n, call, title, shown);
-		await record(step);
-		return step.response?.body as Record<string, unknown> | null;
+		const { how, response } = await callWebhook(n8n, call);
+		await record({ title, workflowId: call.workflow.id, how, response }, shown, call.nth);
+		return response.body as Record<string, unknown> | null;
 	};
-	try {
-		const crm = { workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' };
-		const sent = ['Skip contacts already sent', 'Send template'];
-		await webhook(crm, 'CRM webhook sends a template broadcast', sent);
-		// A CRM that resends its webhook: Remove Duplicates lets nobody through a second time.
-		await webhook({ ...crm, nth: 2 }, 'The same campaign again: nobody gets it twice', sent);
-		const login = { workflow: pairing, webhook: 'Website login' };
-		const answer = await webhook(login, 'Website login pairs the visitor', ['Pair token']);
-		const token = answer?.auth_token;
-		if (typeof token !== 'string')
-			throw new Error(`"Website login" answered no auth_token: ${JSON.stringify(answer)}`);
-		const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
-		await webhook({ ...logout, nth: 2 }, 'Website logout removes the pairing', ['Remove token']);
+	const crm = { workflow: example(EXAMPLE_IDS.crmBroadcast), webhook: 'CRM webhook' };
+	const sent = ['Skip contacts already sent', 'Send template'];
+	await webhook(crm, 'CRM webhook sends a template broadcast', sent);
+	// A CRM that resends its webhook: Remove Duplicates lets nobody through a second time.
+	await webhook({ ...crm, nth: 2 }, 'The same campaign again: nobody gets it twice', sent);
+	const pairing = example(EXAMPLE_IDS.visitorPairing);
+	const login = { workflow: pairing, webhook: 'Website login' };
+	const answer = await webhook(login, 'Website login pairs the visitor', ['Pair token']);
+	const token = answer?.auth_token;
+	if (typeof token !== 'string')
+		throw new Error(`"Website login" answered no auth_token: ${JSON.stringify(answer)}`);
+	const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
+	await webhook({ ...logout, nth: 2 }, 'Website logout removes the pairing', ['Remove token']);
 
-		// Activation polls once at once; that poll reads the history from the beginning.
-		const exportRun = await nthSuccess(n8n, EXAMPLE_IDS.exportFinishedChats, 1);
-		await record({
-			title: 'Finished chats exported (Svc Chat Trigger, polled on activation)',
-			workflowId: EXAMPLE_IDS.exportFinishedChats,
-			how: 'published; n8n start',
-			outputs: outputsOf(exportRun, ['Finished chats', 'Spreadsheet columns', 'CSV file']),
-		});
+	// Publishing polled once at once; that poll read the history from the beginning.
+	const title = 'Finished chats exported (Svc Chat Trigger, polled when published)';
+	const exported = { title, workflowId: EXAMPLE_IDS.exportFinishedChats, how: 'publishing it' };
+	await record(exported, ['Finished chats', 'Spreadsheet columns', 'CSV file']);
 
-		// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
-		await waitUntil(
-			async () =>
-				(await n8n.staticData(variants.alert.id))?.[`node:${alertTrigger}`]?.operatorEvents !==
-				undefined,
-			{ what: `the first poll of "${alertTrigger}"`, timeoutMs: 60_000, everyMs: 500 },
-		);
-		const alertStep = async (nth: number, title: string) => {
-			const data = await nthSuccess(n8n, variants.alert.id, nth);
-			const shown = [alertTrigger, 'Message for the team', 'Outside business hours'];
-			const how = 'published, polling every 5 s; n8n start';
-			await record({ title, workflowId: variants.alert.id, how, outputs: outputsOf(data, shown) });
-		};
-		const before = sandbox.control.getOperators();
-		sandbox.control.cycleOperators({ statuses: ['offline'] });
-		await alertStep(1, 'Nobody online: every operator was set offline');
-		for (const { id, status } of before) sandbox.control.setOperatorStatus(id, status);
-		await alertStep(2, 'Nobody online: the operators are back');
-	} finally {
-		await n8n.stop();
-	}
+	// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
+	await waitUntil(
+		async () => (await n8n.staticData(alert.id))?.[`node:${ALERT_TRIGGER}`]?.operatorEvents,
+		{ what: `the first poll of "${ALERT_TRIGGER}"`, timeoutMs: 60_000, everyMs: 250 },
+	);
+	const how = `its trigger, published, polling every ${ALERT_POLL_SECONDS} s (its IF sees a pinned clock)`;
+	const shown = [ALERT_TRIGGER, 'Message for the team', 'Outside business hours'];
+	const alertStep = async (nth: number, title: string) =>
+		await record({ title, workflowId: alert.id, how }, shown, nth);
+	const before = sandbox.control.getOperators();
+	sandbox.control.cycleOperators({ statuses: ['offline'] });
+	await alertStep(1, 'Nobody online: every operator was set offline');
+	for (const { id, status } of before) sandbox.control.setOperatorStatus(id, status);
+	await alertStep(2, 'Nobody online: the operators are back');
 	return steps;
 }

@@ -8,7 +8,7 @@ import { text } from 'node:stream/consumers';
 
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import { readExecutions, type RestCall, type RunData } from './executions';
+import { readExecutions, type RestCall } from './executions';
 import * as processes from './processes';
 import { freePort, quiet, seconds, waitUntil, type Log, type Started } from './processes';
 import type { N8nRuntime } from './runtime';
@@ -24,11 +24,9 @@ export type Owner = typeof DEFAULT_OWNER;
 /** Fixed, so credentials imported in one run stay readable in the next (demo) and across CLI calls (tests). */
 const ENCRYPTION_KEY = 'n8n-nodes-svc-local-encryption-key-not-a-secret';
 
-/** A workflow as `n8n import:workflow` reads it; a null staticData clears what n8n kept from an earlier import. */
+/** A workflow as n8n exports it (importWorkflows leaves `active` out: publishWorkflows publishes). */
 export type Workflow = Pick<IWorkflowBase, 'id' | 'name' | 'nodes' | 'connections'> &
-	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active'>> & {
-		staticData?: IWorkflowBase['staticData'] | null;
-	};
+	Partial<Pick<IWorkflowBase, 'settings' | 'pinData' | 'active' | 'staticData' | 'isArchived'>>;
 /** A credential as `n8n export:credentials` writes it (decrypted), of any type. */
 export type ExportedCredential = { id: string; name: string; type: string; data: IDataObject };
 
@@ -189,8 +187,9 @@ export class N8n {
 		};
 	}
 
-	/** The owner's session on the running server, logged in once per start. */
+	/** The owner's session on the server, logged in once per start; starts it first: most of n8n goes through REST. */
 	async rest(): Promise<RestCall> {
+		await this.start();
 		this.session ??= this.restSession().catch((error: unknown) => {
 			this.session = undefined;
 			throw error;
@@ -223,67 +222,69 @@ export class N8n {
 		return result;
 	}
 
-	/** Imports credentials or workflows through the CLI, one file each, in a folder that never outlives the import. */
-	private async importFiles(
-		kind: 'credentials' | 'workflow',
-		items: Array<{ id: string; name: string }>,
-	) {
-		const folder = fs.mkdtempSync(path.join(this.userFolder, 'import-'));
-		try {
-			for (const item of items)
-				fs.writeFileSync(`${folder}/${item.id}.json`, JSON.stringify(item), { mode: 0o600 });
-			await this.cli([`import:${kind}`, '--separate', `--input=${folder}`]);
-		} finally {
-			fs.rmSync(folder, { recursive: true, force: true });
+	/**
+	 * Creates credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them, through the REST API, updating
+	 * one of the same name and type (the demo's). n8n gives them ids of its own; a workflow's reference whose id it lacks
+	 * finds them by name and type (replaceInvalidCredentials, n8n/dist/workflow-helpers.js in 2.41.1 and 1.123.81).
+	 */
+	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
+		const rest = await this.rest();
+		const existing = (await rest('GET', 'credentials')) as unknown as ExportedCredential[];
+		for (const { name, type, data } of credentials) {
+			const same = existing.find((stored) => stored.name === name && stored.type === type);
+			const route = same ? `credentials/${same.id}` : 'credentials';
+			await rest(same ? 'PATCH' : 'POST', route, { name, type, data });
 		}
-		this.log(`n8n import:${kind}: ${items.map(({ name }) => `"${name}"`).join(', ')}`);
+		this.log(`credentials: ${credentials.map(({ name }) => `"${name}"`).join(', ')}`);
 	}
 
-	/** Imports credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them; n8n encrypts them with the instance key. */
-	importCredentials = async (credentials: ExportedCredential[]) =>
-		await this.importFiles('credentials', credentials);
+	/**
+	 * Creates workflows with their ids through the REST API, replacing one of the same id with its executions and static
+	 * data (the demo's examples come back as shipped). The CLI imports them where REST cannot: on n8n 1.x, which drops a
+	 * given id (POST /rest/workflows, 1.123.81's workflows.controller.js), and with static data, which 2.x's leaves out.
+	 */
+	async importWorkflows(workflows: Workflow[]): Promise<void> {
+		const rest = await this.rest();
+		if (this.runtime.flavour.name === 'n8n-1' || workflows.some(({ staticData }) => staticData)) {
+			const file = path.join(this.userFolder, 'workflows-to-import.json');
+			fs.writeFileSync(file, JSON.stringify(workflows));
+			await this.cli(['import:workflow', `--input=${file}`]).finally(() => fs.rmSync(file));
+		} else {
+			const stored = (await rest('GET', 'workflows')) as unknown as Workflow[];
+			for (const workflow of workflows) {
+				const same = stored.find(({ id }) => id === workflow.id);
+				if (same && !same.isArchived) await rest('POST', `workflows/${same.id}/archive`, {});
+				// Archiving unpublishes it through n8n's publication outbox, after the call: till then, DELETE is a 409.
+				const deleted = async () => await rest('DELETE', `workflows/${workflow.id}`).then(Boolean);
+				const what = `the deletion of workflow ${workflow.id}`;
+				if (same) await waitUntil(deleted, { what, timeoutMs: 60_000, process: this.server });
+				await rest('POST', 'workflows', workflow);
+			}
+		}
+		this.log(`workflows: ${workflows.map(({ name }) => `"${name}"`).join(', ')}`);
+	}
 
-	importWorkflows = async (workflows: Workflow[]) => await this.importFiles('workflow', workflows);
-
-	/** Marks workflows to run in production (triggers, webhooks) when `n8n start` next boots. */
+	/** Publishes workflows through the REST API, and waits until their triggers and webhooks run (2.x: after the call). */
 	async publishWorkflows(ids: string[]): Promise<void> {
-		for (const id of ids) await this.cli(this.runtime.flavour.activateArgs(id));
-	}
-
-	/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */
-	async executeBatch(ids: string[]) {
-		// n8n's execute-batch quietly leaves out an ID without a digit in it.
-		const undigited = ids.filter((id) => !/\d/.test(id));
-		if (undigited.length)
-			throw new Error(`n8n execute-batch runs no workflow ID without a digit: ${undigited.join()}`);
-		const snapshots = fs.mkdtempSync(path.join(this.userFolder, 'snapshots-'));
-		const summaryFile = path.join(snapshots, 'summary.json');
-		const output = [`--snapshot=${snapshots}`, `--output=${summaryFile}`];
-		const args = [`--ids=${ids.join(',')}`, ...output, '--retries=0', '--shortOutput'];
-		const batch = await this.cli(['execute-batch', ...args], { allowFailure: true });
-		const read = <T>(file: string) => (fs.existsSync(file) ? readJson<T>(file) : undefined);
-		const runs: Record<string, RunData> = {};
+		const rest = await this.rest();
 		for (const id of ids) {
-			const snapshot = read<{ data: RunData }>(path.join(snapshots, `${id}-snapshot.json`));
-			if (snapshot) runs[id] = snapshot.data;
+			const { versionId } = await rest('GET', `workflows/${id}`);
+			await rest('POST', `workflows/${id}/activate`, { versionId });
+			// n8n 2.41.1 starts them through its publication outbox, after the call; 1.x in it.
+			if (this.runtime.flavour.name === 'n8n-1') continue;
+			const settled = async () => {
+				const publication = await rest('GET', `workflows/${id}/publication-status`);
+				return publication.status !== 'in_progress' && publication;
+			};
+			const publication = await waitUntil(settled, { what: `publishing ${id}`, timeoutMs: 60_000 });
+			if (publication.status !== 'published')
+				throw new Error(`Publishing workflow ${id}: ${JSON.stringify(publication)}`);
 		}
-		type Failures = Record<'errors' | 'warnings', Array<{ workflowId: string; error: string }>>;
-		const summary = read<{ summary: Failures }>(summaryFile)?.summary;
-		// n8n files a failure under warnings when its message reads as passing (a 503, ECONNRESET, a missing parameter).
-		const failures = [...(summary?.errors ?? []), ...(summary?.warnings ?? [])];
-		const errors = Object.fromEntries(failures.map(({ workflowId, error }) => [workflowId, error]));
-		fs.rmSync(snapshots, { recursive: true, force: true });
-		const missing = ids.filter((id) => !runs[id] && !errors[id]);
-		if (missing.length) {
-			const said = `${batch.stdout}\n${batch.stderr}`.trim().slice(-3_000);
-			throw new Error(`n8n execute-batch gave no result for ${missing.join(', ')}:\n${said}`);
-		}
-		return { runs, errors };
 	}
 
-	/** Starts the instance's command and waits (two minutes at most) until its port (a worker's QUEUE_HEALTH_CHECK_PORT) is ready. */
+	/** Starts the instance's command unless it runs; waits (2 min at most) for its port (a worker's QUEUE_HEALTH_CHECK_PORT). */
 	async start(): Promise<void> {
-		if (this.server) throw new Error('n8n is already running');
+		if (this.server) return;
 		const started = Date.now();
 		const command = this.options.command ?? ['start'];
 		const what = `n8n ${command.join(' ')}`;
@@ -326,15 +327,9 @@ export class N8n {
 		this.earlierOutput = (this.earlierOutput + server.output()).slice(-200_000);
 	}
 
-	/** Executions through the REST API; while n8n is down (a crash, execute-batch) it runs for the read, triggers and all. */
+	/** Executions through the REST API (starting n8n when it does not run: after a crash, it runs its triggers again). */
 	async readExecutions(workflowId: string, options: { all?: boolean; withData?: boolean } = {}) {
-		const startedForRead = !this.server;
-		if (startedForRead) await this.start();
-		try {
-			return await readExecutions(await this.rest(), this.runtime, workflowId, options);
-		} finally {
-			if (startedForRead) await this.stop();
-		}
+		return await readExecutions(await this.rest(), this.runtime, workflowId, options);
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */

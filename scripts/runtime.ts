@@ -11,23 +11,21 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
 
 /**
- * The one place where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under
- * runtime/, n8n-runtime.sh's N8N_RUNTIME_FLAVOUR), the environment of every n8n process (undefined removes a variable),
- * and the CLI arguments that mark a workflow active for the next `n8n start`. Everything else is the same command.
+ * Where n8n 1.x and 2.x differ for this harness: where the runtime comes from (`pins`: its folder under runtime/,
+ * n8n-runtime.sh's N8N_RUNTIME_FLAVOUR) and the environment of every n8n process (undefined removes a variable). The
+ * rest is in N8n: 1.x's owner set-up and its import of workflows.
  */
 export const FLAVOURS = {
 	'n8n-2': {
 		name: 'n8n-2',
 		pins: '.',
 		env: { N8N_DISABLED_MODULES: 'mcp-registry,instance-ai' },
-		activateArgs: (id: string) => ['publish:workflow', `--id=${id}`],
 	},
 	'n8n-1': {
 		name: 'n8n-1',
 		pins: 'n8n-1',
 		// 1.x refuses unknown module names ('mcp-registry'), and runs expressions without isolated-vm (not built here).
 		env: { N8N_DISABLED_MODULES: undefined, N8N_EXPRESSION_ENGINE: 'legacy' },
-		activateArgs: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	},
 } as const;
 export type N8nFlavour = (typeof FLAVOURS)[keyof typeof FLAVOURS];
@@ -89,9 +87,24 @@ export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
 	fs.closeSync(output);
 }
 
-/** Runs the project's own `npm run build` into ./dist, as a user of the repository would. */
+/** Whether dist/ was built after every change to what `npm run build` reads (tsconfig.json's include, gulpfile.js's assets). */
+export function isBuildCurrent(root = REPO_ROOT): boolean {
+	const built = fs.statSync(path.join(root, 'dist'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+	const inputs = ['credentials', 'nodes'].flatMap((folder) =>
+		fs
+			.readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+			.map((name) => path.join(folder, name)),
+	);
+	// A folder's own time changes as files come and go.
+	const all = [...inputs, 'credentials', 'nodes', 'tsconfig.json', 'gulpfile.js'];
+	return all.every((input) => fs.statSync(path.join(root, input)).mtimeMs < built);
+}
+
+/** Runs the project's own `npm run build` into ./dist, as a user of the repository would; dist/ gets the time it began. */
 export function buildPackageInRepo(): void {
+	const began = new Date();
 	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
 	if (result.exitCode !== 0)
 		throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
+	fs.utimesSync(path.join(REPO_ROOT, 'dist'), began, began);
 }

@@ -23,6 +23,7 @@ import {
 	workflowWith,
 	type RecordingServer,
 } from './recordingServer';
+import { executeBatch } from '../harness/executeBatch';
 
 const WORKFLOWS = path.join(__dirname, 'workflows');
 /** An HTTP Request node given the sandbox's Svc credential, aimed at `recorder`. */
@@ -62,7 +63,7 @@ beforeAll(async () => {
 			SANDBOX_CREDENTIAL,
 		),
 	]);
-	({ runs, errors } = await env.n8n.executeBatch(BATCH));
+	({ runs, errors } = await executeBatch(env.n8n, BATCH));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -78,7 +79,7 @@ function successfulRun(id: string): RunData {
 
 /** Runs one workflow on its own (for steps whose order matters) and gives its run data; n8n's error fails the test. */
 async function runAlone(id: string): Promise<RunData> {
-	const batch = await env.n8n.executeBatch([id]);
+	const batch = await executeBatch(env.n8n, [id]);
 	if (!batch.runs[id] || batch.errors[id])
 		throw new Error(`Workflow ${id} failed: ${batch.errors[id]}`);
 	return batch.runs[id];
@@ -86,7 +87,6 @@ async function runAlone(id: string): Promise<RunData> {
 
 /** n8n's stored record of a batch run, read through its REST API: n8n starts on the first read and runs until afterAll. */
 async function onlyExecution(workflowId: string): Promise<StoredExecution> {
-	if (!env.n8n.running) await env.n8n.start();
 	const executions = await env.n8n.readExecutions(workflowId);
 	expect(executions).toHaveLength(1);
 	return executions[0];

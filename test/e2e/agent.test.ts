@@ -16,6 +16,7 @@ import {
 	TEST_TIMEOUT_MS,
 	type E2eEnvironment,
 } from './environment';
+import { executeBatch } from '../harness/executeBatch';
 
 const ANNA = 'anna@svc.test';
 const UNKNOWN_EMAIL = 'nobody-here@svc.test';
@@ -62,7 +63,7 @@ beforeAll(async () => {
 		{ id, name, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
 	]);
 	await env.n8n.importWorkflows([example]);
-	const { runs, errors } = await env.n8n.executeBatch([example.id]);
+	const { runs, errors } = await executeBatch(env.n8n, [example.id]);
 	run = { data: runs[example.id], error: errors[example.id] };
 }, SETUP_TIMEOUT_MS);
 

@@ -11,6 +11,7 @@ import {
 	workflowWith,
 	type RecordingServer,
 } from './recordingServer';
+import { executeBatch } from '../harness/executeBatch';
 
 const OWNER: Owner = {
 	email: 'owner@svc-e2e.test',
@@ -52,7 +53,7 @@ let scriptedReply: {
 	reason?: string;
 } = { status: 200, body: '{"tariffs":[]}', headers: {} };
 let cookie = '';
-let batch: Awaited<ReturnType<N8n['executeBatch']>>;
+let batch: Awaited<ReturnType<typeof executeBatch>>;
 const messagesSeen: string[] = [];
 
 const HTTP_REQUEST_WORKFLOW = 'svcE2eHttpSteal';
@@ -144,7 +145,7 @@ beforeAll(async () => {
 			CREDENTIAL,
 		),
 	]);
-	batch = await n8n.executeBatch([HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
+	batch = await executeBatch(n8n, [HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	await n8n.start();
 	const login = await rest('POST', 'login', {
 		emailOrLdapLoginId: OWNER.email,

@@ -6,15 +6,15 @@ import path from 'node:path';
 
 import type { Chat } from '../../nodes/SvcChat/types';
 import { freePort, run, start, stop, waitUntil, type Started } from '../../scripts/processes';
+import { EXAMPLE_IDS } from '../../scripts/examples';
 import { REPO_ROOT } from '../../scripts/runtime';
 import { TEST_TIMEOUT_MS } from './environment';
 
-// Each start costs tens of seconds of both cores (build, imports, n8n): one per way of stopping, nothing more.
 jest.setTimeout(TEST_TIMEOUT_MS);
 
-/** The demo's n8n folder for this file, so that a user's .cache/demo-n8n (and their running demo) stays untouched. */
-const demoFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-test-'));
-afterAll(() => fs.rmSync(demoFolder, { recursive: true, force: true }));
+/** The demo's n8n folders of this file, so that a user's .cache/demo-n8n (and their running demo) stays untouched. */
+const folders = [1, 2].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-test-')));
+afterAll(() => folders.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));
 
 /** A process as /proc shows it; its start time tells it apart from a later process given the same pid. */
 type ProcessInfo = { pid: number; ppid: number; state: string; startTime: string; command: string };
@@ -66,47 +66,96 @@ type Demo = {
 	sandboxPort: number;
 	/** Every process npm had started once the demo was ready: the demo script, n8n, n8n's task runner… */
 	processes: ProcessInfo[];
+	startedAt: number;
 };
 
-const running: Demo[] = [];
-afterEach(async () => {
-	// A failed test must not leave n8n behind: it runs in a process group of its own, which npm's group does not include.
-	for (const demo of running.splice(0)) {
-		await stop(demo.npm, 'SIGKILL');
-		for (const left of demo.processes.filter(isRunning)) process.kill(left.pid, 'SIGKILL');
-	}
-});
-
-/** `npm start -- --port <free port>` in the repository, as a user types it, until the welcome text is out. */
-async function startDemo(): Promise<Demo> {
-	const port = await freePort();
+/** `npm start -- --port <port>` in the repository, as a user types it, in `folder`, until the welcome text is out. */
+async function startDemo(folder: string, port: number): Promise<Demo> {
+	const startedAt = Date.now();
 	const npm = start('npm', ['start', '--', '--port', String(port)], {
 		cwd: REPO_ROOT,
-		env: { ...process.env, SVC_DEMO_FOLDER: demoFolder },
+		env: { ...process.env, SVC_DEMO_FOLDER: folder },
 	});
-	const demo: Demo = { npm, n8nPort: port, sandboxUrl: '', sandboxPort: 0, processes: [] };
-	running.push(demo);
 	const welcomed = async () => /SIGHUP to npm\)\.\n─+\n/.test(npm.output());
-	await waitUntil(welcomed, {
-		what: 'npm start',
-		timeoutMs: TEST_TIMEOUT_MS - 60_000,
-		process: npm,
-	});
-	expect(npm.output()).toContain(`n8n is ready`);
-	expect(npm.output()).toMatch(new RegExp(`:  http://127\\.0\\.0\\.1:${port}\\n`));
+	const what = 'npm start';
+	await waitUntil(welcomed, { what, timeoutMs: TEST_TIMEOUT_MS - 60_000, process: npm }).catch(
+		async (error: unknown) => {
+			await stop(npm, 'SIGKILL');
+			throw error;
+		},
+	);
 	const sandboxUrl = /Svc sandbox on (http:\/\/127\.0\.0\.1:(\d+))/.exec(npm.output());
-	demo.sandboxUrl = sandboxUrl?.[1] ?? '';
-	demo.sandboxPort = Number(sandboxUrl?.[2]);
-	demo.processes = descendants(npm.pid!);
-	expect(demo.processes.map(({ command }) => command)).toEqual(
+	const sandboxPort = Number(sandboxUrl?.[2]);
+	const processes = descendants(npm.pid!);
+	return {
+		npm,
+		n8nPort: port,
+		sandboxUrl: sandboxUrl?.[1] ?? '',
+		sandboxPort,
+		processes,
+		startedAt,
+	};
+}
+
+/** Ends what is left of a demo: a failed test must not leave n8n behind (its process group is not npm's). */
+async function kill(demo: Demo): Promise<void> {
+	await stop(demo.npm, 'SIGKILL');
+	for (const left of demo.processes.filter(isRunning)) process.kill(left.pid, 'SIGKILL');
+}
+
+/**
+ * The four demos, in the order of the tests, two at a time (each start costs seconds of both cores): the first two in
+ * new folders, then each folder's restart once its first demo has ended, as a user starts the demo again.
+ */
+const demos: Array<Promise<Demo>> = [];
+beforeAll(async () => {
+	const ports = [await freePort()];
+	while (ports.length < 2)
+		ports.push(await freePort().then((port) => (ports.includes(port) ? 0 : port)));
+	const first = folders.map((folder, index) => startDemo(folder, ports[index]));
+	const ended = first.map(
+		async (demo) =>
+			await demo.then(
+				async ({ npm }) => await npm,
+				() => undefined,
+			),
+	);
+	const restarts = folders.map(async (folder, index) => {
+		await ended[index];
+		return await startDemo(folder, ports[index]);
+	});
+	demos.push(...first, ...restarts);
+	// Not left unhandled when a test that would have taken it failed earlier.
+	for (const demo of demos) demo.catch(() => undefined);
+});
+let inTest: Demo | undefined;
+afterEach(async () => {
+	if (inTest) await kill(inTest);
+	inTest = undefined;
+});
+afterAll(async () => {
+	for (const demo of await Promise.allSettled(demos))
+		if (demo.status === 'fulfilled') await kill(demo.value);
+});
+
+/** The `nth` demo, once ready as the welcome text says: n8n and the sandbox on their ports, the package not rebuilt. */
+async function demo(nth: number): Promise<Demo> {
+	const started = await demos[nth];
+	inTest = started;
+	const { npm, n8nPort, sandboxPort, processes } = started;
+	expect(npm.output()).toContain(`n8n is ready`);
+	expect(npm.output()).toMatch(new RegExp(`:  http://127\\.0\\.0\\.1:${n8nPort}\\n`));
+	// Jest's global set-up has built dist/ from this code: a start without a change does not build again.
+	expect(npm.output()).toContain('package not built: dist/ is newer');
+	expect(processes.map(({ command }) => command)).toEqual(
 		expect.arrayContaining([
 			expect.stringMatching(/ scripts\/demo\.ts --port \d+$/),
 			expect.stringMatching(/\/n8n\/bin\/n8n start$/),
 		]),
 	);
-	expect(await listens(port)).toBe(true);
-	expect(await listens(demo.sandboxPort)).toBe(true);
-	return demo;
+	expect(await listens(n8nPort)).toBe(true);
+	expect(await listens(sandboxPort)).toBe(true);
+	return started;
 }
 
 /** Sends `signal`, then waits (30 s at most) until every process npm started is gone and the two ports are closed. */
@@ -128,7 +177,6 @@ async function stopsEverything(demo: Demo, send: () => void): Promise<void> {
 	expect(npm.output()).toMatch(/\nStopped\.\n/);
 	// One stop, not a second signal taken as "stop now".
 	expect(npm.output().match(/: stopping n8n and the sandbox…/g)).toHaveLength(1);
-	running.splice(running.indexOf(demo), 1);
 }
 
 /** The curl commands the welcome text prints, continuation lines joined, in order. */
@@ -139,6 +187,25 @@ const curlLines = (output: string) =>
 		.map((line) => /curl -s .*$/.exec(line)?.[0])
 		.filter((line) => line !== undefined);
 
+/** The export example's executions, read as the user the welcome text names would: logged in, through n8n's REST API. */
+async function exportExecutions({ npm, n8nPort }: Demo) {
+	const [, email, password] = /Log in with {3}(\S+) {2}\/ {2}(\S+)/.exec(npm.output()) ?? [];
+	const n8n = `http://127.0.0.1:${n8nPort}/rest`;
+	const login = await fetch(`${n8n}/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+	});
+	expect(login.status).toBe(200);
+	const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+	const filter = encodeURIComponent(
+		JSON.stringify({ workflowId: EXAMPLE_IDS.exportFinishedChats }),
+	);
+	const page = await fetch(`${n8n}/executions?filter=${filter}`, { headers: { cookie } });
+	type Summary = { mode: string; status: string; startedAt: string };
+	return ((await page.json()) as { data: { results: Summary[] } }).data.results;
+}
+
 async function curl(line: string): Promise<unknown> {
 	const result = await run('sh', ['-c', line], { timeout: 60_000, env: process.env });
 	expect({ line, exitCode: result.exitCode }).toEqual({ line, exitCode: 0 });
@@ -146,8 +213,8 @@ async function curl(line: string): Promise<unknown> {
 }
 
 test("SIGINT to npm stops everything it started, after the welcome text's curl lines did what it says", async () => {
-	const demo = await startDemo();
-	const lines = curlLines(demo.npm.output());
+	const started = await demo(0);
+	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
 	expect(lines).toHaveLength(9);
 
@@ -162,22 +229,16 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(updated.messages).toHaveLength((added.messages?.length ?? 0) + 1);
 	const closed = (await curl(withId(close))) as Chat;
 	expect(closed.state_history?.at(-1)?.state).toBe('closed');
-	const stored = await curl(`curl -s '${demo.sandboxUrl}/__control/chat?id=${added.id}'`);
+	const stored = await curl(`curl -s '${started.sandboxUrl}/__control/chat?id=${added.id}'`);
 	expect(stored).toEqual(closed);
 
-	// The other lines: a campaign (n8n may still be registering its webhooks), a login, the operators.
+	// The other lines, at once: the demo publishes its examples before it prints them.
 	const [campaign, broadcasts] = [
 		...at('/webhook/svc-crm-broadcast'),
 		...at('__control/broadcasts'),
 	];
-	const sent = await waitUntil(
-		async () => {
-			const answer = await curl(campaign);
-			return Array.isArray(answer) && answer;
-		},
-		{ what: `the campaign line: ${campaign}`, timeoutMs: 30_000, everyMs: 500 },
-	);
-	expect(sent.map((entry: { result?: string }) => entry.result)).toEqual(['ok', 'ok']);
+	const sent = (await curl(campaign)) as Array<{ result?: string }>;
+	expect(sent.map((entry) => entry.result)).toEqual(['ok', 'ok']);
 	expect(await curl(broadcasts)).toEqual([
 		expect.objectContaining({ data: expect.objectContaining({ template_id: 'welcome_v2' }) }),
 	]);
@@ -189,28 +250,33 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(offline.map(({ status }) => status)).toEqual(offline.map(() => 'offline'));
 	expect(await curl(at('__control/operators')[0])).toEqual(offline);
 
-	await stopsEverything(demo, () => process.kill(demo.npm.pid!, 'SIGINT'));
-	expect(demo.npm.output()).toContain('Ctrl-C (SIGINT): stopping n8n and the sandbox…');
-	expect(await demo.npm).toMatchObject({ exitCode: 0 });
+	await stopsEverything(started, () => process.kill(started.npm.pid!, 'SIGINT'));
+	expect(started.npm.output()).toContain('Ctrl-C (SIGINT): stopping n8n and the sandbox…');
+	expect(await started.npm).toMatchObject({ exitCode: 0 });
 });
 
 test('SIGTERM to npm (a process manager, timeout, a container stop) stops everything it started', async () => {
-	const demo = await startDemo();
-	await stopsEverything(demo, () => process.kill(demo.npm.pid!, 'SIGTERM'));
-	expect(demo.npm.output()).toContain('SIGTERM: stopping n8n and the sandbox…');
-	expect(await demo.npm).toMatchObject({ exitCode: 0 });
+	const started = await demo(1);
+	await stopsEverything(started, () => process.kill(started.npm.pid!, 'SIGTERM'));
+	expect(started.npm.output()).toContain('SIGTERM: stopping n8n and the sandbox…');
+	expect(await started.npm).toMatchObject({ exitCode: 0 });
 });
 
-test('SIGHUP to npm, which ends npm alone, stops everything it started', async () => {
-	const demo = await startDemo();
-	await stopsEverything(demo, () => process.kill(demo.npm.pid!, 'SIGHUP'));
-	expect(demo.npm.output()).toContain('npm ended: stopping n8n and the sandbox…');
-	expect(await demo.npm).toMatchObject({ signal: 'SIGHUP' });
+test('SIGHUP to npm, which ends npm alone, stops everything it started (a restart: the examples as shipped)', async () => {
+	const started = await demo(2);
+	// The first start's export ran in this folder; its workflow was replaced, its executions with it: one, new.
+	const [execution, ...more] = await exportExecutions(started);
+	expect(more).toEqual([]);
+	expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
+	expect(Date.parse(execution.startedAt)).toBeGreaterThan(started.startedAt);
+	await stopsEverything(started, () => process.kill(started.npm.pid!, 'SIGHUP'));
+	expect(started.npm.output()).toContain('npm ended: stopping n8n and the sandbox…');
+	expect(await started.npm).toMatchObject({ signal: 'SIGHUP' });
 });
 
 test('Ctrl-C in a terminal (SIGINT to the whole foreground group: npm and the demo) stops everything once', async () => {
-	const demo = await startDemo();
+	const started = await demo(3);
 	// npm leads its group, as a terminal's foreground job does.
-	await stopsEverything(demo, () => process.kill(-demo.npm.pid!, 'SIGINT'));
-	expect(await demo.npm).toMatchObject({ exitCode: 0 });
+	await stopsEverything(started, () => process.kill(-started.npm.pid!, 'SIGINT'));
+	expect(await started.npm).toMatchObject({ exitCode: 0 });
 });

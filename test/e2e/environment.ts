@@ -52,8 +52,8 @@ const log = process.env.E2E_VERBOSE
 	: quiet;
 
 /**
- * One n8n user folder per test file (each n8n CLI call costs seconds), with the package from ./dist installed
- * the way n8n installs community packages. Jest's global set-up has just built ./dist.
+ * One n8n per test file, with the package from ./dist installed the way n8n installs community packages (jest's
+ * global set-up has just built it), running: importing the credentials through its REST API starts it.
  */
 export async function startE2eEnvironment(
 	options: {

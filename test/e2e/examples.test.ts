@@ -1,6 +1,7 @@
 // E2E: every workflow in examples/ runs once inside a real n8n (as `npm start -- --headless` runs them), checked against the sandbox.
 import type { Operator, OperatorStatsRow } from '../../nodes/SvcChat/types';
 import {
+	ALERT_CLOCK,
 	EXAMPLE_IDS,
 	findExample,
 	pinnedBody,
@@ -14,6 +15,7 @@ import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
+import { executeBatch } from '../harness/executeBatch';
 
 interface Observed {
 	step: ExampleStep;
@@ -28,7 +30,8 @@ const observed: Observed[] = [];
 let exportExecutions: StoredExecution[] = [];
 let alertExecutions: StoredExecution[] = [];
 
-// The demo's data set.
+// The demo's data set. An n8n of its own (one start, then REST): the examples find their credential by its name,
+// "Svc sandbox", which must point at this file's sandbox, and example 7 sets every operator offline and back.
 const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
 	operatorsBefore = started.sandbox.control.getOperators();
 	await runExamples(started.n8n, started.sandbox, {
@@ -41,7 +44,7 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 			});
 			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats)
 				exportExecutions = await started.n8n.readExecutions(step.workflowId);
-			if (step.workflowId === 'svcRunAlert5s' && /back/.test(step.title)) {
+			if (step.workflowId === ALERT_CLOCK.id && /back/.test(step.title)) {
 				// Two more polls after the last change: an availability reported twice would be a third execution.
 				const polls = () =>
 					started.sandbox.control
@@ -93,20 +96,20 @@ test('each example is an importable workflow named "Svc: …", with a sticky not
 
 test('every example ran', () => {
 	expect(observed.map(({ step }) => step.workflowId)).toEqual([
-		'svcRunStats0700',
+		EXAMPLE_IDS.dailyStats,
 		'svcRunLunch1300',
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.exportFinishedChats,
-		'svcRunAlert5s',
-		'svcRunAlert5s',
+		ALERT_CLOCK.id,
+		ALERT_CLOCK.id,
 	]);
 });
 
 test('5. daily statistics: one row per operator for yesterday, named and busiest first', async () => {
-	const { step, at } = observedStep('svcRunStats0700', /statistics/);
+	const { step, at } = observedStep(EXAMPLE_IDS.dailyStats, /statistics/);
 	// The n8n instance runs in UTC, so "yesterday" is the UTC day before the run.
 	const yesterday = new Date(at - 86_400_000).toISOString().slice(0, 10);
 	const rows = await sandboxGet<OperatorStatsRow[]>(
@@ -240,7 +243,7 @@ test('4. website login pairs the visitor and answers with the snippet; logout re
 	expect(rtRequests('provide_visitor_fields').map((entry) => entry.status)).toEqual([200, 200]);
 });
 
-test('1. the chat trigger, published in n8n start, polls on activation and exports every message of every finished chat', async () => {
+test('1. the chat trigger, published, polls at once and exports every message of every finished chat', async () => {
 	const { step } = observedStep(EXAMPLE_IDS.exportFinishedChats, /Finished chats/);
 	const { chats } = await sandboxAllChats(env.sandbox);
 	const finished = chats.filter((chat) => finalState(chat) === 'closed');
@@ -278,9 +281,9 @@ test('1. the chat trigger, published in n8n start, polls on activation and expor
 	expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
 });
 
-test('7. nobody online: one execution when every operator went offline, one when they came back; the IF keeps business hours', () => {
-	const offline = observedStep('svcRunAlert5s', /offline/);
-	const back = observedStep('svcRunAlert5s', /back/);
+test('7. nobody online: one execution when every operator went offline, one when they came back; its IF takes both branches', () => {
+	const offline = observedStep(ALERT_CLOCK.id, /offline/);
+	const back = observedStep(ALERT_CLOCK.id, /back/);
 	const onlineBefore = operatorsBefore.filter((operator) => operator.status === 'online');
 	expect(onlineBefore.length).toBeGreaterThan(0);
 	expect(offline.operators.map(({ status }) => status)).toEqual(
@@ -326,30 +329,19 @@ test('7. nobody online: one execution when every operator went offline, one when
 	expect(upAfter).toBeLessThan(upAt.getTime());
 	expect(upAt.getTime()).toBeLessThanOrEqual(back.at);
 
-	// The instance runs in UTC: business hours are Monday to Friday, 09:00 to 18:00 UTC at detected_at.
-	const expected: Array<[Observed, Record<string, unknown>, Date, string]> = [
-		[offline, down, downAt, `Nobody is online since ${downAt.toISOString().slice(11, 16)}.`],
-		[
-			back,
-			up,
-			upAt,
-			`Back online (${onlineBefore.length}): ${onlineBefore.map(({ full_name }) => full_name).join(', ')}`,
-		],
-	];
-	for (const [{ step }, item, at, text] of expected) {
-		const inHours =
-			at.getUTCDay() >= 1 && at.getUTCDay() <= 5 && at.getUTCHours() >= 9 && at.getUTCHours() < 18;
-		if (inHours)
-			expect(step.outputs).toEqual({
-				'Operator availability': [item],
-				'Message for the team': [{ text }],
-			});
-		else
-			expect(step.outputs).toEqual({
-				'Operator availability': [item],
-				'Outside business hours': [item],
-			});
-	}
+	// The IF sees the pinned clock, in Europe/Berlin: nobody online on a Sunday at noon, back on a Monday at noon.
+	expect(ALERT_CLOCK).toMatchObject({ zone: 'Europe/Berlin' });
+	expect(new Date(ALERT_CLOCK.offline).toUTCString()).toBe('Sun, 29 Nov 2026 11:00:00 GMT');
+	expect(new Date(ALERT_CLOCK.back).toUTCString()).toBe('Mon, 30 Nov 2026 11:00:00 GMT');
+	expect(offline.step.outputs).toEqual({
+		'Operator availability': [down],
+		'Outside business hours': [{ ...down, detected_at: ALERT_CLOCK.offline }],
+	});
+	const names = onlineBefore.map(({ full_name }) => full_name).join(', ');
+	expect(back.step.outputs).toEqual({
+		'Operator availability': [up],
+		'Message for the team': [{ text: `Back online (${onlineBefore.length}): ${names}` }],
+	});
 });
 
 /** A Manual Trigger named Start, and a link to one node: the pieces of the small workflows below. */
@@ -415,7 +407,7 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 		settings: { ...alert.settings, timezone: 'Pacific/Auckland' },
 	};
 	await env.n8n.importWorkflows([variant]);
-	const { runs, errors } = await env.n8n.executeBatch([variant.id]);
+	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
 	expect(errors).toEqual({});
 	expect(nodeOutput(runs[variant.id], 'Message for the team')).toEqual([
 		{ text: 'Nobody is online since 09:30.' },
@@ -448,7 +440,7 @@ describe("the harness reads every outcome of n8n's execute-batch", () => {
 		};
 		try {
 			await env.n8n.importWorkflows([workflow]);
-			const { runs, errors } = await env.n8n.executeBatch([workflow.id]);
+			const { runs, errors } = await executeBatch(env.n8n, [workflow.id]);
 			expect(runs).toEqual({});
 			expect(errors[workflow.id]).toMatch(/Internal Server Error.* on node Tariffs$/s);
 		} finally {
@@ -457,7 +449,7 @@ describe("the harness reads every outcome of n8n's execute-batch", () => {
 	});
 
 	test('a workflow ID without a digit, which execute-batch quietly leaves out, is refused with that reason', async () => {
-		await expect(env.n8n.executeBatch(['svcNoDigitHere'])).rejects.toThrow(
+		await expect(executeBatch(env.n8n, ['svcNoDigitHere'])).rejects.toThrow(
 			'n8n execute-batch runs no workflow ID without a digit: svcNoDigitHere',
 		);
 	});

@@ -19,6 +19,7 @@ import {
 	type FaultServer,
 	type SeenRequest,
 } from './faultServer';
+import { executeBatch } from '../harness/executeBatch';
 
 /**
  * The node has no timeout setting: each attempt gets the transport's default, 60 s. The installed copy gets a short
@@ -319,7 +320,7 @@ describe.each(['n8n-2', 'n8n-1'] as const)('%s', (line) => {
 		);
 		const workflow = matrixWorkflow(CASES);
 		await env.n8n.importWorkflows([workflow]);
-		const { runs, errors } = await env.n8n.executeBatch([workflow.id]);
+		const { runs, errors } = await executeBatch(env.n8n, [workflow.id]);
 		if (!runs[workflow.id]) throw new Error(`The matrix workflow failed: ${errors[workflow.id]}`);
 		const results: Record<string, CaseResult> = {};
 		for (const name of CASES) {
