@@ -1,5 +1,5 @@
-// E2E: the Svc Chat node inside a real n8n (n8n execute-batch and n8n execute), against the sandbox; and what an HTTP
-// Request node given the Svc credential sends.
+// E2E: the Svc Chat node inside a real n8n (workflows run as the editor runs them), against the sandbox; and what an
+// HTTP Request node given the Svc credential sends.
 import path from 'node:path';
 
 import type { Department, Operator, Tariff } from '../../nodes/SvcChat/types';
@@ -16,6 +16,7 @@ import {
 	WRONG_PASSWORD_CREDENTIAL,
 	type E2eEnvironment,
 } from './environment';
+import { runManually } from './manualRuns';
 import {
 	carrying,
 	recordingServer,
@@ -62,7 +63,7 @@ beforeAll(async () => {
 			SANDBOX_CREDENTIAL,
 		),
 	]);
-	({ runs, errors } = await env.n8n.executeBatch(BATCH));
+	({ runs, errors } = await runManually(env.n8n, BATCH));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -78,15 +79,14 @@ function successfulRun(id: string): RunData {
 
 /** Runs one workflow on its own (for steps whose order matters) and gives its run data; n8n's error fails the test. */
 async function runAlone(id: string): Promise<RunData> {
-	const batch = await env.n8n.executeBatch([id]);
+	const batch = await runManually(env.n8n, [id]);
 	if (!batch.runs[id] || batch.errors[id])
 		throw new Error(`Workflow ${id} failed: ${batch.errors[id]}`);
 	return batch.runs[id];
 }
 
-/** n8n's stored record of a batch run, read through its REST API: n8n starts on the first read and runs until afterAll. */
+/** n8n's stored record of a workflow's one run, read through its REST API. */
 async function onlyExecution(workflowId: string): Promise<StoredExecution> {
-	if (!env.n8n.running) await env.n8n.start();
 	const executions = await env.n8n.readExecutions(workflowId);
 	expect(executions).toHaveLength(1);
 	return executions[0];

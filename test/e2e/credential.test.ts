@@ -11,6 +11,7 @@ import {
 	workflowWith,
 	type RecordingServer,
 } from './recordingServer';
+import { runManually } from './manualRuns';
 
 const OWNER: Owner = {
 	email: 'owner@svc-e2e.test',
@@ -52,7 +53,7 @@ let scriptedReply: {
 	reason?: string;
 } = { status: 200, body: '{"tariffs":[]}', headers: {} };
 let cookie = '';
-let batch: Awaited<ReturnType<N8n['executeBatch']>>;
+let batch: Awaited<ReturnType<typeof runManually>>;
 const messagesSeen: string[] = [];
 
 const HTTP_REQUEST_WORKFLOW = 'svcE2eHttpSteal';
@@ -144,8 +145,7 @@ beforeAll(async () => {
 			CREDENTIAL,
 		),
 	]);
-	batch = await n8n.executeBatch([HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
-	await n8n.start();
+	batch = await runManually(n8n, [HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	const login = await rest('POST', 'login', {
 		emailOrLdapLoginId: OWNER.email,
 		password: OWNER.password,
