@@ -1,5 +1,5 @@
-// E2E: the Svc Chat node inside a real n8n (n8n execute-batch and n8n execute), against the sandbox; and what an HTTP
-// Request node given the Svc credential sends.
+// E2E: the Svc Chat node inside a real n8n (workflows run as the editor runs them), against the sandbox; and what an
+// HTTP Request node given the Svc credential sends.
 import path from 'node:path';
 
 import type { Department, Operator, Tariff } from '../../nodes/SvcChat/types';
@@ -16,6 +16,7 @@ import {
 	WRONG_PASSWORD_CREDENTIAL,
 	type E2eEnvironment,
 } from './environment';
+import { runManually } from './manualRuns';
 import {
 	carrying,
 	recordingServer,
@@ -23,7 +24,6 @@ import {
 	workflowWith,
 	type RecordingServer,
 } from './recordingServer';
-import { executeBatch } from '../harness/executeBatch';
 
 const WORKFLOWS = path.join(__dirname, 'workflows');
 /** An HTTP Request node given the sandbox's Svc credential, aimed at `recorder`. */
@@ -63,7 +63,7 @@ beforeAll(async () => {
 			SANDBOX_CREDENTIAL,
 		),
 	]);
-	({ runs, errors } = await executeBatch(env.n8n, BATCH));
+	({ runs, errors } = await runManually(env.n8n, BATCH));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -79,13 +79,13 @@ function successfulRun(id: string): RunData {
 
 /** Runs one workflow on its own (for steps whose order matters) and gives its run data; n8n's error fails the test. */
 async function runAlone(id: string): Promise<RunData> {
-	const batch = await executeBatch(env.n8n, [id]);
+	const batch = await runManually(env.n8n, [id]);
 	if (!batch.runs[id] || batch.errors[id])
 		throw new Error(`Workflow ${id} failed: ${batch.errors[id]}`);
 	return batch.runs[id];
 }
 
-/** n8n's stored record of a batch run, read through its REST API: n8n starts on the first read and runs until afterAll. */
+/** n8n's stored record of a workflow's one run, read through its REST API. */
 async function onlyExecution(workflowId: string): Promise<StoredExecution> {
 	const executions = await env.n8n.readExecutions(workflowId);
 	expect(executions).toHaveLength(1);

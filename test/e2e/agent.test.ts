@@ -16,7 +16,7 @@ import {
 	TEST_TIMEOUT_MS,
 	type E2eEnvironment,
 } from './environment';
-import { executeBatch } from '../harness/executeBatch';
+import { runManually } from './manualRuns';
 
 const ANNA = 'anna@svc.test';
 const UNKNOWN_EMAIL = 'nobody-here@svc.test';
@@ -44,7 +44,7 @@ function script(request: ChatRequest): ModelTurn {
 let env: E2eEnvironment;
 let model: ScriptedModel;
 let operatorsBefore: Operator[];
-/** The run of example 6 through n8n execute-batch: its run data, and the error n8n reported, if any. */
+/** The run of example 6, as the editor runs it: its run data, and the error n8n reported, if any. */
 let run: { data?: RunData; error?: string };
 
 beforeAll(async () => {
@@ -63,7 +63,7 @@ beforeAll(async () => {
 		{ id, name, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
 	]);
 	await env.n8n.importWorkflows([example]);
-	const { runs, errors } = await executeBatch(env.n8n, [example.id]);
+	const { runs, errors } = await runManually(env.n8n, [example.id]);
 	run = { data: runs[example.id], error: errors[example.id] };
 }, SETUP_TIMEOUT_MS);
 

@@ -28,6 +28,20 @@ const CHROMIUM_FLAGS = [
 /** How long the editor may take to show its first page under CPU load, well inside the e2e tests' 5-minute bound. */
 const EDITOR_LOAD_TIMEOUT_MS = 120_000;
 
+/**
+ * Every page's transitions and animations end at once: the editor slides its panels and menus in, and each click
+ * waits until its target stands still. The steps check the state they end in, which stays the same.
+ */
+const NO_TRANSITIONS = `{
+	const style = () => {
+		const sheet = document.createElement('style');
+		sheet.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }';
+		document.head.append(sheet);
+	};
+	if (document.head) style();
+	else document.addEventListener('DOMContentLoaded', style);
+}`;
+
 export interface Browser {
 	context: BrowserContext;
 	page: Page;
@@ -51,6 +65,7 @@ export async function launchBrowser(): Promise<Browser> {
 	// n8n's editor is several megabytes of script: on a loaded machine its first page takes longer than Playwright's
 	// 30 s default to load, so navigations get the bound the sign-in form gets below.
 	context.setDefaultNavigationTimeout(EDITOR_LOAD_TIMEOUT_MS);
+	await context.addInitScript(NO_TRANSITIONS);
 	const page = context.pages()[0] ?? (await context.newPage());
 	const responses: string[] = [];
 	page.on('response', (response) => {
@@ -93,10 +108,92 @@ export async function logIn(page: Page, baseUrl: string, owner: Owner): Promise<
 export const byTestId = (scope: Page | Locator, id: string): Locator =>
 	scope.locator(`[data-test-id="${id}"]`);
 
-/** Opens a stored workflow and waits until its canvas shows nodes and the "+" of the node creator. */
+/** What the page's globals look like to the functions below that run in it (the project's types have no DOM). */
+type InPage = {
+	document: { querySelector(selector: string): unknown };
+	svcRoute?: { to: string; result?: 'arrived' | 'overtaken' };
+};
+type Router = {
+	currentRoute: { value: { fullPath: string } };
+	push(to: string): Promise<unknown>;
+};
+
+/** Runs in the page: starts going to `to` through the loaded app's router (Vue keeps the app on its mount element). */
+function startRoute(to: string): boolean {
+	const page = globalThis as unknown as InPage;
+	const mount = page.document.querySelector('#app') as {
+		__vue_app__?: { config: { globalProperties: { $router?: Router } } };
+	} | null;
+	const router = mount?.__vue_app__?.config.globalProperties.$router;
+	if (!router) return false;
+	const route: NonNullable<InPage['svcRoute']> = { to };
+	page.svcRoute = route;
+	if (router.currentRoute.value.fullPath === to) route.result = 'arrived';
+	// A failure (another navigation of the app's own took over) is returned, not thrown.
+	else
+		router.push(to).then(
+			(failure) => (route.result = failure ? 'overtaken' : 'arrived'),
+			() => (route.result = 'overtaken'),
+		);
+	return true;
+}
+
+/** Runs in the page: how the navigation started by startRoute goes; false while it is under way. */
+function routeState(leavePrompt: string) {
+	const { svcRoute, document } = globalThis as unknown as InPage;
+	return svcRoute?.result ?? (document.querySelector(leavePrompt) !== null && 'asks');
+}
+
+/** n8n asks this before leaving a workflow whose changes its autosave has not stored yet. */
+const LEAVE_PROMPT = '[role="dialog"][aria-label="Save changes before leaving?"]';
+
+/**
+ * Goes to a page of the editor as its own links do, through the router of the loaded app, and loads it only when no
+ * editor is loaded yet: each load runs megabytes of n8n's script again, seconds per step. Changes n8n has not saved yet
+ * are dropped, as a reload drops them.
+ */
+export async function openEditorPage(page: Page, baseUrl: string, route: string): Promise<void> {
+	if (!page.url().startsWith(baseUrl) || !(await page.evaluate(startRoute, route))) {
+		await page.goto(`${baseUrl}${route}`);
+		return;
+	}
+	for (let overtaken = 0; ; ) {
+		const state = await (
+			await page.waitForFunction(routeState, LEAVE_PROMPT, { timeout: EDITOR_LOAD_TIMEOUT_MS })
+		).jsonValue();
+		if (state === 'arrived') return;
+		if (state === 'asks') {
+			const prompt = page.locator(LEAVE_PROMPT);
+			await prompt.getByRole('button', { name: 'Leave without saving' }).click();
+			await prompt.waitFor({ state: 'hidden' });
+		} else if (++overtaken < 3) await page.evaluate(startRoute, route);
+		else throw new Error(`The editor did not go to ${route}: its own navigations took over`);
+	}
+}
+
+/** Opens a stored workflow and waits until its canvas shows its nodes and the "+" of the node creator. */
 export async function openWorkflow(page: Page, baseUrl: string, workflowId: string): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflowId}`);
-	await byTestId(page, 'canvas-node').first().waitFor({ timeout: 90_000 });
+	await openEditorPage(page, baseUrl, `/workflow/${workflowId}`);
+	// The last canvas stays on screen until the editor has read this workflow: wait for the nodes stored in it.
+	const { nodes } = await editorApi<{ nodes: Array<{ name: string }> }>(
+		page,
+		`workflows/${workflowId}`,
+	);
+	await page.waitForFunction(
+		(names) => {
+			const { document } = globalThis as unknown as {
+				document: {
+					querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string }>;
+				};
+			};
+			const shown = [...document.querySelectorAll('[data-test-id="canvas-node"]')];
+			return (
+				JSON.stringify(shown.map((node) => node.getAttribute('data-node-name')).sort()) === names
+			);
+		},
+		JSON.stringify(nodes.map((node) => node.name).sort()),
+		{ timeout: 90_000 },
+	);
 	await byTestId(page, 'node-creator-plus-button').waitFor({ timeout: 60_000 });
 }
 

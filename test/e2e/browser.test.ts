@@ -18,6 +18,7 @@ import {
 	launchBrowser,
 	logIn,
 	normalizeSpace,
+	openEditorPage,
 	openWorkflow,
 	operationPanels,
 	SCREENSHOTS_DIR,
@@ -592,7 +593,7 @@ async function expectTestMessage(modal: Locator, message: string): Promise<void>
 test('4. the credential modal tests the connection, shows the 401 and http:// refusals, and never shows the password', async () => {
 	const { page } = browser;
 	const sandboxPassword = sandboxCredential(env.sandbox).data.password;
-	await page.goto(`${env.n8n.baseUrl}/home/credentials`);
+	await openEditorPage(page, env.n8n.baseUrl, '/home/credentials');
 	await page.getByText(SANDBOX_CREDENTIAL.name, { exact: true }).first().click();
 	const modal = byTestId(page, 'editCredential-modal');
 	await byTestId(modal, 'credentials-config-container-test-success').waitFor({ timeout: 60_000 });
@@ -601,7 +602,7 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	await page.keyboard.press('Escape');
 
 	// A new credential, as a user creates one.
-	await page.goto(`${env.n8n.baseUrl}/home/credentials/create`);
+	await openEditorPage(page, env.n8n.baseUrl, '/home/credentials/create');
 	await byTestId(page, 'new-credential-type-select').click();
 	await page.keyboard.type('Svc API');
 	await byTestId(page, 'new-credential-type-select-option')
@@ -643,6 +644,9 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	for (const secret of [sandboxPassword, wrongPassword]) {
 		expect(browser.responses.filter((body) => body.includes(secret)).length).toBe(0);
 	}
+	// The next step goes on in this page: the form is closed, as a user closes it.
+	await page.keyboard.press('Escape');
+	await modal.waitFor({ state: 'hidden' });
 });
 
 test('7. Set Status with an unknown email: the canvas subtitle adds the operation, the error details show the Svc code, never "Error code 200"', async () => {

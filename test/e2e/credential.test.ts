@@ -11,7 +11,7 @@ import {
 	workflowWith,
 	type RecordingServer,
 } from './recordingServer';
-import { executeBatch } from '../harness/executeBatch';
+import { runManually } from './manualRuns';
 
 const OWNER: Owner = {
 	email: 'owner@svc-e2e.test',
@@ -53,7 +53,7 @@ let scriptedReply: {
 	reason?: string;
 } = { status: 200, body: '{"tariffs":[]}', headers: {} };
 let cookie = '';
-let batch: Awaited<ReturnType<typeof executeBatch>>;
+let batch: Awaited<ReturnType<typeof runManually>>;
 const messagesSeen: string[] = [];
 
 const HTTP_REQUEST_WORKFLOW = 'svcE2eHttpSteal';
@@ -145,8 +145,7 @@ beforeAll(async () => {
 			CREDENTIAL,
 		),
 	]);
-	batch = await executeBatch(n8n, [HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
-	await n8n.start();
+	batch = await runManually(n8n, [HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	const login = await rest('POST', 'login', {
 		emailOrLdapLoginId: OWNER.email,
 		password: OWNER.password,
