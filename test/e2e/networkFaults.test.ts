@@ -318,7 +318,7 @@ async function runMatrix(line: Line, env: E2eEnvironment): Promise<Record<string
 		if (!runs[id]) throw new Error(`${line}: the workflow of "${name}" failed: ${errors[id]}`);
 		const [fault, request] = name.split(' / ') as [Fault, RequestName];
 		const seen = (servers[fault]?.requests ?? []).filter(
-			(seen) => seen.authorization === authorization && REQUESTS[request].sent(seen),
+			(one) => one.authorization === authorization && REQUESTS[request].sent(one),
 		);
 		results[name] = { output: nodeOutput(runs[id], name), requests: seen.length };
 	}
@@ -352,7 +352,8 @@ beforeAll(async () => {
 		string
 	>;
 	hosts.refused = `http://127.0.0.1:${await closedPort()}`;
-	// The lines' n8ns start one after the other (each on the flavour chosen just before), and their matrices overlap:
+	// Each line has an n8n of its own: its installed package is patched (shortenAttemptTimeout), which no other file
+	// may see. The two start one after the other (each on the flavour chosen just before it), and their matrices overlap:
 	// a matrix mostly waits for stalls and backoff pauses.
 	const matrices: Array<Promise<void>> = [];
 	for (const line of LINES) {
