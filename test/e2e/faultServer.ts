@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the server does with each request once it has read it whole:
  * close: ends the connection without answering; reset: resets it; stall: never answers;
- * answer: answers as the API would; resetFirst: resets the first request, answers the later ones.
+ * answer: answers as the API would; resetFirst: resets each client's first request (clients are told apart by their
+ * Authorization header), answers its later ones.
  */
 export type FaultBehaviour = 'close' | 'reset' | 'stall' | 'answer' | 'resetFirst';
 
@@ -14,6 +15,7 @@ export interface SeenRequest {
 	method: string;
 	path: string;
 	body: string;
+	authorization?: string;
 }
 
 export interface FaultServer {
@@ -39,9 +41,10 @@ function readRequests(socket: net.Socket, onRequest: (request: SeenRequest) => v
 			const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
 			if (buffered.length < headEnd + 4 + length) return;
 			const [method, path] = head.split(' ');
+			const authorization = /\r\nauthorization:\s*([^\r]*)/i.exec(head)?.[1];
 			const body = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
 			buffered = buffered.subarray(headEnd + 4 + length);
-			onRequest({ method, path, body });
+			onRequest({ method, path, body, authorization });
 		}
 	});
 	socket.on('error', () => {});
@@ -68,9 +71,9 @@ export async function startFaultServer(
 		sockets.add(socket);
 		socket.on('close', () => sockets.delete(socket));
 		readRequests(socket, (request) => {
+			const firstOfClient = !requests.some((seen) => seen.authorization === request.authorization);
 			requests.push(request);
-			const act =
-				behaviour === 'resetFirst' ? (requests.length === 1 ? 'reset' : 'answer') : behaviour;
+			const act = behaviour === 'resetFirst' ? (firstOfClient ? 'reset' : 'answer') : behaviour;
 			if (act === 'close') socket.end();
 			else if (act === 'reset') socket.resetAndDestroy();
 			else if (act === 'answer') answer(socket, request);

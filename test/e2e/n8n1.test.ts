@@ -8,13 +8,7 @@ import path from 'node:path';
 
 import { nodeOutput } from '../../scripts/executions';
 import { readJson, type Workflow } from '../../scripts/n8n';
-import {
-	runtimeFlavour,
-	sandboxAllChats,
-	SETUP_TIMEOUT_MS,
-	startE2eEnvironment,
-	type E2eEnvironment,
-} from './environment';
+import { runtimeFlavour, sandboxAllChats, useE2eEnvironment } from './environment';
 import { testOperatorEvents } from './trigger-operators.scenario';
 
 const TRIGGER_WORKFLOW: Workflow = {
@@ -42,14 +36,12 @@ const TRIGGER_WORKFLOW: Workflow = {
 };
 
 describe('n8n 1.x: the polling trigger', () => {
-	let trigger: E2eEnvironment;
-
-	beforeAll(async () => {
-		trigger = await startE2eEnvironment({ sandbox: { seed: 21, chats: 250 } });
-	}, SETUP_TIMEOUT_MS);
-
-	afterAll(async () => {
-		await trigger?.dispose();
+	// One n8n for the chat trigger, activated as n8n starts, and for the operator events, whose triggers the scenario
+	// creates and publishes on it (they read GET /operators, the chat trigger reads /chats); the actions suite has its own.
+	const trigger = useE2eEnvironment({ sandbox: { seed: 21, chats: 250 } }, async (started) => {
+		await started.n8n.importWorkflows([TRIGGER_WORKFLOW]);
+		await started.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
+		await started.n8n.start();
 	});
 
 	test('this file really runs the pinned n8n 1.123.x on Node 20', () => {
@@ -67,15 +59,12 @@ describe('n8n 1.x: the polling trigger', () => {
 	});
 
 	test('activated in n8n start, it polls at once and emits every chat of the history, once', async () => {
-		await trigger.n8n.importWorkflows([TRIGGER_WORKFLOW]);
-		await trigger.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
-		await trigger.n8n.start();
 		const [execution] = await trigger.n8n.waitForExecutions(TRIGGER_WORKFLOW.id, 1, 120_000);
 		expect(execution).toMatchObject({ mode: 'trigger', status: 'success' });
 		const emitted = nodeOutput(execution.data, 'Chat changes').map((chat) => String(chat.id));
 		const { chats } = await sandboxAllChats(trigger.sandbox);
 		expect(emitted.sort()).toEqual(chats.map((chat) => String(chat.id)).sort());
 	});
-});
 
-testOperatorEvents();
+	testOperatorEvents(trigger);
+});

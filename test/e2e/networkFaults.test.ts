@@ -5,6 +5,7 @@ import type { INode } from 'n8n-workflow';
 
 import { nodeOutput } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
+import { executeBatch } from '../harness/executeBatch';
 import { closedPort } from '../unit/transport/support';
 import {
 	SETUP_TIMEOUT_MS,
@@ -19,7 +20,6 @@ import {
 	type FaultServer,
 	type SeenRequest,
 } from './faultServer';
-import { executeBatch } from '../harness/executeBatch';
 
 /**
  * The node has no timeout setting: each attempt gets the transport's default, 60 s. The installed copy gets a short
@@ -220,38 +220,38 @@ const CREDENTIAL_IDS: Record<Fault, string> = {
 	'reset once': 'svcFaultResetOn1',
 };
 
-/** One workflow: every case a node of its own, each fed by the trigger, and each turning its error into an item. */
-function matrixWorkflow(cases: string[]): Workflow {
-	const nodes: INode[] = cases.map((name, index) => {
-		const [fault, request] = name.split(' / ') as [Fault, RequestName];
-		return {
-			id: `fa170000-0000-4000-8000-${String(index + 1).padStart(12, '0')}`,
-			name,
-			type: 'n8n-nodes-svc.svcChat',
-			typeVersion: 1,
-			position: [240, index * 120],
-			parameters: REQUESTS[request].parameters,
-			credentials: { svcApi: { id: CREDENTIAL_IDS[fault], name: `Svc fault: ${fault}` } },
-			onError: 'continueRegularOutput',
-		};
-	});
+/**
+ * The workflow of one case: its node (named after the case, turning its error into an item) after a manual trigger.
+ * Every case has a workflow of its own, so that execute-batch runs them side by side: a case's time is the server's
+ * stall and the node's backoff pauses, not work, and one after another they added up to most of the file's time.
+ */
+function caseWorkflow(name: string, index: number): Workflow {
+	const [fault, request] = name.split(' / ') as [Fault, RequestName];
+	const nodeId = (node: number) => `fa170000-0000-4000-8000-${String(node).padStart(12, '0')}`;
 	return {
-		id: 'svcE2eNetworkFault',
-		name: 'E2E: network faults',
+		id: `svcE2eNetFault${String(index).padStart(2, '0')}`,
+		name: `E2E: network fault, ${name}`,
 		nodes: [
 			{
-				id: 'fa170000-0000-4000-8000-000000000000',
+				id: nodeId(0),
 				name: 'Start',
 				type: 'n8n-nodes-base.manualTrigger',
 				typeVersion: 1,
 				position: [0, 0],
 				parameters: {},
 			},
-			...nodes,
+			{
+				id: nodeId(1),
+				name,
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: REQUESTS[request].parameters,
+				credentials: { svcApi: { id: CREDENTIAL_IDS[fault], name: `Svc fault: ${fault}` } },
+				onError: 'continueRegularOutput',
+			},
 		],
-		connections: {
-			Start: { main: [cases.map((node) => ({ node, type: 'main', index: 0 }))] },
-		},
+		connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	};
 }
@@ -265,9 +265,58 @@ function shortenAttemptTimeout(env: E2eEnvironment): void {
 	fs.writeFileSync(file, source.replace(pattern, `timeoutMs: ${STALL_TIMEOUT_MS},`));
 }
 
+/** Each n8n line signs in as a user of its own, so that the servers, shared by both lines, tell their requests apart. */
+function lineAccount(line: Line) {
+	const email = `fault-matrix-${line}@svc.test`;
+	const password = 'Fault-matrix-pw-1';
+	return { email, password, authorization: `Basic ${btoa(`${email}:${password}`)}` };
+}
+
+/** Runs every case on one line's n8n, all at once, and gives what each met. */
+async function runMatrix(line: Line, env: E2eEnvironment): Promise<Record<string, CaseResult>> {
+	shortenAttemptTimeout(env);
+	const { email, password, authorization } = lineAccount(line);
+	await env.n8n.importCredentials(
+		FAULTS.map((fault) => ({
+			id: CREDENTIAL_IDS[fault],
+			name: `Svc fault: ${fault}`,
+			type: 'svcApi',
+			data: {
+				host: hosts[fault],
+				email,
+				password,
+				ignoreSslIssues: fault === 'untrusted certificate, ignored',
+			},
+		})),
+	);
+	const workflows = CASES.map(caseWorkflow);
+	await env.n8n.importWorkflows(workflows);
+	const ids = workflows.map(({ id }) => id);
+	// Every case at once: each may wait out a stall, and they share nothing.
+	const { runs, errors } = await executeBatch(env.n8n, ids, { concurrency: ids.length });
+	const results: Record<string, CaseResult> = {};
+	for (const [index, name] of CASES.entries()) {
+		const { id } = workflows[index];
+		if (!runs[id]) throw new Error(`${line}: the workflow of "${name}" failed: ${errors[id]}`);
+		const [fault, request] = name.split(' / ') as [Fault, RequestName];
+		const seen = (servers[fault]?.requests ?? []).filter(
+			(one) => one.authorization === authorization && REQUESTS[request].sent(one),
+		);
+		results[name] = { output: nodeOutput(runs[id], name), requests: seen.length };
+	}
+	return results;
+}
+
+const LINES = ['n8n-2', 'n8n-1'] as const;
+type Line = (typeof LINES)[number];
+const CASES = Object.keys(
+	expectedResults(Object.fromEntries(FAULTS.map((fault) => [fault, ''])) as Record<Fault, string>),
+);
+
 let servers: Record<Fault, FaultServer | undefined>;
 let hosts: Record<Fault, string>;
-const resultsByLine: Record<string, Record<string, CaseResult>> = {};
+const environments: E2eEnvironment[] = [];
+const resultsByLine: Partial<Record<Line, Record<string, CaseResult>>> = {};
 
 beforeAll(async () => {
 	const certificate = await mismatchedCertificate();
@@ -285,63 +334,43 @@ beforeAll(async () => {
 		string
 	>;
 	hosts.refused = `http://127.0.0.1:${await closedPort()}`;
+	// Each line has an n8n of its own: its installed package is patched (shortenAttemptTimeout), which no other file
+	// may see. The two start one after the other (each on the flavour chosen just before it), and their matrices overlap:
+	// a matrix mostly waits for stalls and backoff pauses.
+	const matrices: Array<Promise<void>> = [];
+	for (const line of LINES) {
+		useRuntimeFlavour(line);
+		const env = await startE2eEnvironment();
+		environments.push(env);
+		const matrix = runMatrix(line, env).then((results) => {
+			resultsByLine[line] = results;
+		});
+		// Awaited with the others below; until then a failure must not count as unhandled.
+		matrix.catch(() => {});
+		matrices.push(matrix);
+	}
+	await Promise.all(matrices);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
+	for (const env of environments) await env.dispose();
 	for (const server of Object.values(servers ?? {})) await server?.stop();
 });
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
-const CASES = Object.keys(
-	expectedResults(Object.fromEntries(FAULTS.map((fault) => [fault, ''])) as Record<Fault, string>),
-);
-
-describe.each(['n8n-2', 'n8n-1'] as const)('%s', (line) => {
-	let env: E2eEnvironment | undefined;
-
-	beforeAll(async () => {
-		useRuntimeFlavour(line);
-		for (const server of Object.values(servers)) server?.requests.splice(0);
-		env = await startE2eEnvironment();
-		shortenAttemptTimeout(env);
-		await env.n8n.importCredentials(
-			FAULTS.map((fault) => ({
-				id: CREDENTIAL_IDS[fault],
-				name: `Svc fault: ${fault}`,
-				type: 'svcApi',
-				data: {
-					host: hosts[fault],
-					email: 'admin@svc.test',
-					password: 'Fault-matrix-pw-1',
-					ignoreSslIssues: fault === 'untrusted certificate, ignored',
-				},
-			})),
-		);
-		const workflow = matrixWorkflow(CASES);
-		await env.n8n.importWorkflows([workflow]);
-		const { runs, errors } = await executeBatch(env.n8n, [workflow.id]);
-		if (!runs[workflow.id]) throw new Error(`The matrix workflow failed: ${errors[workflow.id]}`);
-		const results: Record<string, CaseResult> = {};
-		for (const name of CASES) {
-			const [fault, request] = name.split(' / ') as [Fault, RequestName];
-			const seen = servers[fault]?.requests.filter(REQUESTS[request].sent) ?? [];
-			results[name] = { output: nodeOutput(runs[workflow.id], name), requests: seen.length };
-		}
-		resultsByLine[line] = results;
-	}, SETUP_TIMEOUT_MS);
-
-	afterAll(async () => await env?.dispose());
+describe.each(LINES)('%s', (line) => {
+	const results = () => resultsByLine[line] ?? {};
 
 	test.each(CASES)('%s', (name) => {
-		expect(resultsByLine[line][name]).toEqual(expectedResults(hosts)[name]);
+		expect(results()[name]).toEqual(expectedResults(hosts)[name]);
 	});
 
 	test('no failure after the request was written says the host could not be reached', () => {
-		const written = CASES.filter((name) => resultsByLine[line][name].requests > 0);
+		const written = CASES.filter((name) => results()[name].requests > 0);
 		expect(written.length).toBeGreaterThan(10);
 		for (const name of written)
-			expect(JSON.stringify(resultsByLine[line][name].output)).not.toMatch(
+			expect(JSON.stringify(results()[name].output)).not.toMatch(
 				/could not be (reached|found)|refused the connection/,
 			);
 	});

@@ -7,26 +7,24 @@ import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { runtimeFlavour, useE2eEnvironment } from './environment';
+import { runtimeFlavour, useE2eEnvironment, type E2eEnvironment } from './environment';
 
-const TRIGGERS: Record<OperatorEvent, { workflowId: string; node: string }> = {
-	operatorStatusChanged: { workflowId: 'svcE2eOpStatus25', node: 'Operator status' },
-	operatorAvailabilityChanged: { workflowId: 'svcE2eOpAvail25', node: 'Operator availability' },
+const TRIGGER_NODES: Record<OperatorEvent, string> = {
+	operatorStatusChanged: 'Operator status',
+	operatorAvailabilityChanged: 'Operator availability',
 };
-const STATUS = TRIGGERS.operatorStatusChanged;
-const AVAILABILITY = TRIGGERS.operatorAvailabilityChanged;
 /** Seconds between the triggers' polls. */
-const POLL_EVERY_SECONDS = 6;
+const POLL_EVERY_SECONDS = 2;
 /** Polls every trigger makes after a change before executions are counted: a change reported twice would show. */
 const QUIET_POLLS = 3;
 /** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
 const WAIT_MS = 180_000;
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-function triggerWorkflow(event: OperatorEvent, index: number): Workflow {
-	const { workflowId, node } = TRIGGERS[event];
+/** A workflow of one trigger, as the editor saves a new one: n8n gives it its ID. */
+function triggerWorkflow(event: OperatorEvent, index: number): Omit<Workflow, 'id'> {
+	const node = TRIGGER_NODES[event];
 	return {
-		id: workflowId,
 		name: `Operator events e2e: ${node}`,
 		nodes: [
 			{
@@ -42,6 +40,8 @@ function triggerWorkflow(event: OperatorEvent, index: number): Workflow {
 		],
 		connections: {},
 		settings: { executionOrder: 'v1' },
+		// n8n 1.x stores the field as sent and refuses a workflow without it; the scenario publishes it after.
+		active: false,
 	};
 }
 
@@ -58,30 +58,51 @@ const byId = <T extends { id?: unknown }>(items: T[]) =>
 	[...items].sort((a, b) => Number(a.id) - Number(b.id));
 
 /**
- * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x), in one n8n start with
- * both triggers published: activation, every operator offline, quiet polls, every operator back, then unpublished,
- * every operator offline and published again.
+ * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x) on one running n8n, where
+ * it creates and publishes both triggers through REST, as the editor does: activation, every operator offline, quiet
+ * polls, every operator back, then unpublished, every operator offline and published again. It runs on `shared`, an
+ * environment whose n8n runs by the time its tests start and whose sandbox has no other reader of GET /operators; without
+ * it, on an n8n of its own, which needs no restart, kill or setting of its own (no environment is shared on 2.x yet).
  */
-export function testOperatorEvents(): void {
+export function testOperatorEvents(shared?: E2eEnvironment): void {
 	describe(`operator events in real n8n (${runtimeFlavour().name})`, () => {
-		const env = useE2eEnvironment({ sandbox: { seed: 25, chats: 5 } }, async (started) => {
-			const workflows = [
-				triggerWorkflow('operatorStatusChanged', 1),
-				triggerWorkflow('operatorAvailabilityChanged', 2),
-			];
-			await started.n8n.importWorkflows(workflows);
-			await started.n8n.publishWorkflows(workflows.map((workflow) => workflow.id));
-			await started.n8n.start();
-		});
+		const env =
+			shared ??
+			useE2eEnvironment(
+				{ sandbox: { seed: 25, chats: 5 } },
+				async (started) => await started.n8n.start(),
+			);
+		const triggers = Object.fromEntries(
+			Object.entries(TRIGGER_NODES).map(([event, node]) => [event, { node, workflowId: '' }]),
+		) as Record<OperatorEvent, { node: string; workflowId: string }>;
+		const STATUS = triggers.operatorStatusChanged;
+		const AVAILABILITY = triggers.operatorAvailabilityChanged;
 		/** The operators as seeded, before the scenario changes any status. */
 		let seeded: Operator[];
+
+		beforeAll(async () => {
+			seeded = env.sandbox.control.getOperators();
+			const rest = await env.n8n.rest();
+			for (const [index, [event, trigger]] of Object.entries(triggers).entries()) {
+				const created = await rest(
+					'POST',
+					'workflows',
+					triggerWorkflow(event as OperatorEvent, index + 1),
+				);
+				trigger.workflowId = String(created.id);
+				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });
+			}
+		});
 
 		const operatorReads = () =>
 			env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/operators').length;
 
-		/** Waits until each trigger has polled `polls` more times (each poll is one GET /operators; both poll alike). */
+		/**
+		 * Waits until each trigger has finished `polls` more polls: each poll is one GET /operators, both triggers poll at
+		 * the same times, and a poll is over once the next one has asked (what it emitted is then an execution of n8n's).
+		 */
 		async function afterPolls(polls: number): Promise<void> {
-			const target = operatorReads() + polls * Object.keys(TRIGGERS).length;
+			const target = operatorReads() + (polls + 1) * Object.keys(triggers).length;
 			await waitUntil(async () => operatorReads() >= target, {
 				what: `${polls} more polls of each trigger`,
 				timeoutMs: WAIT_MS,
@@ -147,13 +168,12 @@ export function testOperatorEvents(): void {
 		}
 
 		test('activation: the first poll records every operator in static data and emits nothing', async () => {
-			seeded = env.sandbox.control.getOperators();
 			// The seed has operators online and in other statuses, so both directions below have something to show.
 			expect(seeded.filter((operator) => operator.status === 'online').length).toBeGreaterThan(0);
 			expect(seeded.filter((operator) => operator.status !== 'offline').length).toBeGreaterThan(
 				seeded.filter((operator) => operator.status === 'online').length,
 			);
-			for (const [event, trigger] of Object.entries(TRIGGERS)) {
+			for (const [event, trigger] of Object.entries(triggers)) {
 				// n8n saves a trigger's static data once its activation poll has run.
 				const state = await waitUntil(
 					async () => {
@@ -262,7 +282,7 @@ export function testOperatorEvents(): void {
 				availability: (await executionsOf(AVAILABILITY)).length,
 			};
 			const unpublishedAt = Date.now();
-			for (const { workflowId } of Object.values(TRIGGERS))
+			for (const { workflowId } of Object.values(triggers))
 				expect(await setPublished(workflowId, false)).toMatchObject({ active: false });
 			// What n8n kept of each trigger: the statuses of a poll before unpublishing, and that poll's time.
 			const kept = {
@@ -276,7 +296,7 @@ export function testOperatorEvents(): void {
 			const changedAt = Date.now();
 			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
 			const publishedAt = Date.now();
-			for (const { workflowId } of Object.values(TRIGGERS))
+			for (const { workflowId } of Object.values(triggers))
 				expect(await setPublished(workflowId, true)).toMatchObject({ active: true });
 
 			const { status, availability } = await executionsAfterChange({

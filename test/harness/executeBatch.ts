@@ -7,8 +7,11 @@ import type { RunData } from '../../scripts/executions';
 import { readJson, type N8n } from '../../scripts/n8n';
 import { freePort } from '../../scripts/processes';
 
-/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */
-export async function executeBatch(n8n: N8n, ids: string[]) {
+/**
+ * Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each
+ * failure. `concurrency` starts that many at once (n8n's default is one after the other).
+ */
+export async function executeBatch(n8n: N8n, ids: string[], { concurrency = 1 } = {}) {
 	// n8n's execute-batch quietly leaves out an ID without a digit in it.
 	const undigited = ids.filter((id) => !/\d/.test(id));
 	if (undigited.length)
@@ -17,6 +20,7 @@ export async function executeBatch(n8n: N8n, ids: string[]) {
 	const summaryFile = path.join(snapshots, 'summary.json');
 	const output = [`--snapshot=${snapshots}`, `--output=${summaryFile}`];
 	const args = [`--ids=${ids.join(',')}`, ...output, '--retries=0', '--shortOutput'];
+	if (concurrency > 1) args.push(`--concurrency=${concurrency}`);
 	// Its own task-broker port: the server may be running on the one in n8n.env.
 	const env = { N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
 	const batch = await n8n.cli(['execute-batch', ...args], { env, allowFailure: true });
