@@ -59,13 +59,17 @@ function manualVariant(workflow: Workflow, triggerName: string, id: string): Wor
 	return { ...workflow, id, name: `${workflow.name} (run from "${triggerName}")`, nodes };
 }
 
-/** Poll times for every `seconds` s: one custom cron per second mark, as n8n refuses a cron firing more than once a minute. */
-export const pollEvery = (seconds: number) => ({
-	item: Array.from({ length: 60 / seconds }, (_, index) => ({
+/** Poll times at these seconds of every minute: one custom cron each, as n8n refuses a cron firing more than once a minute. */
+export const pollAt = (seconds: number[]) => ({
+	item: seconds.map((second) => ({
 		mode: 'custom' as const,
-		cronExpression: `${index * seconds} * * * * *`,
+		cronExpression: `${second} * * * * *`,
 	})),
 });
+
+/** Poll times for every `seconds` s. */
+export const pollEvery = (seconds: number) =>
+	pollAt(Array.from({ length: 60 / seconds }, (_, index) => index * seconds));
 
 /** A copy of a polling example whose trigger polls every `seconds` s, so that a run need not wait for minute marks. */
 function pollingVariant(workflow: Workflow, triggerName: string, id: string, seconds: number) {

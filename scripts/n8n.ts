@@ -238,9 +238,14 @@ export class N8n {
 
 	importWorkflows = async (workflows: Workflow[]) => await this.importFiles('workflow', workflows);
 
-	/** Marks workflows to run in production (triggers, webhooks) when `n8n start` next boots. */
+	/** Publishes workflows: through the running server's REST API as the editor does (milliseconds), else with the CLI. */
 	async publishWorkflows(ids: string[]): Promise<void> {
-		for (const id of ids) await this.cli(this.runtime.flavour.activateArgs(id));
+		const rest = this.server && (await this.rest());
+		for (const id of ids)
+			if (rest) {
+				const { versionId } = await rest('GET', `workflows/${id}`);
+				await rest('POST', `workflows/${id}/activate`, { versionId });
+			} else await this.cli(this.runtime.flavour.activateArgs(id));
 	}
 
 	/** Runs workflows that start with a Manual Trigger in one n8n process: the run data of each success, the error of each failure. */

@@ -80,15 +80,6 @@ export class QueueCluster {
 		await Promise.all(this.workers.map((worker) => worker.start()));
 	}
 
-	/** Publishes workflows through main's REST API, as the editor does: no CLI boot (tens of seconds on Postgres each). */
-	async publish(ids: string[]): Promise<void> {
-		const rest = await this.main.rest();
-		for (const id of ids) {
-			const workflow = await rest('GET', `workflows/${id}`);
-			await rest('POST', `workflows/${id}/activate`, { versionId: workflow.versionId });
-		}
-	}
-
 	/** The worker whose log says it started `executionId` and has not finished it, if any. */
 	workerRunning(executionId: number): N8n | undefined {
 		return this.workers.find(

@@ -199,7 +199,7 @@ beforeAll(async () => {
 		broadcastWorkflow(),
 	]);
 	await cluster.startAll();
-	await cluster.publish([IDS.backlog, IDS.export, IDS.broadcast]);
+	await cluster.main.publishWorkflows([IDS.backlog, IDS.export, IDS.broadcast]);
 	await note('main and 2 workers up, workflows published');
 }, SETUP_TIMEOUT_MS);
 
