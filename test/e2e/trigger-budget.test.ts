@@ -4,7 +4,7 @@ import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import type { StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { DURABLE_CURSOR_ENV, useE2eEnvironment } from './environment';
+import { createWorkflows, DURABLE_CURSOR_ENV, useE2eEnvironment } from './environment';
 
 const WORKFLOW_ID = 'svcE2eBudget041';
 const TRIGGER = 'Chat changes';
@@ -37,9 +37,10 @@ const env = useE2eEnvironment(
 		n8nEnv: { ...DURABLE_CURSOR_ENV, N8N_SCHEDULER_POLL_TIMEOUT: String(POLL_TIMEOUT_SECONDS) },
 	},
 	async ({ n8n }) => {
-		await n8n.importWorkflows([workflow]);
-		await n8n.publishWorkflows([WORKFLOW_ID]);
+		// Created and published on the running n8n, through its REST API: no CLI call.
 		await n8n.start();
+		await createWorkflows(n8n, [workflow]);
+		await n8n.publishWorkflows([WORKFLOW_ID]);
 	},
 );
 
