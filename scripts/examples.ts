@@ -47,13 +47,17 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-/** Poll times for every `seconds` s: one custom cron per second mark, as n8n refuses a cron firing more than once a minute. */
-export const pollEvery = (seconds: number) => ({
-	item: Array.from({ length: 60 / seconds }, (_, index) => ({
+/** Poll times at these seconds of every minute: one custom cron each, as n8n refuses a cron firing more than once a minute. */
+export const pollAt = (seconds: number[]) => ({
+	item: seconds.map((second) => ({
 		mode: 'custom' as const,
-		cronExpression: `${index * seconds} * * * * *`,
+		cronExpression: `${second} * * * * *`,
 	})),
 });
+
+/** Poll times for every `seconds` s. */
+export const pollEvery = (seconds: number) =>
+	pollAt(Array.from({ length: 60 / seconds }, (_, index) => index * seconds));
 
 const ALERT_TRIGGER = 'Operator availability';
 /** How often example 7's copy polls: each change is seen within it, and it polls again before the next change. */

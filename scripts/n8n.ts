@@ -224,18 +224,21 @@ export class N8n {
 
 	/**
 	 * Creates credentials of any type (`svcApi`, an OpenAI account…) as n8n exports them, through the REST API, updating
-	 * one of the same name and type (the demo's). n8n gives them ids of its own; a workflow's reference whose id it lacks
-	 * finds them by name and type (replaceInvalidCredentials, n8n/dist/workflow-helpers.js in 2.41.1 and 1.123.81).
+	 * one of the same name and type (the demo's). n8n gives them ids of its own (returned); a workflow's reference whose id
+	 * it lacks finds them by name and type (replaceInvalidCredentials, n8n/dist/workflow-helpers.js in 2.41.1 and 1.123.81).
 	 */
-	async importCredentials(credentials: ExportedCredential[]): Promise<void> {
+	async importCredentials(credentials: ExportedCredential[]): Promise<Array<{ id: string; name: string }>> {
 		const rest = await this.rest();
 		const existing = (await rest('GET', 'credentials')) as unknown as ExportedCredential[];
+		const stored = [];
 		for (const { name, type, data } of credentials) {
-			const same = existing.find((stored) => stored.name === name && stored.type === type);
+			const same = existing.find((one) => one.name === name && one.type === type);
 			const route = same ? `credentials/${same.id}` : 'credentials';
-			await rest(same ? 'PATCH' : 'POST', route, { name, type, data });
+			const saved = await rest(same ? 'PATCH' : 'POST', route, { name, type, data });
+			stored.push({ id: String(saved.id), name });
 		}
 		this.log(`credentials: ${credentials.map(({ name }) => `"${name}"`).join(', ')}`);
+		return stored;
 	}
 
 	/**
@@ -244,12 +247,12 @@ export class N8n {
 	 * given id (POST /rest/workflows, 1.123.81's workflows.controller.js), and with static data, which 2.x's leaves out.
 	 */
 	async importWorkflows(workflows: Workflow[]): Promise<void> {
-		const rest = await this.rest();
 		if (this.runtime.flavour.name === 'n8n-1' || workflows.some(({ staticData }) => staticData)) {
 			const file = path.join(this.userFolder, 'workflows-to-import.json');
 			fs.writeFileSync(file, JSON.stringify(workflows));
 			await this.cli(['import:workflow', `--input=${file}`]).finally(() => fs.rmSync(file));
 		} else {
+			const rest = await this.rest();
 			const stored = (await rest('GET', 'workflows')) as unknown as Workflow[];
 			for (const workflow of workflows) {
 				const same = stored.find(({ id }) => id === workflow.id);

@@ -37,9 +37,10 @@ const env = useE2eEnvironment(
 		n8nEnv: { ...DURABLE_CURSOR_ENV, N8N_SCHEDULER_POLL_TIMEOUT: String(POLL_TIMEOUT_SECONDS) },
 	},
 	async ({ n8n }) => {
+		// Created and published on the running n8n, through its REST API: no CLI call.
+		await n8n.start();
 		await n8n.importWorkflows([workflow]);
 		await n8n.publishWorkflows([WORKFLOW_ID]);
-		await n8n.start();
 	},
 );
 

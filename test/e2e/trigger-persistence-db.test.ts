@@ -1,5 +1,4 @@
 // The trigger-persistence test's database reader (trigger-persistence-db.cjs) meets a held write lock: it waits for it, it never fails.
-import { setTimeout as delay } from 'node:timers/promises';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,8 +38,8 @@ process.stdin.once('data', () => {
 });
 `;
 
-/** Whether a process other than `except` has `file` open (Linux /proc): the reader has reached the database. */
-function openedByAnother(file: string, except: number): boolean {
+/** The process other than `except` that has `file` open (Linux /proc): the reader, once it reached the database. */
+function processWithOpen(file: string, except: number): number | undefined {
 	for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
 		if (Number(pid) === except) continue;
 		let descriptors: string[];
@@ -51,13 +50,26 @@ function openedByAnother(file: string, except: number): boolean {
 		}
 		for (const descriptor of descriptors) {
 			try {
-				if (fs.readlinkSync(`/proc/${pid}/fd/${descriptor}`) === file) return true;
+				if (fs.readlinkSync(`/proc/${pid}/fd/${descriptor}`) === file) return Number(pid);
 			} catch {
 				// Closed meanwhile.
 			}
 		}
 	}
-	return false;
+	return undefined;
+}
+
+/**
+ * Whether the process's main thread sleeps (Linux /proc): a reader that has the database open sleeps only while it
+ * waits for the lock, in sqlite's busy handler (a nanosleep) or between its attempts (a futex). Node's own loop would
+ * wait in epoll.
+ */
+function waitsForTheLock(pid: number): boolean {
+	try {
+		return /nanosleep|futex/.test(fs.readFileSync(`/proc/${pid}/wchan`, 'utf8'));
+	} catch {
+		return false; // Gone.
+	}
 }
 
 test('a read that meets a held write lock waits for it and returns the rows', async () => {
@@ -102,12 +114,15 @@ test('a read that meets a held write lock waits for it and returns the rows', as
 			outcome = result.exitCode === 0 ? 'returned' : 'failed';
 			return result;
 		});
-		// Release only once the reader has the file open (so it has met the lock), and a moment more for its first try.
+		// Release only once the reader has met the lock: it has the file open and sleeps, waiting for the lock.
 		await waitUntil(
-			async () => outcome !== 'pending' || openedByAnother(databaseFile, writer.pid!),
-			{ what: 'The reader opening the database', timeoutMs: 30_000, everyMs: 10 },
+			async () => {
+				if (outcome !== 'pending') return true;
+				const reader = processWithOpen(databaseFile, writer.pid!);
+				return reader !== undefined && waitsForTheLock(reader);
+			},
+			{ what: 'The reader waiting for the lock', timeoutMs: 30_000, everyMs: 10 },
 		);
-		await delay(300);
 		const outcomeWhileLocked = outcome;
 		writer.stdin!.write('release\n');
 		await waitFor('released');

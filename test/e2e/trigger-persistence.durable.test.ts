@@ -3,18 +3,22 @@ import { testOutcomesOfEverySetting, usePersistenceScenario } from './trigger-pe
 
 const figures = usePersistenceScenario('durable');
 
-// Whether a scheduled poll (once a minute) ran before the position is read depends on where activation falls in the
-// minute, so the two outcomes are tied together rather than one of them assumed.
-test('the activation poll that emitted nothing is not kept; a "Now" position exists only once a scheduled poll has run', () => {
-	expect(figures.nowPositionAfterLaterPoll).toMatch(/^\d+$/);
-	if (figures.nowPositionAfterFirstPoll === undefined) {
-		// No position yet: a chat that changed while n8n was down is not emitted (the measured loss).
-		expect(figures.nowChangesEmitted).toBe(0);
-	} else {
-		// A scheduled poll had already stored a position: the change is emitted, once.
-		expect(figures.nowPositionAfterFirstPoll).toMatch(/^\d+$/);
-		expect(figures.nowChangesEmitted).toBe(1);
-	}
+// Each "Now" trigger polls at seconds computed from its creation, so both outcomes are proven in every run: n8n is
+// killed after the first one's first scheduled poll, and before the other's.
+test('the activation poll that emitted nothing is not kept: killed before its first scheduled poll, "Now" has no position, and a chat that changed while n8n was down is not emitted (the measured loss)', () => {
+	const unpolled = figures.nowKilledBeforeScheduledPoll!;
+	expect(unpolled.positionAtKill).toBeUndefined();
+	expect(unpolled.changesEmitted).toBe(0);
+	// Its scheduled poll after the restart stored a position (it emitted nothing), and a later poll ran to its end.
+	expect(unpolled.positionAtEnd).toMatch(/^\d+$/);
+	expect(unpolled.laterPollEmitted).toBe(true);
+});
+
+test('the first scheduled poll stores the "Now" position though it emitted nothing: killed after it, a chat that changed while n8n was down is emitted after the restart, once', () => {
+	expect(figures.now.positionAtKill).toMatch(/^\d+$/);
+	expect(figures.now.positionAtEnd).toMatch(/^\d+$/);
+	expect(figures.now.changesEmitted).toBe(1);
+	expect(figures.now.laterPollEmitted).toBe(true);
 });
 
 testOutcomesOfEverySetting(figures);
