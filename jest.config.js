@@ -20,6 +20,8 @@ const usesNock = { setupFilesAfterEnv: ['<rootDir>/test/harness/nockSetup.ts'] }
 /** @type {import('jest').Config} */
 module.exports = {
 	testTimeout: 30_000,
+	// The longest files first, and the n8n 1.x files once their runtime can be installed (see the file).
+	testSequencer: '<rootDir>/test/sequencer.js',
 	// The e2e suite shares one n8n runtime; the rest is fast enough that two workers suffice on 2 cores.
 	maxWorkers: 2,
 	projects: [

@@ -1,0 +1,68 @@
+// Orders the test files for Jest's workers: the longest first, and the n8n 1.x files once their runtime can be ready.
+// Jest's own order needs a cache of earlier runs, which a fresh clone (and CI) has not: it then sorts by file size,
+// which put a 20-second file before a 3-minute one and left a worker idle at the end.
+const Sequencer = require('@jest/test-sequencer').default;
+
+/**
+ * Seconds each long file takes on a quiet 2-core machine (test/README.md, "Where the time goes"); any other file is
+ * estimated from its size. Only the order depends on these: a wrong figure costs time, never a test.
+ */
+const EXPECTED_SECONDS = {
+	'e2e/queue.test.ts': 200,
+	'e2e/browser.test.ts': 150,
+	'e2e/n8n1.test.ts': 100,
+	'e2e/networkFaults.test.ts': 90,
+	'e2e/trigger-operators.test.ts': 60,
+	'e2e/examples.test.ts': 60,
+	'e2e/trigger-persistence.default.test.ts': 60,
+	'e2e/trigger-persistence.durable.test.ts': 60,
+	'e2e/demo.test.ts': 60,
+	'e2e/actions.test.ts': 40,
+	'e2e/broadcast-stop.test.ts': 30,
+	'e2e/credential.test.ts': 30,
+	'e2e/trigger-budget.test.ts': 30,
+	'e2e/agent.test.ts': 20,
+	'package/package.test.ts': 30,
+	'package/runtime-install.test.ts': 20,
+	'package/verification.test.ts': 15,
+	'hardening/secrets.test.ts': 16,
+	'hardening/hostile.test.ts': 12,
+	'hardening/fuzz.test.ts': 10,
+	'integration/trigger.soak.test.ts': 9,
+};
+/** Files that run n8n 1.x, whose runtime the e2e set-up installs in the background (about 3.5 minutes when absent). */
+const NEEDS_N8N_1 = ['e2e/n8n1.test.ts', 'e2e/networkFaults.test.ts'];
+const N8N_1_INSTALL_SECONDS = 210;
+
+const relative = (test) => test.path.slice(test.path.lastIndexOf('/test/') + '/test/'.length);
+
+class LongestFirstSequencer extends Sequencer {
+	/**
+	 * Plays Jest's scheduling (each free worker takes the next file) with the expected times: a free worker takes the
+	 * longest file it may start, a 1.x file only once its runtime could be installed, unless nothing else is left.
+	 */
+	sort(tests) {
+		const workers = Array(Math.max(1, this.workers)).fill(0);
+		const expected = (test) =>
+			EXPECTED_SECONDS[relative(test)] ?? (test.context.hasteFS.getSize(test.path) ?? 0) / 2000;
+		const waiting = [...tests].sort((a, b) => expected(b) - expected(a));
+		const order = [];
+		while (waiting.length) {
+			const now = Math.min(...workers);
+			const may = waiting.findIndex(
+				(test) => !NEEDS_N8N_1.includes(relative(test)) || now >= N8N_1_INSTALL_SECONDS,
+			);
+			const [next] = waiting.splice(may === -1 ? 0 : may, 1);
+			workers[workers.indexOf(now)] = now + expected(next);
+			order.push(next);
+		}
+		return order;
+	}
+
+	constructor(options) {
+		super(options);
+		this.workers = options.globalConfig.maxWorkers;
+	}
+}
+
+module.exports = LongestFirstSequencer;
