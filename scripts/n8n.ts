@@ -227,7 +227,9 @@ export class N8n {
 	 * one of the same name and type (the demo's). n8n gives them ids of its own (returned); a workflow's reference whose id
 	 * it lacks finds them by name and type (replaceInvalidCredentials, n8n/dist/workflow-helpers.js in 2.41.1 and 1.123.81).
 	 */
-	async importCredentials(credentials: ExportedCredential[]): Promise<Array<{ id: string; name: string }>> {
+	async importCredentials(
+		credentials: ExportedCredential[],
+	): Promise<Array<{ id: string; name: string }>> {
 		const rest = await this.rest();
 		const existing = (await rest('GET', 'credentials')) as unknown as ExportedCredential[];
 		const stored = [];

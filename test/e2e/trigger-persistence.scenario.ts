@@ -8,11 +8,7 @@ import { nodeOutput, triggerItems, type StoredExecution } from '../../scripts/ex
 import { quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
-import {
-	DURABLE_CURSOR_ENV,
-	sandboxAllChats,
-	SETUP_TIMEOUT_MS,
-} from './environment';
+import { DURABLE_CURSOR_ENV, sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
 import { pollAt, pollEvery, sandboxCredential } from '../../scripts/examples';
 import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
 
