@@ -22,7 +22,11 @@ const WAIT_MS = 180_000;
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A workflow of one trigger, as the editor saves a new one: n8n gives it its ID. */
-function triggerWorkflow(event: OperatorEvent, index: number): Omit<Workflow, 'id'> {
+function triggerWorkflow(
+	event: OperatorEvent,
+	index: number,
+	credential: { id: string; name: string },
+): Omit<Workflow, 'id'> {
 	const node = TRIGGER_NODES[event];
 	return {
 		name: `Operator events e2e: ${node}`,
@@ -35,7 +39,7 @@ function triggerWorkflow(event: OperatorEvent, index: number): Omit<Workflow, 'i
 				position: [0, 0],
 				// Every few seconds, so the scenario takes polls rather than minutes; the filters keep their defaults.
 				parameters: { pollTimes: pollEvery(POLL_EVERY_SECONDS), emit: event },
-				credentials: { svcApi: { id: SANDBOX_CREDENTIAL.id, name: SANDBOX_CREDENTIAL.name } },
+				credentials: { svcApi: credential },
 			},
 		],
 		connections: {},
@@ -83,11 +87,19 @@ export function testOperatorEvents(shared?: E2eEnvironment): void {
 		beforeAll(async () => {
 			seeded = env.sandbox.control.getOperators();
 			const rest = await env.n8n.rest();
+			// n8n chose the credential's ID; 1.x's REST API does not look a reference up by name.
+			const stored = (await rest('GET', 'credentials')) as unknown as Array<{
+				id: string;
+				name: string;
+			}>;
+			const found = stored.find(({ name }) => name === SANDBOX_CREDENTIAL.name);
+			if (!found) throw new Error(`n8n has no credential "${SANDBOX_CREDENTIAL.name}"`);
+			const credential = { id: String(found.id), name: found.name };
 			for (const [index, [event, trigger]] of Object.entries(triggers).entries()) {
 				const created = await rest(
 					'POST',
 					'workflows',
-					triggerWorkflow(event as OperatorEvent, index + 1),
+					triggerWorkflow(event as OperatorEvent, index + 1, credential),
 				);
 				trigger.workflowId = String(created.id);
 				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });
