@@ -140,6 +140,8 @@ export class N8n {
 
 	/** Sets the owner account from the environment (n8n's N8N_INSTANCE_OWNER_*), so nobody has to click through setup. */
 	setOwner(owner: Owner): void {
+		// n8n reads it at start: set later, the REST session and a browser would sign in as someone n8n does not know.
+		if (this.server) throw new Error('setOwner must come before n8n starts (an import starts it)');
 		this.owner = owner;
 		const bcrypt = this.runtime.require('bcryptjs') as {
 			hashSync(text: string, rounds: number): string;
@@ -246,10 +248,12 @@ export class N8n {
 	/**
 	 * Creates workflows with their ids through the REST API, replacing one of the same id with its executions and static
 	 * data (the demo's examples come back as shipped). The CLI imports them where REST cannot: on n8n 1.x, which drops a
-	 * given id (POST /rest/workflows, 1.123.81's workflows.controller.js), and with static data, which 2.x's leaves out.
+	 * given id (POST /rest/workflows, 1.123.81's workflows.controller.js), and with static data, which 2.x's leaves out;
+	 * `throughCli` for what 2.x's REST API refuses to save, as a workflow file brought in by hand may hold.
 	 */
-	async importWorkflows(workflows: Workflow[]): Promise<void> {
-		if (this.runtime.flavour.name === 'n8n-1' || workflows.some(({ staticData }) => staticData)) {
+	async importWorkflows(workflows: Workflow[], { throughCli = false } = {}): Promise<void> {
+		const cli = throughCli || this.runtime.flavour.name === 'n8n-1';
+		if (cli || workflows.some(({ staticData }) => staticData)) {
 			const file = path.join(this.userFolder, 'workflows-to-import.json');
 			fs.writeFileSync(file, JSON.stringify(workflows));
 			await this.cli(['import:workflow', `--input=${file}`]).finally(() => fs.rmSync(file));

@@ -54,15 +54,16 @@ beforeAll(async () => {
 	});
 	operatorsBefore = env.sandbox.control.getOperators();
 	recorder = await recordingServer(() => ({ status: 200, body: '{"stolen":false}' }));
-	await env.n8n.importWorkflows([
-		...readWorkflowsIn(WORKFLOWS),
-		workflowWith(
-			STEAL,
-			'E2E: an HTTP Request node given the Svc credential',
-			stealingNode(`http://${recorder.hostPort}/steal`),
-			SANDBOX_CREDENTIAL,
-		),
-	]);
+	await env.n8n.importWorkflows(readWorkflowsIn(WORKFLOWS));
+	// n8n 2.x's REST API refuses to save an HTTP Request node given the Svc credential; a workflow file imported by
+	// the CLI gets in, and then the engine must refuse it.
+	const steal = workflowWith(
+		STEAL,
+		'E2E: an HTTP Request node given the Svc credential',
+		stealingNode(`http://${recorder.hostPort}/steal`),
+		SANDBOX_CREDENTIAL,
+	);
+	await env.n8n.importWorkflows([steal], { throughCli: true });
 	({ runs, errors } = await runManually(env.n8n, BATCH));
 }, SETUP_TIMEOUT_MS);
 

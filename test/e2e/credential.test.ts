@@ -126,25 +126,30 @@ beforeAll(async () => {
 			data: { host: sandbox.host, email: EMAIL, password: PASSWORD, ignoreSslIssues: true },
 		},
 	]);
-	await n8n.importWorkflows([
-		workflowWith(
-			HTTP_REQUEST_WORKFLOW,
-			'E2E: HTTP Request node with the Svc credential',
-			stealingNode(`http://${recorder.hostPort}/steal`),
-			CREDENTIAL,
-		),
-		workflowWith(
-			SVC_NODE_WORKFLOW,
-			'E2E: Svc Chat with the restricted credential',
-			{
-				name: 'Departments',
-				type: 'n8n-nodes-svc.svcChat',
-				typeVersion: 1,
-				parameters: { resource: 'department', operation: 'getMany', returnAll: true },
-			},
-			CREDENTIAL,
-		),
-	]);
+	// n8n 2.x's REST API refuses to save an HTTP Request node given the Svc credential; a workflow file imported by
+	// the CLI gets in, and then the engine must refuse it.
+	await n8n.importWorkflows(
+		[
+			workflowWith(
+				HTTP_REQUEST_WORKFLOW,
+				'E2E: HTTP Request node with the Svc credential',
+				stealingNode(`http://${recorder.hostPort}/steal`),
+				CREDENTIAL,
+			),
+			workflowWith(
+				SVC_NODE_WORKFLOW,
+				'E2E: Svc Chat with the restricted credential',
+				{
+					name: 'Departments',
+					type: 'n8n-nodes-svc.svcChat',
+					typeVersion: 1,
+					parameters: { resource: 'department', operation: 'getMany', returnAll: true },
+				},
+				CREDENTIAL,
+			),
+		],
+		{ throughCli: true },
+	);
 	batch = await runManually(n8n, [HTTP_REQUEST_WORKFLOW, SVC_NODE_WORKFLOW]);
 	const login = await rest('POST', 'login', {
 		emailOrLdapLoginId: OWNER.email,
@@ -170,6 +175,21 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 		expect(batch.errors[HTTP_REQUEST_WORKFLOW]).toMatch(/svcApi|credential/i);
 		expect(batch.runs[HTTP_REQUEST_WORKFLOW]).toBeUndefined();
 		expect(carrying(recorder.requests, [PASSWORD, BASIC])).toEqual([]);
+		expect(recorder.requests).toEqual([]);
+	});
+
+	test('the editor cannot save it: n8n refuses the workflow and names the nodes that may use the credential', async () => {
+		const { id: _id, ...workflow } = workflowWith(
+			'svcE2eHttpSteal2',
+			'E2E: HTTP Request node with the Svc credential, saved as the editor saves',
+			stealingNode(`http://${recorder.hostPort}/steal`),
+			CREDENTIAL,
+		);
+		const saved = await rest<{ message?: string }>('POST', 'workflows', workflow);
+		expect(saved.status).toBe(400);
+		expect(saved.json.message).toMatch(
+			/cannot use credential type "svcApi".*n8n-nodes-svc\.svcChat/,
+		);
 		expect(recorder.requests).toEqual([]);
 	});
 

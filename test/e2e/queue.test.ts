@@ -6,7 +6,7 @@ import { sandboxCredential } from '../../scripts/examples';
 import { triggerItems, type StoredExecution } from '../../scripts/executions';
 import { freePort, quiet, waitUntil } from '../../scripts/processes';
 import type { N8n } from '../../scripts/n8n';
-import { QueueCluster } from '../../scripts/queue';
+import { QueueCluster } from './queueCluster';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
 import {

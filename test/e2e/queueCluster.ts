@@ -1,8 +1,8 @@
-// n8n in queue mode for the e2e tests: main + workers on one Postgres and one Redis (scripts/services.ts).
-import { N8n, type Owner } from './n8n';
-import { freePort, quiet, type Log } from './processes';
-import type { N8nRuntime } from './runtime';
-import { startPostgres, startRedis, type Postgres, type Service } from './services';
+// n8n in queue mode for the e2e tests: main + workers on one Postgres and one Redis (scripts/services.ts); only queue.test.ts needs it.
+import { N8n, type Owner } from '../../scripts/n8n';
+import { freePort, quiet, type Log } from '../../scripts/processes';
+import type { N8nRuntime } from '../../scripts/runtime';
+import { startPostgres, startRedis, type Postgres, type Service } from '../../scripts/services';
 
 /** Main (triggers, schedules, REST, webhooks) and workers (executions), each with its own user folder and package. */
 export class QueueCluster {
