@@ -24,6 +24,8 @@ const PASSWORD = 'Svc-Canary-Pw-4d61b2e0';
 const EMAIL = 'admin@svc.test';
 const BASIC = Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64');
 const CREDENTIAL = { id: 'svcE2eCredTest01', name: 'Svc credential e2e' };
+/** The same credential by the ID n8n gave it: the credential test names it as the editor does. */
+let storedCredential: { id: string; name: string };
 const BROWSER_ID = 'svc-e2e-browser';
 
 const MESSAGES = {
@@ -89,7 +91,7 @@ async function testCredential(data: {
 		'credentials/test',
 		{
 			credentials: {
-				...CREDENTIAL,
+				...storedCredential,
 				type: 'svcApi',
 				data: { email: EMAIL, password: PASSWORD, ignoreSslIssues: false, ...data },
 			},
@@ -119,7 +121,7 @@ beforeAll(async () => {
 	n8n = await N8n.create({ runtime });
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
-	await n8n.importCredentials([
+	[storedCredential] = await n8n.importCredentials([
 		{
 			...CREDENTIAL,
 			type: 'svcApi',
