@@ -22,8 +22,9 @@ module.exports = {
 	testTimeout: 30_000,
 	// The longest files first, and the n8n 1.x files once their runtime can be installed (see the file).
 	testSequencer: '<rootDir>/test/sequencer.js',
-	// The e2e suite shares one n8n runtime; the rest is fast enough that two workers suffice on 2 cores.
-	maxWorkers: 2,
+	// Three workers on 2 cores: the e2e files mostly wait for n8n and the sandbox (a whole run kept about 1.6 of the 2
+	// cores busy with three), so a third shortens the run; the sequencer gives each the longest file it may start.
+	maxWorkers: 3,
 	projects: [
 		project('unit', usesNock),
 		project('sandbox'),

@@ -181,13 +181,17 @@ describe('the HTTP Request node cannot use the Svc credential', () => {
 	});
 
 	test('the editor cannot save it: n8n refuses the workflow and names the nodes that may use the credential', async () => {
-		const { id: _id, ...workflow } = workflowWith(
+		const workflow = workflowWith(
 			'svcE2eHttpSteal2',
 			'E2E: HTTP Request node with the Svc credential, saved as the editor saves',
 			stealingNode(`http://${recorder.hostPort}/steal`),
 			CREDENTIAL,
 		);
-		const saved = await rest<{ message?: string }>('POST', 'workflows', workflow);
+		// As the editor sends a new one: n8n gives it its ID.
+		const saved = await rest<{ message?: string }>('POST', 'workflows', {
+			...workflow,
+			id: undefined,
+		});
 		expect(saved.status).toBe(400);
 		expect(saved.json.message).toMatch(
 			/cannot use credential type "svcApi".*n8n-nodes-svc\.svcChat/,

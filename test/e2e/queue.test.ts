@@ -277,9 +277,10 @@ beforeAll(async () => {
 		owner: OWNER,
 		log,
 		env: {
-			// A dead worker's job is failed within about 12 s rather than a minute (n8n's defaults: lock 60 s, stalled
-			// check 30 s). A live worker renews its lock 4 times before it would run out.
-			QUEUE_WORKER_LOCK_DURATION: '8000',
+			// A dead worker's job is failed within about 22 s rather than a minute (n8n's defaults: lock 60 s, stalled
+			// check 30 s). A live worker renews its lock 10 times before it would run out: with 8 s, a worker starved by a
+			// loaded machine lost the lock of a job it was running, and Bull failed it as stalled.
+			QUEUE_WORKER_LOCK_DURATION: '20000',
 			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
 			QUEUE_WORKER_STALLED_INTERVAL: '2000',
 			// Bull keeps failed jobs (n8n removes them at once by default), so the tests read why Bull failed one.
