@@ -12,7 +12,7 @@ const EXPECTED_SECONDS = {
 	'e2e/browser.test.ts': 150,
 	'e2e/n8n1.test.ts': 100,
 	'e2e/networkFaults.test.ts': 90,
-	'e2e/trigger-operators.test.ts': 60,
+	'e2e/trigger-events.test.ts': 90,
 	'e2e/examples.test.ts': 60,
 	'e2e/trigger-persistence.default.test.ts': 60,
 	'e2e/trigger-persistence.durable.test.ts': 60,

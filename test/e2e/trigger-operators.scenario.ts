@@ -7,7 +7,7 @@ import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { runtimeFlavour, useE2eEnvironment, type E2eEnvironment } from './environment';
+import { runtimeFlavour, type E2eEnvironment } from './environment';
 
 const TRIGGER_NODES: Record<OperatorEvent, string> = {
 	operatorStatusChanged: 'Operator status',
@@ -60,18 +60,12 @@ const byId = <T extends { id?: unknown }>(items: T[]) =>
 /**
  * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x) on one running n8n, where
  * it creates and publishes both triggers through REST, as the editor does: activation, every operator offline, quiet
- * polls, every operator back, then unpublished, every operator offline and published again. It runs on `shared`, an
- * environment whose n8n runs by the time its tests start and whose sandbox has no other reader of GET /operators; without
- * it, on an n8n of its own, which needs no restart, kill or setting of its own (no environment is shared on 2.x yet).
+ * polls, every operator back, then unpublished, every operator offline and published again. It runs on `env`, an
+ * environment whose n8n runs by the time its tests start and whose sandbox has no other reader of GET /operators while
+ * they run (the chat scenario's Transcript reads it, so it comes after).
  */
-export function testOperatorEvents(shared?: E2eEnvironment): void {
+export function testOperatorEvents(env: E2eEnvironment): void {
 	describe(`operator events in real n8n (${runtimeFlavour().name})`, () => {
-		const env =
-			shared ??
-			useE2eEnvironment(
-				{ sandbox: { seed: 25, chats: 5 } },
-				async (started) => await started.n8n.start(),
-			);
 		const triggers = Object.fromEntries(
 			Object.entries(TRIGGER_NODES).map(([event, node]) => [event, { node, workflowId: '' }]),
 		) as Record<OperatorEvent, { node: string; workflowId: string }>;
