@@ -31,7 +31,7 @@ const observed: Observed[] = [];
 /** n8n's own record of the chat triggers' runs, read while n8n still runs. */
 let exportExecutions: StoredExecution[] = [];
 let alertExecutions: StoredExecution[] = [];
-let jobExecutions: Record<string, StoredExecution[]> = {};
+const jobExecutions: Record<string, StoredExecution[]> = {};
 /** The sandbox's chats when example 1 exported them: examples 8 and 9 change some later. */
 let chatsAtExport: Chat[] = [];
 
