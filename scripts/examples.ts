@@ -82,18 +82,23 @@ export const ALERT_CLOCK = {
 	back: '2026-11-30T11:00:00.000Z',
 };
 
-/** A copy of an example whose trigger polls every POLL_SECONDS s instead of every minute. */
-function pollingCopy(workflow: Workflow, trigger: string, id: string, what = ''): Workflow {
-	const pollTimes = pollEvery(POLL_SECONDS);
+/** A copy of an example under `id`, named for `what` changed: `parameters` set in the nodes `which` picks. */
+function variant(workflow: Workflow, id: string, what: string, which: string, parameters: object) {
 	const nodes = workflow.nodes.map((node) =>
-		node.name === trigger ? { ...node, parameters: { ...node.parameters, pollTimes } } : node,
+		node.type === which ? { ...node, parameters: { ...node.parameters, ...parameters } } : node,
 	);
-	return { ...workflow, id, name: `${workflow.name} (every ${POLL_SECONDS} s${what})`, nodes };
+	return { ...workflow, id, name: `${workflow.name} (${what})`, nodes };
 }
+
+/** A copy of an example whose chat trigger polls every POLL_SECONDS s instead of every minute. */
+const pollingCopy = (workflow: Workflow, id: string, what = '') =>
+	variant(workflow, id, `every ${POLL_SECONDS} s${what}`, 'n8n-nodes-svc.svcChatTrigger', {
+		pollTimes: pollEvery(POLL_SECONDS),
+	});
 
 /** Example 7 polling every few seconds, its IF seeing ALERT_CLOCK: a Set node between them gives detected_at. */
 function alertCopy(workflow: Workflow): Workflow {
-	const copy = pollingCopy(workflow, ALERT_TRIGGER, ALERT_CLOCK.id, ', pinned clock');
+	const copy = pollingCopy(workflow, ALERT_CLOCK.id, ', pinned clock');
 	const value = `={{ $json.available ? '${ALERT_CLOCK.back}' : '${ALERT_CLOCK.offline}' }}`;
 	const assignments = [{ id: 'c1', name: 'detected_at', value, type: 'string' }];
 	const parameters = { assignments: { assignments }, includeOtherFields: true, options: {} };
@@ -181,24 +186,16 @@ export async function runExamples(
 	const examples = readExamples();
 	const example = (id: string) => findExample(examples, id);
 	// The lunch break with a wait of two seconds, not an hour.
-	const lunchBreak = example(EXAMPLE_IDS.lunchBreak);
-	const lunch = {
-		...lunchBreak,
-		id: 'svcRunLunch1300',
-		name: `${lunchBreak.name} (a wait of 2 s)`,
-		nodes: lunchBreak.nodes.map((node) =>
-			node.type === 'n8n-nodes-base.wait'
-				? { ...node, parameters: { ...node.parameters, amount: 2, unit: 'seconds' } }
-				: node,
-		),
-	};
-	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
-	const rating = pollingCopy(example(EXAMPLE_IDS.badRating), RATING_TRIGGER, JOB_COPIES.badRating);
-	const missed = pollingCopy(
-		example(EXAMPLE_IDS.missedChat),
-		MISSED_TRIGGER,
-		JOB_COPIES.missedChat,
+	const lunch = variant(
+		example(EXAMPLE_IDS.lunchBreak),
+		'svcRunLunch1300',
+		'a wait of 2 s',
+		'n8n-nodes-base.wait',
+		{ amount: 2, unit: 'seconds' },
 	);
+	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
+	const rating = pollingCopy(example(EXAMPLE_IDS.badRating), JOB_COPIES.badRating);
+	const missed = pollingCopy(example(EXAMPLE_IDS.missedChat), JOB_COPIES.missedChat);
 	await n8n.importWorkflows([...examples, lunch, alert, rating, missed]);
 
 	const steps: ExampleStep[] = [];
@@ -248,11 +245,14 @@ export async function runExamples(
 	const exported = { title, workflowId: EXAMPLE_IDS.exportFinishedChats, how: 'publishing it' };
 	await record(exported, ['Finished chats', 'Spreadsheet columns', 'CSV file']);
 
+	/** Waits for a published copy's first poll: its trigger saved what it found (the statuses; the server's place). */
+	const firstPoll = async ({ id }: Workflow, trigger: string) =>
+		await waitUntil(
+			async () => Object.keys((await n8n.staticData(id))?.[`node:${trigger}`] ?? {}).length,
+			{ what: `the first poll of "${trigger}"`, timeoutMs: 60_000, everyMs: 250 },
+		);
 	// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
-	await waitUntil(
-		async () => (await n8n.staticData(alert.id))?.[`node:${ALERT_TRIGGER}`]?.operatorEvents,
-		{ what: `the first poll of "${ALERT_TRIGGER}"`, timeoutMs: 60_000, everyMs: 250 },
-	);
+	await firstPoll(alert, ALERT_TRIGGER);
 	const how = `its trigger, published, polling every ${POLL_SECONDS} s (its IF sees a pinned clock)`;
 	const shown = [ALERT_TRIGGER, 'Message for the team', 'Outside business hours'];
 	const alertStep = async (nth: number, title: string) =>
@@ -265,14 +265,8 @@ export async function runExamples(
 
 	// Examples 8 and 9: once both have found their place, a chat is rated 1 and another 5, and two chats are missed.
 	const polled = `its trigger, published, polling every ${POLL_SECONDS} s`;
-	for (const [{ id }, trigger] of [
-		[rating, RATING_TRIGGER],
-		[missed, MISSED_TRIGGER],
-	] as const)
-		await waitUntil(
-			async () => (await n8n.staticData(id))?.[`node:${trigger}`]?.catchingUp === false,
-			{ what: `the first poll of "${trigger}"`, timeoutMs: 60_000, everyMs: 250 },
-		);
+	await firstPoll(rating, RATING_TRIGGER);
+	await firstPoll(missed, MISSED_TRIGGER);
 	sandbox.control.rateChat(RATED_CHATS.bad, { rate: 1 });
 	sandbox.control.rateChat(RATED_CHATS.good, { rate: 5 });
 	const ratingTitle = `Bad rating: chat ${RATED_CHATS.bad} rated 1, chat ${RATED_CHATS.good} rated 5`;
