@@ -1,11 +1,16 @@
 // New Rating and Missed Chat of Svc Chat Trigger in a real n8n (issue 44): each rating and missed chat once, across
 // polls, pages, a chat delivered again and a failed poll; the filter, the items and the Transcript. Shared by 2.x and 1.x.
 import type { Chat, ChatMessage, Rate } from '../../nodes/SvcChat/types';
-import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import { pollEvery } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { runtimeFlavour, sandboxAllChats, type E2eEnvironment } from './environment';
+import {
+	runtimeFlavour,
+	sandboxAllChats,
+	sandboxCredentialOf,
+	type E2eEnvironment,
+} from './environment';
 
 /** Seconds between the triggers' polls. */
 const POLL_EVERY_SECONDS = 2;
@@ -55,6 +60,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 		beforeAll(async () => {
 			({ chats } = await sandboxAllChats(env.sandbox));
 			const rest = await env.n8n.rest();
+			const credentials = await sandboxCredentialOf(env.n8n);
 			for (const trigger of triggers) {
 				const parameters = { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...trigger.parameters };
 				const node = { id: `e2e44000-${trigger.node.length}`, name: trigger.node, parameters };
@@ -66,7 +72,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 							type: 'n8n-nodes-svc.svcChatTrigger',
 							typeVersion: 1,
 							position: [0, 0],
-							credentials: { svcApi: SANDBOX_CREDENTIAL },
+							credentials,
 						},
 					],
 					connections: {},

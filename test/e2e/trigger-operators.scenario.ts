@@ -3,11 +3,11 @@
 import type { OperatorEvent } from '../../nodes/SvcChat/trigger/description';
 import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../nodes/SvcChat/types';
-import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import { pollEvery } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { runtimeFlavour, type E2eEnvironment } from './environment';
+import { runtimeFlavour, sandboxCredentialOf, type E2eEnvironment } from './environment';
 
 const TRIGGER_NODES: Record<OperatorEvent, string> = {
 	operatorStatusChanged: 'Operator status',
@@ -22,7 +22,11 @@ const WAIT_MS = 180_000;
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A workflow of one trigger, as the editor saves a new one: n8n gives it its ID. */
-function triggerWorkflow(event: OperatorEvent, index: number): Omit<Workflow, 'id'> {
+function triggerWorkflow(
+	event: OperatorEvent,
+	index: number,
+	credentials: Workflow['nodes'][number]['credentials'],
+): Omit<Workflow, 'id'> {
 	const node = TRIGGER_NODES[event];
 	return {
 		name: `Operator events e2e: ${node}`,
@@ -35,7 +39,7 @@ function triggerWorkflow(event: OperatorEvent, index: number): Omit<Workflow, 'i
 				position: [0, 0],
 				// Every few seconds, so the scenario takes polls rather than minutes; the filters keep their defaults.
 				parameters: { pollTimes: pollEvery(POLL_EVERY_SECONDS), emit: event },
-				credentials: { svcApi: { id: SANDBOX_CREDENTIAL.id, name: SANDBOX_CREDENTIAL.name } },
+				credentials,
 			},
 		],
 		connections: {},
@@ -77,11 +81,12 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		beforeAll(async () => {
 			seeded = env.sandbox.control.getOperators();
 			const rest = await env.n8n.rest();
+			const credentials = await sandboxCredentialOf(env.n8n);
 			for (const [index, [event, trigger]] of Object.entries(triggers).entries()) {
 				const created = await rest(
 					'POST',
 					'workflows',
-					triggerWorkflow(event as OperatorEvent, index + 1),
+					triggerWorkflow(event as OperatorEvent, index + 1, credentials),
 				);
 				trigger.workflowId = String(created.id);
 				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });
