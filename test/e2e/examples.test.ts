@@ -389,10 +389,10 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 			chat: expect.objectContaining({ id: RATED_CHATS.bad, average_rate: 1 }),
 		},
 	]);
-	// The transcript: a line per message, the visitor and the operators by name, times in n8n's zone (UTC here).
+	// The transcript: a line per message, the visitor and the operators by name, times in n8n's zone (UTC, as Etc/UTC).
 	const transcript = (item.chat as { transcript: string }).transcript;
 	const lines = transcript.split('\n');
-	expect(lines[0]).toBe(`Chat ${RATED_CHATS.bad}, times in UTC`);
+	expect(lines[0]).toBe(`Chat ${RATED_CHATS.bad}, times in ${env.n8n.env.GENERIC_TIMEZONE}`);
 	const messages = chat.messages ?? [];
 	expect(lines).toHaveLength(messages.length + 1);
 	const visitorName = chat.visitor?.fields?.name as string | undefined;

@@ -187,7 +187,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 				const { transcript, ...record } = item.chat as Item & { transcript: string };
 				expect(record).toMatchObject({ id: chat.id, message_count: chat.messages?.length ?? 0 });
 				const lines = transcript.split('\n');
-				expect(lines[0]).toBe(`Chat ${String(chat.id)}, times in UTC`);
+				expect(lines[0]).toBe(`Chat ${String(chat.id)}, times in ${env.n8n.env.GENERIC_TIMEZONE}`);
 				expect(lines).toHaveLength(Math.max(1, chat.messages?.length ?? 0) + 1);
 				(chat.messages ?? []).forEach((message: ChatMessage, index) => {
 					if (message.kind === 'operator' && operators.has(message.operator_id as number))
