@@ -125,11 +125,9 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${post(control('chats/close'))} -d '{"id":"CHAT_ID"}'
     A trigger on "Every Change" emits each change at its next poll; "Svc: export finished chats…"
     exports the chat once it is closed, at its next poll (every hour at :05).
- 8. "Svc: tell the team lead about a bad rating…" is published and checks every minute. Rate a chat 1
-    (a rating of 3 to 5 does not start it), then see its execution with the transcript:
+ 8. "Svc: tell the team lead about a bad rating…" and "Svc: e-mail a follow-up to visitors nobody
+    answered…" are published and check every minute. Rate a chat 1 (not 3 to 5), add a missed chat:
       ${post(control('chats/rate'))} -d '{"id":${RATED_CHATS.bad},"rate":1}'
- 9. "Svc: e-mail a follow-up to visitors nobody answered…" is published and checks every minute.
-    Add a chat that nobody answered; the visitor's e-mail is in its fields:
       ${post(control('chats/missed'))} -d '{"contact":"fields"}'
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
