@@ -165,16 +165,19 @@ let triggerEvents: TriggerEventPanel[];
 // Declared first, so the browser closes before the environment is disposed.
 afterAll(async () => await browser?.close());
 
-const env = useE2eEnvironment({ sandbox: { seed: 5, chats: 20 } }, async (started) => {
-	svcChat = distNode('SvcChat.node.js', 'SvcChat');
-	panels = operationPanels(svcChat);
-	triggerEvents = triggerEventPanels(distNode('SvcChatTrigger.node.js', 'SvcChatTrigger'));
-	started.n8n.setOwner(OWNER);
-	await started.n8n.importWorkflows(workflows);
-	await started.n8n.start();
-	browser = await launchBrowser();
-	await logIn(browser.page, started.n8n.baseUrl, OWNER);
-});
+// The owner is set before n8n starts: importing the credential starts it, and it keeps the owner it started with.
+const env = useE2eEnvironment(
+	{ sandbox: { seed: 5, chats: 20 }, owner: OWNER },
+	async (started) => {
+		svcChat = distNode('SvcChat.node.js', 'SvcChat');
+		panels = operationPanels(svcChat);
+		triggerEvents = triggerEventPanels(distNode('SvcChatTrigger.node.js', 'SvcChatTrigger'));
+		await started.n8n.importWorkflows(workflows);
+		await started.n8n.start();
+		browser = await launchBrowser();
+		await logIn(browser.page, started.n8n.baseUrl, OWNER);
+	},
+);
 
 async function searchNodeCreator(text: string): Promise<void> {
 	// The test id sits on the input itself in n8n 2.x.

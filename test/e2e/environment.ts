@@ -2,7 +2,7 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
-import { N8n, type ExportedCredential } from '../../scripts/n8n';
+import { N8n, type ExportedCredential, type Owner } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
@@ -61,6 +61,8 @@ export async function startE2eEnvironment(
 		wrongPasswordCredential?: boolean;
 		/** n8n settings beyond the offline ones, e.g. DURABLE_CURSOR_ENV. */
 		n8nEnv?: Record<string, string>;
+		/** The owner n8n starts with (it starts here): a browser logs in as this one. */
+		owner?: Owner;
 	} = {},
 ): Promise<E2eEnvironment> {
 	const runtime = ensureRuntime(log, flavour);
@@ -69,6 +71,7 @@ export async function startE2eEnvironment(
 	try {
 		n8n = await N8n.create({ runtime, log, env: options.n8nEnv });
 		n8n.installPackage(REPO_ROOT);
+		if (options.owner) n8n.setOwner(options.owner);
 		const credentials: ExportedCredential[] = [sandboxCredential(sandbox)];
 		if (options.wrongPasswordCredential) {
 			const { data } = WRONG_PASSWORD_CREDENTIAL;
