@@ -7,6 +7,7 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import {
 	EXAMPLE_IDS,
 	PUBLISHED_EXAMPLES,
+	RATED_CHATS,
 	readExamples,
 	runExamples,
 	sandboxCredential,
@@ -124,6 +125,10 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${post(control('chats/close'))} -d '{"id":"CHAT_ID"}'
     A trigger on "Every Change" emits each change at its next poll; "Svc: export finished chats…"
     exports the chat once it is closed, at its next poll (every hour at :05).
+ 8. "Svc: tell the team lead about a bad rating…" and "Svc: e-mail a follow-up to visitors nobody
+    answered…" are published and check every minute. Rate a chat 1 (not 3 to 5), add a missed chat:
+      ${post(control('chats/rate'))} -d '{"id":${RATED_CHATS.bad},"rate":1}'
+      ${post(control('chats/missed'))} -d '{"contact":"fields"}'
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.
@@ -176,7 +181,8 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([sandboxCredential(sandbox)]);
 	await n8n.importWorkflows(readExamples());
-	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, EXAMPLE_IDS.nobodyOnline]);
+	const { nobodyOnline, badRating, missedChat } = EXAMPLE_IDS;
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, nobodyOnline, badRating, missedChat]);
 	// Keeps the demo data moving, so the trigger has something new to find.
 	let previous: string | number | undefined;
 	setInterval(() => {

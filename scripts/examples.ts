@@ -24,6 +24,8 @@ export const EXAMPLE_IDS = {
 	dailyStats: 'svcExample5Stats',
 	aiAgent: 'svcExample6Agent',
 	nobodyOnline: 'svcExample7Nobody',
+	badRating: 'svcExample8Rating',
+	missedChat: 'svcExample9Missed',
 } as const;
 
 /** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */
@@ -60,8 +62,14 @@ export const pollEvery = (seconds: number) =>
 	pollAt(Array.from({ length: 60 / seconds }, (_, index) => index * seconds));
 
 const ALERT_TRIGGER = 'Operator availability';
-/** How often example 7's copy polls: each change is seen within it, and it polls again before the next change. */
-const ALERT_POLL_SECONDS = 3;
+const RATING_TRIGGER = 'Bad ratings';
+const MISSED_TRIGGER = 'Missed chats';
+/** How often the copies of examples 7 to 9 poll: each change is seen within it, and polled again before the next. */
+const POLL_SECONDS = 3;
+/** The copies of examples 8 and 9 that `runExamples` publishes. */
+export const JOB_COPIES = { badRating: 'svcRunRating3s', missedChat: 'svcRunMissed3s' };
+/** Seeded chats (seed 1) that `runExamples` rates: the bad one already has a rating of 1, older than the trigger. */
+export const RATED_CHATS = { bad: 10004, good: 10000 };
 /**
  * What example 7's copy shows its IF, in Europe/Berlin: nobody online on a Sunday at noon, back on a Monday at noon, so
  * that both branches run in every run. The real time could not: from Saturday 06:00 to Sunday 19:00 UTC, it is the
@@ -74,24 +82,32 @@ export const ALERT_CLOCK = {
 	back: '2026-11-30T11:00:00.000Z',
 };
 
+/** A copy of an example under `id`, named for `what` changed: `parameters` set in the nodes `which` picks. */
+function variant(workflow: Workflow, id: string, what: string, which: string, parameters: object) {
+	const nodes = workflow.nodes.map((node) =>
+		node.type === which ? { ...node, parameters: { ...node.parameters, ...parameters } } : node,
+	);
+	return { ...workflow, id, name: `${workflow.name} (${what})`, nodes };
+}
+
+/** A copy of an example whose chat trigger polls every POLL_SECONDS s instead of every minute. */
+const pollingCopy = (workflow: Workflow, id: string, what = '') =>
+	variant(workflow, id, `every ${POLL_SECONDS} s${what}`, 'n8n-nodes-svc.svcChatTrigger', {
+		pollTimes: pollEvery(POLL_SECONDS),
+	});
+
 /** Example 7 polling every few seconds, its IF seeing ALERT_CLOCK: a Set node between them gives detected_at. */
 function alertCopy(workflow: Workflow): Workflow {
-	const pollTimes = pollEvery(ALERT_POLL_SECONDS);
-	const nodes = workflow.nodes.map((node) =>
-		node.name === ALERT_TRIGGER ? { ...node, parameters: { ...node.parameters, pollTimes } } : node,
-	);
+	const copy = pollingCopy(workflow, ALERT_CLOCK.id, ', pinned clock');
 	const value = `={{ $json.available ? '${ALERT_CLOCK.back}' : '${ALERT_CLOCK.offline}' }}`;
 	const assignments = [{ id: 'c1', name: 'detected_at', value, type: 'string' }];
 	const parameters = { assignments: { assignments }, includeOtherFields: true, options: {} };
 	const clock = { id: 'c1', name: 'Pinned clock', type: 'n8n-nodes-base.set', typeVersion: 3.4 };
-	nodes.push({ ...clock, position: [-100, 400], parameters });
 	const { [ALERT_TRIGGER]: triggerOutput, ...connections } = workflow.connections;
 	const toClock = { main: [[{ node: clock.name, type: 'main' as const, index: 0 }]] };
 	return {
-		...workflow,
-		id: ALERT_CLOCK.id,
-		name: `${workflow.name} (every ${ALERT_POLL_SECONDS} s, pinned clock)`,
-		nodes,
+		...copy,
+		nodes: [...copy.nodes, { ...clock, position: [-100, 400], parameters }],
 		connections: { ...connections, [ALERT_TRIGGER]: toClock, [clock.name]: triggerOutput },
 		settings: { ...workflow.settings, timezone: ALERT_CLOCK.zone },
 	};
@@ -170,19 +186,17 @@ export async function runExamples(
 	const examples = readExamples();
 	const example = (id: string) => findExample(examples, id);
 	// The lunch break with a wait of two seconds, not an hour.
-	const lunchBreak = example(EXAMPLE_IDS.lunchBreak);
-	const lunch = {
-		...lunchBreak,
-		id: 'svcRunLunch1300',
-		name: `${lunchBreak.name} (a wait of 2 s)`,
-		nodes: lunchBreak.nodes.map((node) =>
-			node.type === 'n8n-nodes-base.wait'
-				? { ...node, parameters: { ...node.parameters, amount: 2, unit: 'seconds' } }
-				: node,
-		),
-	};
+	const lunch = variant(
+		example(EXAMPLE_IDS.lunchBreak),
+		'svcRunLunch1300',
+		'a wait of 2 s',
+		'n8n-nodes-base.wait',
+		{ amount: 2, unit: 'seconds' },
+	);
 	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
-	await n8n.importWorkflows([...examples, lunch, alert]);
+	const rating = pollingCopy(example(EXAMPLE_IDS.badRating), JOB_COPIES.badRating);
+	const missed = pollingCopy(example(EXAMPLE_IDS.missedChat), JOB_COPIES.missedChat);
+	await n8n.importWorkflows([...examples, lunch, alert, rating, missed]);
 
 	const steps: ExampleStep[] = [];
 	/** Records the `nth` execution of a workflow as a step, with the output of the nodes `shown`. */
@@ -206,7 +220,7 @@ export async function runExamples(
 	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
 
 	// Webhooks and the chat triggers run in production once published.
-	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, alert.id]);
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, alert.id, rating.id, missed.id]);
 	const webhook = async (call: WebhookCall, title: string, shown: string[]) => {
 		const { how, response } = await callWebhook(n8n, call);
 		await record({ title, workflowId: call.workflow.id, how, response }, shown, call.nth);
@@ -231,12 +245,15 @@ export async function runExamples(
 	const exported = { title, workflowId: EXAMPLE_IDS.exportFinishedChats, how: 'publishing it' };
 	await record(exported, ['Finished chats', 'Spreadsheet columns', 'CSV file']);
 
+	/** Waits for a published copy's first poll: its trigger saved what it found (the statuses; the server's place). */
+	const firstPoll = async ({ id }: Workflow, trigger: string) =>
+		await waitUntil(
+			async () => Object.keys((await n8n.staticData(id))?.[`node:${trigger}`] ?? {}).length,
+			{ what: `the first poll of "${trigger}"`, timeoutMs: 60_000, everyMs: 250 },
+		);
 	// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
-	await waitUntil(
-		async () => (await n8n.staticData(alert.id))?.[`node:${ALERT_TRIGGER}`]?.operatorEvents,
-		{ what: `the first poll of "${ALERT_TRIGGER}"`, timeoutMs: 60_000, everyMs: 250 },
-	);
-	const how = `its trigger, published, polling every ${ALERT_POLL_SECONDS} s (its IF sees a pinned clock)`;
+	await firstPoll(alert, ALERT_TRIGGER);
+	const how = `its trigger, published, polling every ${POLL_SECONDS} s (its IF sees a pinned clock)`;
 	const shown = [ALERT_TRIGGER, 'Message for the team', 'Outside business hours'];
 	const alertStep = async (nth: number, title: string) =>
 		await record({ title, workflowId: alert.id, how }, shown, nth);
@@ -245,5 +262,20 @@ export async function runExamples(
 	await alertStep(1, 'Nobody online: every operator was set offline');
 	for (const { id, status } of before) sandbox.control.setOperatorStatus(id, status);
 	await alertStep(2, 'Nobody online: the operators are back');
+
+	// Examples 8 and 9: once both have found their place, a chat is rated 1 and another 5, and two chats are missed.
+	const polled = `its trigger, published, polling every ${POLL_SECONDS} s`;
+	await firstPoll(rating, RATING_TRIGGER);
+	await firstPoll(missed, MISSED_TRIGGER);
+	sandbox.control.rateChat(RATED_CHATS.bad, { rate: 1 });
+	sandbox.control.rateChat(RATED_CHATS.good, { rate: 5 });
+	const ratingTitle = `Bad rating: chat ${RATED_CHATS.bad} rated 1, chat ${RATED_CHATS.good} rated 5`;
+	const ratingShown = [RATING_TRIGGER, 'Message for the team lead'];
+	await record({ title: ratingTitle, workflowId: rating.id, how: polled }, ratingShown);
+	sandbox.control.addMissedChat('fields');
+	sandbox.control.addMissedChat('none');
+	const missedTitle = 'Missed chats: one with an e-mail address, one without any contact';
+	const missedShown = [MISSED_TRIGGER, 'Has an e-mail address?', 'Follow-up e-mail'];
+	await record({ title: missedTitle, workflowId: missed.id, how: polled }, missedShown);
 	return steps;
 }

@@ -165,6 +165,7 @@ let triggerEvents: TriggerEventPanel[];
 // Declared first, so the browser closes before the environment is disposed.
 afterAll(async () => await browser?.close());
 
+// The owner is set before n8n starts: importing the credential starts it, and it keeps the owner it started with.
 const env = useE2eEnvironment(
 	{ sandbox: { seed: 5, chats: 20 }, owner: OWNER },
 	async (started) => {
@@ -471,7 +472,7 @@ async function openSvcChatTriggers(): Promise<Locator> {
 	return creator;
 }
 
-test("6. the node creator lists the operator events among the trigger's events, and each opens a panel with its own fields only", async () => {
+test("6. the node creator lists the trigger's 7 events, and each event's panel shows its own fields only", async () => {
 	const { page } = browser;
 	const event = (value: string) => {
 		const found = triggerEvents.find((panel) => panel.event === value);
@@ -487,9 +488,24 @@ test("6. the node creator lists the operator events among the trigger's events, 
 		expect.arrayContaining(['Available Statuses', 'Roles']),
 	);
 	expect(labels('everyChange')).toEqual(expect.arrayContaining(['Start From', 'Output']));
+	expect(labels('newRating')).toEqual(
+		expect.arrayContaining(['Start From', 'Ratings', 'Chat Output']),
+	);
+	expect(labels('missedChat')).toEqual(expect.arrayContaining(['Start From', 'Chat Output']));
 	for (const operatorEvent of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
-		for (const chatOnly of ['Start From', 'Output'])
+		for (const chatOnly of ['Start From', 'Output', 'Chat Output'])
 			expect(labels(operatorEvent)).not.toContain(chatOnly);
+	// Chat Output and Ratings belong to the two new events only, and Output to the other chat events.
+	for (const { event: value } of triggerEvents) {
+		const own = { newRating: ['Ratings', 'Chat Output'], missedChat: ['Chat Output'] }[value] ?? [];
+		for (const label of ['Ratings', 'Chat Output'])
+			expect({ value, label, shown: labels(value).includes(label) }).toEqual({
+				value,
+				label,
+				shown: own.includes(label),
+			});
+	}
+	expect(triggerEvents).toHaveLength(7);
 
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
 	const creator = await openSvcChatTriggers();
@@ -515,6 +531,8 @@ test("6. the node creator lists the operator events among the trigger's events, 
 	// A chat event first: its panel shows the chat fields and proves the checks of fields that must be absent.
 	const opened = [
 		event('everyChange'),
+		event('newRating'),
+		event('missedChat'),
 		event('operatorStatusChanged'),
 		event('operatorAvailabilityChanged'),
 	];
@@ -547,6 +565,8 @@ test("6. the node creator lists the operator events among the trigger's events, 
 			return [];
 		});
 		await browser.screenshot(`6-trigger-${panel.event}`);
+		if (panel.event === 'newRating')
+			await ndv.screenshot({ path: readmePicture('editor-new-rating.png') });
 		// 'Trigger On' first, then the event's notice and fields, as n8n's triggers put their event first (issue 42).
 		const at = (text: string) =>
 			shownLines.findIndex((line) => line === text || line.startsWith(`${text} `));

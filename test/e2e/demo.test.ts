@@ -216,7 +216,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(9);
+	expect(lines).toHaveLength(11);
 
 	// A chat, as the welcome text shows it: added (new and open), given a message, closed.
 	const [add, update, close] = ['chats/add', 'chats/update', 'chats/close'].flatMap(at);
@@ -249,6 +249,16 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const offline = (await curl(at('operators/cycle')[0])) as Array<{ status: string }>;
 	expect(offline.map(({ status }) => status)).toEqual(offline.map(() => 'offline'));
 	expect(await curl(at('__control/operators')[0])).toEqual(offline);
+	// A rating of 1 and a missed chat, for examples 8 and 9, as the sandbox then serves them.
+	const rated = (await curl(at('chats/rate')[0])) as Chat;
+	expect(rated.rates?.at(-1)).toMatchObject({ rate: 1, created_at: expect.any(String) });
+	const missed = (await curl(at('chats/missed')[0])) as Chat;
+	expect(missed.state_history?.at(-1)?.state).toBe('closed');
+	expect(missed.visitor?.fields?.email).toEqual(expect.any(String));
+	for (const chat of [rated, missed])
+		expect(await curl(`curl -s '${started.sandboxUrl}/__control/chat?id=${chat.id}'`)).toEqual(
+			chat,
+		);
 
 	await stopsEverything(started, () => process.kill(started.npm.pid!, 'SIGINT'));
 	expect(started.npm.output()).toContain('Ctrl-C (SIGINT): stopping n8n and the sandbox…');

@@ -1,7 +1,7 @@
 // Shared set-up of the real-n8n e2e tests: the pinned runtime, a sandbox, and an n8n with the built package and credentials.
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
-import { sandboxCredential } from '../../scripts/examples';
+import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import { N8n, type ExportedCredential, type Owner } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
@@ -61,7 +61,7 @@ export async function startE2eEnvironment(
 		wrongPasswordCredential?: boolean;
 		/** n8n settings beyond the offline ones, e.g. DURABLE_CURSOR_ENV. */
 		n8nEnv?: Record<string, string>;
-		/** Who signs in (a browser test's own account); else N8n's default owner. */
+		/** The owner n8n starts with (it starts here): a browser logs in as this one. */
 		owner?: Owner;
 	} = {},
 ): Promise<E2eEnvironment> {
@@ -113,6 +113,21 @@ export function useE2eEnvironment(
 		if (!env) throw new Error('The e2e environment is read before its beforeAll started it');
 		return env;
 	});
+}
+
+/**
+ * The `credentials` of a node that uses the sandbox credential, by the id this n8n gave it: a workflow created through
+ * REST keeps the id it names, and n8n 1.x then refuses to publish it ("Credential with ID … does not exist").
+ */
+export async function sandboxCredentialOf(n8n: N8n) {
+	const stored = (await (
+		await n8n.rest()
+	)('GET', 'credentials')) as unknown as ExportedCredential[];
+	const found = stored.find(
+		({ name, type }) => name === SANDBOX_CREDENTIAL.name && type === 'svcApi',
+	);
+	if (!found) throw new Error(`n8n has no credential "${SANDBOX_CREDENTIAL.name}"`);
+	return { svcApi: { id: String(found.id), name: found.name } };
 }
 
 /** Reads a stored-data endpoint of the sandbox directly, as the admin: what n8n's output must match. */

@@ -1,10 +1,12 @@
 // E2E: every workflow in examples/ runs once inside a real n8n (as `npm start -- --headless` runs them), checked against the sandbox.
-import type { Operator, OperatorStatsRow } from '../../nodes/SvcChat/types';
+import type { Chat, Operator, OperatorStatsRow } from '../../nodes/SvcChat/types';
 import {
 	ALERT_CLOCK,
 	EXAMPLE_IDS,
 	findExample,
+	JOB_COPIES,
 	pinnedBody,
+	RATED_CHATS,
 	readExamples,
 	runExamples,
 	SANDBOX_CREDENTIAL,
@@ -29,6 +31,9 @@ const observed: Observed[] = [];
 /** n8n's own record of the chat triggers' runs, read while n8n still runs. */
 let exportExecutions: StoredExecution[] = [];
 let alertExecutions: StoredExecution[] = [];
+const jobExecutions: Record<string, StoredExecution[]> = {};
+/** The sandbox's chats when example 1 exported them: examples 8 and 9 change some later. */
+let chatsAtExport: Chat[] = [];
 
 // The demo's data set. An n8n of its own (one start, then REST): the examples find their credential by its name,
 // "Svc sandbox", which must point at this file's sandbox, and example 7 sets every operator offline and back.
@@ -42,8 +47,24 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 				operators: started.sandbox.control.getOperators(),
 				pairings: started.sandbox.control.pairings(),
 			});
-			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats)
+			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats) {
 				exportExecutions = await started.n8n.readExecutions(step.workflowId);
+				chatsAtExport = (await sandboxAllChats(started.sandbox)).chats;
+			}
+			if (step.workflowId === JOB_COPIES.missedChat) {
+				// Three more polls of each of the two triggers: a rating or missed chat emitted twice would show.
+				const polls = () =>
+					started.sandbox.control
+						.requestLog()
+						.filter(({ method, path }) => method === 'GET' && path === '/api/v2/chats').length;
+				const seen = polls();
+				await waitUntil(async () => polls() >= seen + 6, {
+					what: 'three more polls of examples 8 and 9',
+					timeoutMs: 120_000,
+				});
+				for (const id of Object.values(JOB_COPIES))
+					jobExecutions[id] = await started.n8n.readExecutions(id, { all: true });
+			}
 			if (step.workflowId === ALERT_CLOCK.id && /back/.test(step.title)) {
 				// Two more polls after the last change: an availability reported twice would be a third execution.
 				const polls = () =>
@@ -105,6 +126,8 @@ test('every example ran', () => {
 		EXAMPLE_IDS.exportFinishedChats,
 		ALERT_CLOCK.id,
 		ALERT_CLOCK.id,
+		JOB_COPIES.badRating,
+		JOB_COPIES.missedChat,
 	]);
 });
 
@@ -245,10 +268,9 @@ test('4. website login pairs the visitor and answers with the snippet; logout re
 
 test('1. the chat trigger, published, polls at once and exports every message of every finished chat', async () => {
 	const { step } = observedStep(EXAMPLE_IDS.exportFinishedChats, /Finished chats/);
-	const { chats } = await sandboxAllChats(env.sandbox);
-	const finished = chats.filter((chat) => finalState(chat) === 'closed');
+	const finished = chatsAtExport.filter((chat) => finalState(chat) === 'closed');
 	expect(finished.length).toBeGreaterThan(0);
-	expect(finished.length).toBeLessThan(chats.length);
+	expect(finished.length).toBeLessThan(chatsAtExport.length);
 	const expectedRows = finished.flatMap((chat) =>
 		(chat.messages ?? []).map((message) => `${chat.id}/${message.id}`),
 	);
@@ -342,6 +364,101 @@ test('7. nobody online: one execution when every operator went offline, one when
 		'Operator availability': [up],
 		'Message for the team': [{ text: `Back online (${onlineBefore.length}): ${names}` }],
 	});
+});
+
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+const triggerRuns = (id: string) => jobExecutions[id].map(({ mode, status }) => ({ mode, status }));
+
+test('8. bad rating: only the rating of 1 is emitted, once, with the transcript of its chat', () => {
+	const { step } = observedStep(JOB_COPIES.badRating, /Bad rating/);
+	// Exactly one execution, still after three more polls: the rating of 5 and the chat's older rating of 1 never came.
+	expect(triggerRuns(JOB_COPIES.badRating)).toEqual([{ mode: 'trigger', status: 'success' }]);
+	const chat = env.sandbox.control.getChat(RATED_CHATS.bad)!;
+	const rates = chat.rates ?? [];
+	expect(rates.filter(({ rate }) => rate === 1)).toHaveLength(2);
+	const rated = rates.at(-1)!;
+	const operators = new Map(operatorsBefore.map(({ id, full_name }) => [id, full_name]));
+	const [item] = step.outputs['Bad ratings'];
+	expect(step.outputs['Bad ratings']).toEqual([
+		{
+			chat_id: RATED_CHATS.bad,
+			rating: 1,
+			operator_id: chat.operator_id,
+			rated_at: rated.created_at,
+			detected_at: ISO,
+			chat: expect.objectContaining({ id: RATED_CHATS.bad, average_rate: 1 }),
+		},
+	]);
+	// The transcript: a line per message, the visitor and the operators by name, times in n8n's zone (UTC, as Etc/UTC).
+	const transcript = (item.chat as { transcript: string }).transcript;
+	const lines = transcript.split('\n');
+	expect(lines[0]).toBe(`Chat ${RATED_CHATS.bad}, times in ${env.n8n.env.GENERIC_TIMEZONE}`);
+	const messages = chat.messages ?? [];
+	expect(lines).toHaveLength(messages.length + 1);
+	const visitorName = chat.visitor?.fields?.name as string | undefined;
+	messages.forEach((message, index) => {
+		const who =
+			message.kind === 'operator'
+				? `${operators.get(message.operator_id as number)} (operator)`
+				: message.kind === 'visitor'
+					? (visitorName && `${visitorName} (visitor)`) || 'Visitor'
+					: undefined;
+		const time = new Date(message.created_at).toISOString().replace('T', ' ').slice(0, 19);
+		const prefix = who ? `[${time}] ${who}: ` : `[${time}] `;
+		expect(lines[index + 1].slice(0, prefix.length)).toBe(prefix);
+	});
+	expect(step.outputs['Message for the team lead']).toEqual([
+		{
+			text: `Chat ${RATED_CHATS.bad} was rated 1 of 5 (operator ${chat.operator_id}).`,
+			chat_id: String(RATED_CHATS.bad),
+			rating: 1,
+			operator_id: chat.operator_id,
+			transcript,
+		},
+	]);
+});
+
+test('9. missed chat: each unanswered chat once, with its contact; the draft goes to the one with an e-mail address', () => {
+	const { step } = observedStep(JOB_COPIES.missedChat, /Missed chats/);
+	expect(triggerRuns(JOB_COPIES.missedChat)).toEqual([{ mode: 'trigger', status: 'success' }]);
+	const items = step.outputs['Missed chats'];
+	expect(items).toHaveLength(2);
+	const chats = items.map((item) => env.sandbox.control.getChat(item.chat_id as number)!);
+	for (const [index, chat] of chats.entries()) {
+		// Unanswered and finished, as the sandbox made it.
+		expect(finalState(chat)).toBe('closed');
+		expect(chat.messages?.some(({ kind }) => kind === 'operator' || kind === 'file_operator')).toBe(
+			false,
+		);
+		const fields = chat.visitor?.fields ?? {};
+		expect(items[index]).toEqual({
+			chat_id: chat.id,
+			closed_at: chat.state_history?.at(-1)?.at,
+			visitor_name: fields.name ?? null,
+			visitor_email: fields.email ?? null,
+			visitor_phone: fields.phone ?? null,
+			detected_at: ISO,
+			chat: expect.objectContaining({ id: chat.id, final_state: 'closed' }),
+		});
+	}
+	const withEmail = items.filter((item) => item.visitor_email);
+	expect(withEmail).toHaveLength(1);
+	expect(withEmail[0]).toMatchObject({
+		visitor_name: expect.any(String),
+		visitor_phone: expect.any(String),
+	});
+	expect(step.outputs['Has an e-mail address?']).toEqual(withEmail);
+	const { visitor_name: name, visitor_email: to, chat_id } = withEmail[0];
+	expect(step.outputs['Follow-up e-mail']).toEqual([
+		{
+			to,
+			subject: 'Sorry we missed your chat',
+			body: expect.stringMatching(
+				new RegExp(`^Hello ${name as string},\n\nyou wrote to us in our chat`),
+			),
+			chat_id: String(chat_id),
+		},
+	]);
 });
 
 /** A Manual Trigger named Start, and a link to one node: the pieces of the small workflows below. */

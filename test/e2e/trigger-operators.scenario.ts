@@ -3,11 +3,11 @@
 import type { OperatorEvent } from '../../nodes/SvcChat/trigger/description';
 import { OPERATOR_STATE_KEY } from '../../nodes/SvcChat/trigger/poll';
 import type { Operator } from '../../nodes/SvcChat/types';
-import { pollEvery, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import { pollEvery } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import { runtimeFlavour, useE2eEnvironment, type E2eEnvironment } from './environment';
+import { runtimeFlavour, sandboxCredentialOf, type E2eEnvironment } from './environment';
 
 const TRIGGER_NODES: Record<OperatorEvent, string> = {
 	operatorStatusChanged: 'Operator status',
@@ -25,7 +25,7 @@ const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 function triggerWorkflow(
 	event: OperatorEvent,
 	index: number,
-	credential: { id: string; name: string },
+	credentials: Workflow['nodes'][number]['credentials'],
 ): Omit<Workflow, 'id'> {
 	const node = TRIGGER_NODES[event];
 	return {
@@ -39,7 +39,7 @@ function triggerWorkflow(
 				position: [0, 0],
 				// Every few seconds, so the scenario takes polls rather than minutes; the filters keep their defaults.
 				parameters: { pollTimes: pollEvery(POLL_EVERY_SECONDS), emit: event },
-				credentials: { svcApi: credential },
+				credentials,
 			},
 		],
 		connections: {},
@@ -64,18 +64,12 @@ const byId = <T extends { id?: unknown }>(items: T[]) =>
 /**
  * Defines the scenario's tests for the file's n8n flavour (n8n 2.x unless the file chose 1.x) on one running n8n, where
  * it creates and publishes both triggers through REST, as the editor does: activation, every operator offline, quiet
- * polls, every operator back, then unpublished, every operator offline and published again. It runs on `shared`, an
- * environment whose n8n runs by the time its tests start and whose sandbox has no other reader of GET /operators; without
- * it, on an n8n of its own, which needs no restart, kill or setting of its own (no environment is shared on 2.x yet).
+ * polls, every operator back, then unpublished, every operator offline and published again. It runs on `env`, an
+ * environment whose n8n runs by the time its tests start and whose sandbox has no other reader of GET /operators while
+ * they run (the chat scenario's Transcript reads it, so it comes after).
  */
-export function testOperatorEvents(shared?: E2eEnvironment): void {
+export function testOperatorEvents(env: E2eEnvironment): void {
 	describe(`operator events in real n8n (${runtimeFlavour().name})`, () => {
-		const env =
-			shared ??
-			useE2eEnvironment(
-				{ sandbox: { seed: 25, chats: 5 } },
-				async (started) => await started.n8n.start(),
-			);
 		const triggers = Object.fromEntries(
 			Object.entries(TRIGGER_NODES).map(([event, node]) => [event, { node, workflowId: '' }]),
 		) as Record<OperatorEvent, { node: string; workflowId: string }>;
@@ -87,19 +81,12 @@ export function testOperatorEvents(shared?: E2eEnvironment): void {
 		beforeAll(async () => {
 			seeded = env.sandbox.control.getOperators();
 			const rest = await env.n8n.rest();
-			// n8n chose the credential's ID; 1.x's REST API does not look a reference up by name.
-			const stored = (await rest('GET', 'credentials')) as unknown as Array<{
-				id: string;
-				name: string;
-			}>;
-			const found = stored.find(({ name }) => name === SANDBOX_CREDENTIAL.name);
-			if (!found) throw new Error(`n8n has no credential "${SANDBOX_CREDENTIAL.name}"`);
-			const credential = { id: String(found.id), name: found.name };
+			const credentials = await sandboxCredentialOf(env.n8n);
 			for (const [index, [event, trigger]] of Object.entries(triggers).entries()) {
 				const created = await rest(
 					'POST',
 					'workflows',
-					triggerWorkflow(event as OperatorEvent, index + 1, credential),
+					triggerWorkflow(event as OperatorEvent, index + 1, credentials),
 				);
 				trigger.workflowId = String(created.id);
 				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });

@@ -1,0 +1,13 @@
+// Real n8n 2.41.1: the trigger's operator events, then New Rating and Missed Chat, on one n8n (the scenarios are shared
+// with n8n 1.x).
+import { testChatEvents } from './trigger-chat-events.scenario';
+import { testOperatorEvents } from './trigger-operators.scenario';
+import { useE2eEnvironment } from './environment';
+
+// One n8n start for both: the operator triggers read GET /operators, the chat triggers /chats (more chats than a page).
+const env = useE2eEnvironment(
+	{ sandbox: { seed: 25, chats: 150 } },
+	async (started) => await started.n8n.start(),
+);
+testOperatorEvents(env);
+testChatEvents(env);
