@@ -10,7 +10,8 @@ const Sequencer = require('@jest/test-sequencer').default;
 const EXPECTED_SECONDS = {
 	'e2e/queue.test.ts': 155,
 	'e2e/browser.test.ts': 95,
-	'e2e/n8n1.test.ts': 145,
+	'e2e/n8n1.test.ts': 110,
+	'e2e/n8n1-chat-events.test.ts': 90,
 	'e2e/trigger-persistence.durable.test.ts': 65,
 	'e2e/trigger-events.test.ts': 135,
 	'e2e/networkFaults.test.ts': 55,
@@ -34,7 +35,11 @@ const EXPECTED_SECONDS = {
 	'integration/trigger.soak.test.ts': 9,
 };
 /** Files that run n8n 1.x, whose runtime the e2e set-up installs in the background (about 3.5 minutes when absent). */
-const NEEDS_N8N_1 = ['e2e/n8n1.test.ts', 'e2e/networkFaults.test.ts'];
+const NEEDS_N8N_1 = [
+	'e2e/n8n1.test.ts',
+	'e2e/n8n1-chat-events.test.ts',
+	'e2e/networkFaults.test.ts',
+];
 const N8N_1_INSTALL_SECONDS = 210;
 
 const relative = (test) => test.path.slice(test.path.lastIndexOf('/test/') + '/test/'.length);

@@ -1,5 +1,5 @@
 // E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite, reused as is), the polling trigger and
-// its operator events, New Rating and Missed Chat (the 2.x scenarios, reused as is).
+// its operator events (the 2.x scenario, reused as is). New Rating and Missed Chat on 1.x: n8n1-chat-events.test.ts.
 import './n8n1Flavour';
 import './actions.test';
 
@@ -9,7 +9,6 @@ import path from 'node:path';
 import { nodeOutput } from '../../scripts/executions';
 import { readJson, type Workflow } from '../../scripts/n8n';
 import { runtimeFlavour, sandboxAllChats, useE2eEnvironment } from './environment';
-import { testChatEvents } from './trigger-chat-events.scenario';
 import { testOperatorEvents } from './trigger-operators.scenario';
 
 const TRIGGER_WORKFLOW: Workflow = {
@@ -37,8 +36,8 @@ const TRIGGER_WORKFLOW: Workflow = {
 };
 
 describe('n8n 1.x: the polling trigger', () => {
-	// One n8n for the chat trigger, activated as n8n starts, and for the scenarios, whose triggers they create and publish
-	// on it (the operator events read GET /operators, the others /chats); the actions suite has its own.
+	// One n8n for the chat trigger, activated as n8n starts, and for the operator events, whose triggers the scenario
+	// creates and publishes on it (they read GET /operators, the chat trigger /chats); the actions suite has its own.
 	const trigger = useE2eEnvironment({ sandbox: { seed: 21, chats: 250 } }, async (started) => {
 		await started.n8n.importWorkflows([TRIGGER_WORKFLOW]);
 		await started.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
@@ -68,5 +67,4 @@ describe('n8n 1.x: the polling trigger', () => {
 	});
 
 	testOperatorEvents(trigger);
-	testChatEvents(trigger);
 });
