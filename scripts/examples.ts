@@ -49,17 +49,14 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	return example;
 }
 
-/** Poll times at these seconds of every minute: one custom cron each, as n8n refuses a cron firing more than once a minute. */
-export const pollAt = (seconds: number[]) => ({
-	item: seconds.map((second) => ({
-		mode: 'custom' as const,
-		cronExpression: `${second} * * * * *`,
-	})),
+/** Poll times from cron expressions with seconds, one custom item each: n8n refuses a cron that fires more than once a minute. */
+export const pollCron = (expressions: string[]) => ({
+	item: expressions.map((cronExpression) => ({ mode: 'custom' as const, cronExpression })),
 });
 
 /** Poll times for every `seconds` s. */
 export const pollEvery = (seconds: number) =>
-	pollAt(Array.from({ length: 60 / seconds }, (_, index) => index * seconds));
+	pollCron(Array.from({ length: 60 / seconds }, (_, index) => `${index * seconds} * * * * *`));
 
 const ALERT_TRIGGER = 'Operator availability';
 const RATING_TRIGGER = 'Bad ratings';

@@ -1,6 +1,8 @@
 // Child processes of the e2e tests, the demo and the benchmarks: each in its own process group, every group ended on exit; one readiness wait.
 import { once } from 'node:events';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 import execa from 'execa';
@@ -32,6 +34,23 @@ export function killAllNow(): void {
 
 // signal-exit runs this on exit, and on a signal nobody else (the demo) handles, then re-raises that signal.
 let removeExitHandler: (() => void) | undefined;
+
+/**
+ * Starts an install that outlives its caller (jest's set-up), its output appended to `logFile`: whoever needs what it
+ * installs waits for it through the install script's own lock.
+ */
+export function startInBackground(args: string[], logFile: string, env?: NodeJS.ProcessEnv): void {
+	fs.mkdirSync(path.dirname(logFile), { recursive: true });
+	const output = fs.openSync(logFile, 'a');
+	execa('bash', args, {
+		env,
+		stdio: ['ignore', output, output],
+		detached: true,
+		cleanup: false,
+		reject: false,
+	}).unref();
+	fs.closeSync(output);
+}
 
 /** Starts a long-running child in a new process group; its output is read as it comes (`output()` keeps the tail). */
 export function start(command: string, args: string[], options: execa.Options = {}): Started {

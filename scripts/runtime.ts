@@ -5,7 +5,7 @@ import path from 'node:path';
 
 import execa from 'execa';
 
-import { quiet, seconds, type Log } from './processes';
+import { quiet, seconds, startInBackground, type Log } from './processes';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 const INSTALL_SCRIPT = path.join(REPO_ROOT, 'scripts/n8n-runtime.sh');
@@ -74,17 +74,7 @@ export function ensureRuntime(log: Log = quiet, flavour: N8nFlavour = FLAVOURS['
 
 /** Installs a runtime in the background (jest's set-up: the 1.x install overlaps tests); ensureRuntime() waits for it. */
 export function prefetchRuntime(flavour: N8nFlavour, logFile: string): void {
-	const runtime = runtimePaths(flavour);
-	fs.mkdirSync(path.dirname(logFile), { recursive: true });
-	const output = fs.openSync(logFile, 'a');
-	execa('bash', [INSTALL_SCRIPT], {
-		env: installEnv(runtime),
-		stdio: ['ignore', output, output],
-		detached: true,
-		cleanup: false,
-		reject: false,
-	}).unref();
-	fs.closeSync(output);
+	startInBackground([INSTALL_SCRIPT], logFile, installEnv(runtimePaths(flavour)));
 }
 
 /** Whether dist/ was built after every change to what `npm run build` reads (tsconfig.json's include, gulpfile.js's assets). */

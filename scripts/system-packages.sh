@@ -5,10 +5,9 @@
 set -euo pipefail
 [ "$#" -gt 0 ] || { echo "usage: scripts/system-packages.sh PACKAGE…" >&2; exit 2; }
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing=()
-for package in "$@"; do
-	dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-done
+for package in "$@"; do installed "$package" || missing+=("$package"); done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 how="sudo apt-get update && sudo apt-get install -y ${missing[*]}"
@@ -24,7 +23,13 @@ fi
 lock="${SVC_APT_LOCK:-/tmp/n8n-nodes-svc-apt.lock}"
 [ -e "$lock" ] || (umask 000 && : >>"$lock") 2>/dev/null || true
 exec 9<"$lock"
-flock 9
+flock -n 9 || { echo "[system packages] waiting for the install already under way" >&2; flock 9; }
+# That install (jest's e2e set-up installs every missing one in the background) may have installed these meanwhile.
+still_missing=()
+for package in "${missing[@]}"; do installed "$package" || still_missing+=("$package"); done
+[ "${#still_missing[@]}" -eq 0 ] && exit 0
+missing=("${still_missing[@]}")
+how="sudo apt-get update && sudo apt-get install -y ${missing[*]}"
 started=$SECONDS
 # The package lists are fetched once per machine. (The script's own test points the lock and this marker elsewhere.)
 lists_marker="${SVC_APT_UPDATED_MARKER:-/var/lib/apt/lists/.n8n-nodes-svc-updated}"

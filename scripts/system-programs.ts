@@ -4,6 +4,8 @@ import path from 'node:path';
 
 import execa from 'execa';
 
+import { startInBackground } from './processes';
+
 const isExecutable = (file: string): boolean => {
 	try {
 		fs.accessSync(file, fs.constants.X_OK);
@@ -13,11 +15,13 @@ const isExecutable = (file: string): boolean => {
 	}
 };
 
+const INSTALL_SCRIPT = path.join(__dirname, 'system-packages.sh');
+
 /** What `find` finds, else after system-packages.sh installs `debianPackage`; else throws with the command to run, never skips. */
 function findOrInstall<T>(debianPackage: string, find: () => T | undefined): T {
 	const found = find();
 	if (found !== undefined) return found;
-	const result = execa.sync('bash', [path.join(__dirname, 'system-packages.sh'), debianPackage], {
+	const result = execa.sync('bash', [INSTALL_SCRIPT, debianPackage], {
 		stdio: ['ignore', 'inherit', 'pipe'],
 		stripFinalNewline: false,
 		reject: false,
@@ -77,12 +81,16 @@ export function chooseBrowser(
 	};
 }
 
-/** The browser's executable; installs Debian's chromium when that is the way, else throws saying what to provide. */
-export function browserExecutable(): string {
+function browserChoice() {
 	const osRelease = fs.existsSync('/etc/os-release')
 		? fs.readFileSync('/etc/os-release', 'utf8')
 		: '';
-	const choice = chooseBrowser(process.env[BROWSER_VARIABLE], isExecutable, osRelease);
+	return chooseBrowser(process.env[BROWSER_VARIABLE], isExecutable, osRelease);
+}
+
+/** The browser's executable; installs Debian's chromium when that is the way, else throws saying what to provide. */
+export function browserExecutable(): string {
+	const choice = browserChoice();
 	if ('missing' in choice) throw new Error(choice.missing);
 	if ('found' in choice) return choice.found;
 	return findOrInstall(choice.install, () => BROWSER_PATHS.find(isExecutable));
@@ -105,13 +113,26 @@ export function findPostgresPrograms(
 	return findAll(POSTGRES_PROGRAMS, [...versioned, ...pathFolders], exists);
 }
 
-export function postgresPrograms() {
-	const versions = () => (fs.existsSync(POSTGRES_ROOT) ? fs.readdirSync(POSTGRES_ROOT) : []);
-	const find = () => findPostgresPrograms(versions(), pathDirs(), isExecutable);
-	return findOrInstall('postgresql', find);
-}
+const findPostgres = () => {
+	const versions = fs.existsSync(POSTGRES_ROOT) ? fs.readdirSync(POSTGRES_ROOT) : [];
+	return findPostgresPrograms(versions, pathDirs(), isExecutable);
+};
+export const postgresPrograms = () => findOrInstall('postgresql', findPostgres);
 
-export function redisServer(): string {
-	const find = () => findAll(['redis-server'], pathDirs())?.['redis-server'];
-	return findOrInstall('redis-server', find);
+const findRedis = () => findAll(['redis-server'], pathDirs())?.['redis-server'];
+export const redisServer = (): string => findOrInstall('redis-server', findRedis);
+
+/**
+ * Starts installing, in the background, every Debian package that the calls above would install (jest's e2e set-up):
+ * one apt-get for all of them, while other tests run. A test that needs one waits for it (the script's lock), and
+ * installs it itself, or says what to run, if this install failed. Its output goes to `logFile`.
+ */
+export function prefetchSystemPackages(logFile: string): void {
+	const browser = browserChoice();
+	const missing = [
+		...('install' in browser ? [browser.install] : []),
+		...(findPostgres() ? [] : ['postgresql']),
+		...(findRedis() ? [] : ['redis-server']),
+	];
+	if (missing.length) startInBackground([INSTALL_SCRIPT, ...missing], logFile);
 }

@@ -14,6 +14,7 @@ import {
 } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
+import type { Sandbox } from '../../sandbox';
 import { waitUntil } from '../../scripts/processes';
 import { finalState } from '../../nodes/SvcChat/helpers/chatOutput';
 import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
@@ -35,6 +36,15 @@ const jobExecutions: Record<string, StoredExecution[]> = {};
 /** The sandbox's chats when example 1 exported them: examples 8 and 9 change some later. */
 let chatsAtExport: Chat[] = [];
 
+/** Waits until the sandbox has answered `count` more GET requests for `path`: the triggers' polls. */
+async function morePolls(sandbox: Sandbox, path: string, count: number, what: string) {
+	const polls = () =>
+		sandbox.control.requestLog().filter((entry) => entry.method === 'GET' && entry.path === path)
+			.length;
+	const target = polls() + count;
+	await waitUntil(async () => polls() >= target, { what, timeoutMs: 120_000 });
+}
+
 // The demo's data set. An n8n of its own (one start, then REST): the examples find their credential by its name,
 // "Svc sandbox", which must point at this file's sandbox, and example 7 sets every operator offline and back.
 const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
@@ -53,29 +63,18 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 			}
 			if (step.workflowId === JOB_COPIES.missedChat) {
 				// Three more polls of each of the two triggers: a rating or missed chat emitted twice would show.
-				const polls = () =>
-					started.sandbox.control
-						.requestLog()
-						.filter(({ method, path }) => method === 'GET' && path === '/api/v2/chats').length;
-				const seen = polls();
-				await waitUntil(async () => polls() >= seen + 6, {
-					what: 'three more polls of examples 8 and 9',
-					timeoutMs: 120_000,
-				});
+				await morePolls(
+					started.sandbox,
+					'/api/v2/chats',
+					6,
+					'three more polls of examples 8 and 9',
+				);
 				for (const id of Object.values(JOB_COPIES))
 					jobExecutions[id] = await started.n8n.readExecutions(id, { all: true });
 			}
 			if (step.workflowId === ALERT_CLOCK.id && /back/.test(step.title)) {
 				// Two more polls after the last change: an availability reported twice would be a third execution.
-				const polls = () =>
-					started.sandbox.control
-						.requestLog()
-						.filter(({ method, path }) => method === 'GET' && path === '/api/v2/operators').length;
-				const seen = polls();
-				await waitUntil(async () => polls() >= seen + 2, {
-					what: 'two more polls of the operators',
-					timeoutMs: 120_000,
-				});
+				await morePolls(started.sandbox, '/api/v2/operators', 2, 'two more polls of the operators');
 				alertExecutions = await started.n8n.readExecutions(step.workflowId, { all: true });
 			}
 		},

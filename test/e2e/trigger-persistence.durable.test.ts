@@ -1,5 +1,11 @@
 // Real n8n 2.41.1 with durable poll cursors on: what the trigger's state and chats go through a SIGKILL and a restart (issue 16).
-import { testOutcomesOfEverySetting, usePersistenceScenario } from './trigger-persistence.scenario';
+import { ensureRuntime } from '../../scripts/runtime';
+import {
+	durableSchedule,
+	pollOnceAt,
+	testOutcomesOfEverySetting,
+	usePersistenceScenario,
+} from './trigger-persistence.scenario';
 
 const figures = usePersistenceScenario('durable');
 
@@ -22,3 +28,22 @@ test('the first scheduled poll stores the "Now" position though it emitted nothi
 });
 
 testOutcomesOfEverySetting(figures);
+
+test('each durable poll time falls due first at its own time, also after a slow first start', () => {
+	// The parser of n8n's durable scheduler (@n8n/scheduler's recurrence/kinds/cron.js). As seconds of every minute, after
+	// a 30 s first start (a loaded machine) the "later" time fell due a minute early, before the kill.
+	type Parser = { parse(cron: string, options: object): { next(): { toDate(): Date } } };
+	const { CronExpressionParser } = ensureRuntime().require('cron-parser') as {
+		CronExpressionParser: Parser;
+	};
+	const createdAt = Date.parse('2026-11-27T03:06:58.400Z');
+	for (const firstStartMs of [6_000, 30_000, 60_000]) {
+		const { first, afterRestart, later } = durableSchedule(createdAt, firstStartMs);
+		for (const time of [first, afterRestart, later]) {
+			const [{ cronExpression }] = pollOnceAt(time).item;
+			const options = { currentDate: new Date(createdAt), tz: 'Etc/UTC' };
+			const due = CronExpressionParser.parse(cronExpression, options).next().toDate();
+			expect(due.toISOString()).toBe(new Date(time).toISOString());
+		}
+	}
+});

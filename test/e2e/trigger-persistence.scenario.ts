@@ -9,7 +9,7 @@ import { quiet, run, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, REPO_ROOT } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 import { DURABLE_CURSOR_ENV, sandboxAllChats, SETUP_TIMEOUT_MS } from './environment';
-import { pollAt, pollEvery, sandboxCredential } from '../../scripts/examples';
+import { pollCron, pollEvery, sandboxCredential } from '../../scripts/examples';
 import { N8n, type Owner, type Workflow } from '../../scripts/n8n';
 
 const SEEDED_CHATS = 30;
@@ -128,19 +128,29 @@ interface StaticDataReadBack {
  * - `later`: the next one, once the restart is surely over: 1.5 times the first start (which also builds the
  *   database) and a scheduler tick; the scenario fails, saying so, if the restart took longer.
  */
-function durableSchedule(createdAt: number, firstStartMs: number) {
+export function durableSchedule(createdAt: number, firstStartMs: number) {
 	const onSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 	const first = onSecond(createdAt + 6_000);
 	const afterRestart = onSecond(first + 10_000);
 	const restartBound = Math.min(1.5 * Math.max(firstStartMs, 6_000) + SCHEDULER_TICK_MS, 50_000);
 	return { first, afterRestart, later: onSecond(afterRestart + restartBound) };
 }
-const secondsOf = (...times: number[]) => pollAt(times.map((ms) => (ms / 1000) % 60));
+/**
+ * Each time once a day (its second, minute and hour in UTC, the zone of this n8n). As a second of every minute, `later`
+ * also fell due a minute earlier: after a slow first start (a loaded machine), before the kill.
+ */
+export const pollOnceAt = (...times: number[]) =>
+	pollCron(
+		times.map((ms) => {
+			const time = new Date(ms);
+			return `${time.getUTCSeconds()} ${time.getUTCMinutes()} ${time.getUTCHours()} * * *`;
+		}),
+	);
 
 function triggerWorkflow(
 	key: TriggerKey,
 	credentialRef: { id: string; name: string },
-	pollTimes: ReturnType<typeof pollAt>,
+	pollTimes: ReturnType<typeof pollCron>,
 ): Workflow {
 	const { name, nodeId, workflowId } = TRIGGERS[key];
 	const nodes: Workflow['nodes'] = [
@@ -399,7 +409,9 @@ async function runPersistenceScenario(setting: 'default' | 'durable'): Promise<P
 		const pollTimes = (key: TriggerKey) => {
 			if (!schedule) return pollEvery(DEFAULT_POLL_SECONDS);
 			const { first, afterRestart, later } = schedule;
-			return key === 'now' ? secondsOf(first, afterRestart, later) : secondsOf(afterRestart, later);
+			return key === 'now'
+				? pollOnceAt(first, afterRestart, later)
+				: pollOnceAt(afterRestart, later);
 		};
 		const publish = async (...published: TriggerKey[]) => {
 			const workflows = published.map((key) =>

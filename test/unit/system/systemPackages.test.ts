@@ -1,5 +1,5 @@
 // scripts/system-packages.sh with apt-get, sudo, id and dpkg-query faked: root and passwordless sudo install, anyone else is told how.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,12 @@ let scratch: string;
 beforeEach(() => {
 	scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-apt-'));
 });
-afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
+let underWay: ChildProcess | undefined;
+afterEach(() => {
+	underWay?.kill();
+	underWay = undefined;
+	fs.rmSync(scratch, { recursive: true, force: true });
+});
 
 const marker = () => path.join(scratch, 'lists-updated');
 
@@ -26,6 +31,8 @@ function runScript(packages: string[], env: Record<string, string>) {
 			FAKE_APT_LOG: log,
 			SVC_APT_LOCK: path.join(scratch, 'apt.lock'),
 			SVC_APT_UPDATED_MARKER: marker(),
+			// What another install under way has installed (installUnderWay).
+			FAKE_INSTALLED_FILE: path.join(scratch, 'installed'),
 			// Unset, so the log shows that the script sets it for the install.
 			DEBIAN_FRONTEND: '',
 			...env,
@@ -89,4 +96,34 @@ test('a user whose sudo asks for a password: exit 1 with the exact command, and 
 	);
 	expect(run.calls).toEqual(['sudo -n true']);
 	expect(fs.existsSync(marker())).toBe(false);
+});
+
+/** Another install (jest's set-up installs every missing package in the background) holds the lock for a second, and
+ * installs `packages` meanwhile; returns once it holds the lock. */
+function installUnderWay(packages: string) {
+	const holding = path.join(scratch, 'holding');
+	const install = `touch ${holding}; sleep 1; echo ${packages} > ${path.join(scratch, 'installed')}`;
+	underWay = spawn('flock', [path.join(scratch, 'apt.lock'), 'bash', '-c', install], {
+		stdio: 'ignore',
+	});
+	while (!fs.existsSync(holding)) spawnSync('sleep', ['0.05']);
+}
+
+test('an install under way: it waits for it, then installs only what that one did not', () => {
+	installUnderWay('postgresql');
+	const run = runScript(['postgresql', 'redis-server'], {});
+	expect(run.code).toBe(0);
+	expect(run.stderr).toContain('[system packages] waiting for the install already under way');
+	expect(run.calls).toEqual([
+		'apt-get update -qq | uid=0 | DEBIAN_FRONTEND=',
+		`apt-get ${INSTALL} redis-server | uid=0 | DEBIAN_FRONTEND=noninteractive`,
+	]);
+});
+
+test('an install under way that installs everything needed: it waits, and nothing more runs', () => {
+	installUnderWay('chromium');
+	const run = runScript(['chromium'], { FAKE_UID: '1001', FAKE_SUDO: 'passwordless' });
+	expect(run.code).toBe(0);
+	expect(run.stderr).toContain('waiting for the install already under way');
+	expect(run.calls).toEqual(['sudo -n true']);
 });
