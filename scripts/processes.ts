@@ -35,20 +35,12 @@ export function killAllNow(): void {
 // signal-exit runs this on exit, and on a signal nobody else (the demo) handles, then re-raises that signal.
 let removeExitHandler: (() => void) | undefined;
 
-/**
- * Starts an install that outlives its caller (jest's set-up), its output appended to `logFile`: whoever needs what it
- * installs waits for it through the install script's own lock.
- */
+/** Starts an install script that outlives its caller (jest's set-up), its output appended to `logFile`. */
 export function startInBackground(args: string[], logFile: string, env?: NodeJS.ProcessEnv): void {
 	fs.mkdirSync(path.dirname(logFile), { recursive: true });
 	const output = fs.openSync(logFile, 'a');
-	execa('bash', args, {
-		env,
-		stdio: ['ignore', output, output],
-		detached: true,
-		cleanup: false,
-		reject: false,
-	}).unref();
+	const options = { env, detached: true, cleanup: false, reject: false };
+	execa('bash', args, { ...options, stdio: ['ignore', output, output] }).unref();
 	fs.closeSync(output);
 }
 

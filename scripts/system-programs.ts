@@ -123,9 +123,8 @@ const findRedis = () => findAll(['redis-server'], pathDirs())?.['redis-server'];
 export const redisServer = (): string => findOrInstall('redis-server', findRedis);
 
 /**
- * Starts installing, in the background, every Debian package that the calls above would install (jest's e2e set-up):
- * one apt-get for all of them, while other tests run. A test that needs one waits for it (the script's lock), and
- * installs it itself, or says what to run, if this install failed. Its output goes to `logFile`.
+ * One apt-get in the background (jest's e2e set-up) for every package the calls above would install; a test that needs
+ * one waits for it (the script's lock), then installs it itself, or says what to run, if it failed.
  */
 export function prefetchSystemPackages(logFile: string): void {
 	const browser = browserChoice();

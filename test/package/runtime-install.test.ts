@@ -131,11 +131,52 @@ test('sqlite3 is compiled beside the n8n install from a pinned lockfile of the s
 	expect(
 		run.npmCalls.some((call) =>
 			call.startsWith(
-				`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source`,
+				`${run.runtimeDir}/sqlite3-build: npm rebuild sqlite3 --ignore-scripts=false --build-from-source --napi_build_version=6`,
 			),
 		),
 	).toBe(true);
 	expect(fs.existsSync(path.join(run.runtimeDir, 'sqlite3-build'))).toBe(false);
+});
+
+/** Where a runtime offers the binding it compiled and proved to the other one (N-API 6 loads on Node 20 and 24). */
+const sharedBinding = () => path.join(scratch, 'sqlite3-5.1.7-napi6.node');
+/** The sqlite3 builds for the run's runtime folder, by every run into it (the calls log is one per test). */
+const sqliteBuilds = (run: ScriptRun) =>
+	run.npmCalls.filter((call) => call.startsWith(`${run.runtimeDir}/sqlite3-build: npm rebuild`))
+		.length;
+
+test('the other runtime takes the binding the first compiled and proved: sqlite3 is compiled once for both', async () => {
+	const first = await runScript();
+	expect(sqliteBuilds(first)).toBe(1);
+	expect(fs.readFileSync(sharedBinding(), 'utf8').trim()).toBe('good');
+	const other = await runScript(
+		{ N8N_RUNTIME_FLAVOUR: 'n8n-1' },
+		path.join(scratch, 'runtime-n8n-1'),
+	);
+	expect(other.code).toBe(0);
+	expect(other.stamped).toBe(true);
+	expect(other.output).toContain(`taking sqlite3's binding from ${sharedBinding()}`);
+	expect(sqliteBuilds(other)).toBe(0);
+	expect(installsInto(other.runtimeDir, other.npmCalls)).toBe(1);
+});
+
+test('a binding that does not load is never offered to the other runtime', async () => {
+	const run = await runScript({ FAKE_BINDING: 'broken' });
+	expect(run.code).not.toBe(0);
+	expect(fs.existsSync(sharedBinding())).toBe(false);
+});
+
+test('an offered binding that does not load fails the install and is removed, so the next run compiles one', async () => {
+	fs.writeFileSync(sharedBinding(), 'broken');
+	const taken = await runScript();
+	expect(taken.code).not.toBe(0);
+	expect(taken.stamped).toBe(false);
+	expect(taken.output).toMatch(/FAILED: Node 24 cannot load the sqlite3 binding/);
+	expect(fs.existsSync(sharedBinding())).toBe(false);
+	const again = await runScript({}, taken.runtimeDir);
+	expect(again.code).toBe(0);
+	expect(sqliteBuilds(again)).toBe(1);
+	expect(fs.readFileSync(sharedBinding(), 'utf8').trim()).toBe('good');
 });
 
 test('every registry package in the runtime lockfiles carries its tarball address, so npm fetches no metadata', () => {
