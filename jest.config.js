@@ -22,10 +22,10 @@ module.exports = {
 	testTimeout: 30_000,
 	// The longest files first, and the n8n 1.x files once their runtime can be installed (see the file).
 	testSequencer: '<rootDir>/test/sequencer.js',
-	// Four workers on 2 cores: the e2e files mostly wait for n8n, its polls and the sandbox, so more of them side by side
-	// shorten the run (a whole run: 455 s with three, 397 s with four, 1.7 of the 2 cores busy); the sequencer gives each
-	// the longest file it may start.
-	maxWorkers: 4,
+	// Three workers on 2 cores: the e2e files mostly wait for n8n and the sandbox (a whole run kept about 1.6 of the 2
+	// cores busy with three), so a third shortens the run; a fourth made a fresh clone's run slower (the n8n 1.x install
+	// beside the tests starved) and n8n's polls late. The sequencer gives each the longest file it may start.
+	maxWorkers: 3,
 	projects: [
 		project('unit', usesNock),
 		project('sandbox'),

@@ -4,8 +4,8 @@
 const Sequencer = require('@jest/test-sequencer').default;
 
 /**
- * Seconds each long file takes in a whole `npm test` on this 2-core machine (four workers side by side); any other file
- * is estimated from its size. Only the order depends on these: a wrong figure costs time, never a test.
+ * Seconds each long file took in a whole `npm test` on this 2-core machine (with four workers; three take a little
+ * less each); any other file is estimated from its size. Only the order depends on these: a wrong figure costs time, never a test.
  */
 const EXPECTED_SECONDS = {
 	'e2e/queue.test.ts': 273,

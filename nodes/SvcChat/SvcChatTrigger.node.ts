@@ -1,6 +1,6 @@
 // The "Svc Chat Trigger": polls for new or changed chats, ratings and missed chats, never losing one, or operators' statuses.
 import { NodeConnectionTypes } from 'n8n-workflow';
-import type { INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { searchOperators } from './descriptions/listSearch';
@@ -8,6 +8,9 @@ import { pollParameters } from './parameters';
 import { triggerProperties } from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
+
+/** The state of each trigger with a poll under way: n8n starts a poll when it is due, even while the last one runs. */
+const pollsUnderWay = new WeakSet<IDataObject>();
 
 export class SvcChatTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,9 +33,29 @@ export class SvcChatTrigger implements INodeType {
 	methods = { listSearch: { searchOperators } };
 
 	async poll(this: IPollFunctions) {
-		const event = pollParameters(this, triggerProperties).choice<string>('emit');
-		if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
-			return await pollOperators(this, event, pollBudget(this).endBy);
-		return await pollChats(this);
+		// Two polls from one state would both emit what is new since it. One that finds another under way gives way, and
+		// the next poll after that one goes on from where it ended: nothing is emitted twice, nothing is lost. Fetch Test
+		// Event neither reads nor writes the state.
+		if (this.getMode() === 'manual') return await pollEvent(this);
+		const state = this.getWorkflowStaticData('node');
+		if (pollsUnderWay.has(state)) {
+			this.logger.warn(
+				'Svc Chat Trigger: the previous poll is still running, so this one was skipped; the next poll goes on from where it ends. Poll less often if this repeats.',
+			);
+			return null;
+		}
+		pollsUnderWay.add(state);
+		try {
+			return await pollEvent(this);
+		} finally {
+			pollsUnderWay.delete(state);
+		}
 	}
+}
+
+async function pollEvent(context: IPollFunctions) {
+	const event = pollParameters(context, triggerProperties).choice<string>('emit');
+	if (event === 'operatorAvailabilityChanged' || event === 'operatorStatusChanged')
+		return await pollOperators(context, event, pollBudget(context).endBy);
+	return await pollChats(context);
 }

@@ -1,4 +1,4 @@
-// test/sequencer.js: with Jest's four workers, the longest files first, and the n8n 1.x files only once their runtime can be installed.
+// test/sequencer.js: with Jest's three workers, the longest files first, and the n8n 1.x files only once their runtime can be installed.
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -18,11 +18,11 @@ const fakeTest = (relative: string, size = 10_000): FakeTest => {
 	};
 };
 const order = (tests: FakeTest[]) =>
-	new LongestFirstSequencer({ contexts: [], globalConfig: { maxWorkers: 4 } })
+	new LongestFirstSequencer({ contexts: [], globalConfig: { maxWorkers: 3 } })
 		.sort(tests)
 		.map((test) => path.relative(path.join(root, 'test'), test.path));
 
-test('each free worker takes the longest file it may start: the four longest first, by their measured times', () => {
+test('each free worker takes the longest file it may start: the longest first, by their measured times', () => {
 	const tests = [
 		'test/unit/a.test.ts',
 		'test/e2e/actions.test.ts',
@@ -66,14 +66,12 @@ test('the n8n 1.x files wait until their runtime could be installed (150 s), tho
 	];
 	const sorted = order(files.map((file) => fakeTest(file)));
 	const firstN8n1 = sorted.findIndex((file) => /n8n1|networkFaults/.test(file));
-	// Before it: what keeps four workers busy for the first 150 s, by the measured times.
+	// Before it: what keeps three workers busy for the first 150 s, by the measured times.
 	expect(sorted.slice(0, firstN8n1)).toEqual([
 		'e2e/queue.test.ts',
 		'e2e/trigger-events.test.ts',
 		'e2e/browser.test.ts',
 		'e2e/examples.test.ts',
-		'e2e/demo.test.ts',
-		'e2e/trigger-persistence.default.test.ts',
 	]);
 	// Then, among the others, the longest first.
 	expect(sorted.filter((file) => /n8n1|networkFaults/.test(file))).toEqual([

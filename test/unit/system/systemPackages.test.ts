@@ -102,7 +102,7 @@ test('a user whose sudo asks for a password: exit 1 with the exact command, and 
  * installs `packages` meanwhile; returns once it holds the lock. */
 function installUnderWay(packages: string) {
 	const holding = path.join(scratch, 'holding');
-	const install = `touch ${holding}; sleep 1; echo ${packages} > ${path.join(scratch, 'installed')}`;
+	const install = `touch ${holding}; sleep 0.3; echo ${packages} > ${path.join(scratch, 'installed')}`;
 	underWay = spawn('flock', [path.join(scratch, 'apt.lock'), 'bash', '-c', install], {
 		stdio: 'ignore',
 	});

@@ -41,6 +41,32 @@ test('Beginning of History reads since=0 and pages across 3 pages in one poll', 
 	expect(staticData.cursor).toBe('3100');
 });
 
+test('a poll due while the last one still runs gives way: each chat comes once, and the next poll goes on from where that one ended', async () => {
+	const staticData: IDataObject = {};
+	// The first poll's page comes late; n8n starts the next poll when it is due, without waiting. The server would answer
+	// the second poll the same page.
+	const page = { chats: chatRange(1, 3), more_chats_available: false, last_ts: 300 };
+	const server = nock(BASE_URL)
+		.get('/api/v2/chats')
+		.query({ since: '0' })
+		.times(2)
+		.delay(200)
+		.reply(200, page);
+	const first = triggerHarness(fromBeginning, staticData);
+	const second = triggerHarness(fromBeginning, staticData);
+	const [items, skipped] = await Promise.all([first.poll(), second.poll()]);
+	expect(ids(items)).toEqual([1, 2, 3]);
+	expect(skipped).toBeNull();
+	expect(server.pendingMocks()).toHaveLength(1);
+	expect(second.logger.warn).toHaveBeenCalledWith(
+		expect.stringContaining('the previous poll is still running, so this one was skipped'),
+	);
+	dropUnrequestedMocks();
+	const next = replyPage(300, [makeChat(9)], 400);
+	expect(ids(await triggerHarness(fromBeginning, staticData).poll())).toEqual([9]);
+	expect(next.isDone()).toBe(true);
+});
+
 test('a poll with nothing new returns null but still takes the server cursor', async () => {
 	const staticData: IDataObject = { startedFrom: 'beginning', cursor: '500', catchingUp: false };
 	replyPage(500, [], 500);
