@@ -25,6 +25,8 @@ export interface FaultSpec {
 	percent?: number;
 	/** Only requests to this path, e.g. '/api/v2/chats'. */
 	path?: string;
+	/** Only requests whose `since` is this: the first page of a poll that starts from this cursor. */
+	since?: string;
 	/** 429 and 503: the Retry-After header, in seconds (default 1). */
 	retryAfterSeconds?: number;
 	/** delay: how long to wait before answering normally (default 1000 ms). */
@@ -60,8 +62,9 @@ function validateFault(input: unknown): FaultSpec {
 	) {
 		throw new Error('percent must be a number in (0, 100]');
 	}
-	if (spec.path !== undefined && typeof spec.path !== 'string')
-		throw new Error('path must be a string');
+	for (const key of ['path', 'since'])
+		if (spec[key] !== undefined && typeof spec[key] !== 'string')
+			throw new Error(`${key} must be a string`);
 	if (spec.status !== undefined && spec.status !== 200 && spec.status !== 500)
 		throw new Error('status must be 200 or 500');
 	return spec as unknown as FaultSpec;
@@ -87,10 +90,11 @@ export class FaultInjector {
 	}
 
 	/** The fault this request gets, if any; the first matching fault wins and is used up. */
-	take(path: string): FaultSpec | undefined {
+	take(path: string, since?: string | null): FaultSpec | undefined {
 		for (const fault of this.active) {
 			const { spec } = fault;
 			if (spec.path !== undefined && spec.path !== path) continue;
+			if (spec.since !== undefined && spec.since !== since) continue;
 			if (CHATS_ONLY.has(spec.kind) && path !== CHATS_PATH) continue;
 			if (spec.percent !== undefined && this.random.next() * 100 >= spec.percent) continue;
 			fault.remaining--;

@@ -170,7 +170,7 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 			status: 0,
 		};
 		state.requestLog.push(entry);
-		const fault = faults.take(url.pathname);
+		const fault = faults.take(url.pathname, url.searchParams.get('since'));
 		if (fault) entry.fault = fault.kind;
 		const reply = (
 			status: number,

@@ -348,12 +348,32 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 			async () => (await lastId(IDS.backlog)) >= afterRestart + 2,
 		);
 		const beforeFault = await lastId(IDS.backlog);
-		backlog.control.injectFault({ kind: 'unexpected-shape', path: CHATS_PATH, count: 1 });
-		const faultedPoll = await waitFor('the poll that met the fault, stored as an error', async () =>
-			(await states(IDS.backlog)).find(
-				(execution) => execution.id > beforeFault && execution.status === 'error',
-			),
+		// Only the first request of a poll, which asks for the saved cursor: a poll under way that met the fault on a
+		// later page would keep the pages it read and succeed (a loaded run saw it). When a poll under way saves a newer
+		// cursor first, the fault goes to that one.
+		let faultedCursor: unknown;
+		const faultedPoll = await waitFor(
+			'the poll that met the fault, stored as an error',
+			async () => {
+				const failed = (await states(IDS.backlog)).find(
+					(execution) => execution.id > beforeFault && execution.status === 'error',
+				);
+				if (failed) return failed;
+				const cursor = (await cluster.main.staticData(IDS.backlog))?.[`node:${TRIGGER_NODE}`]
+					?.cursor;
+				if (typeof cursor === 'string' && cursor !== faultedCursor) {
+					backlog.control.clearFaults();
+					backlog.control.injectFault({
+						kind: 'unexpected-shape',
+						path: CHATS_PATH,
+						since: cursor,
+					});
+					faultedCursor = cursor;
+				}
+				return undefined;
+			},
 		);
+		backlog.control.clearFaults();
 		await note(`poll ${faultedPoll.id} failed`);
 
 		// 4. SIGKILL of a worker early in a trigger execution (each waits EXECUTION_SECONDS on its worker), one that

@@ -180,6 +180,16 @@ test('count: the next N requests; path: only requests to that path', async () =>
 	expect((await get(sandbox, 'chats', { since: '0' })).status).toBe(200);
 });
 
+test('since: only the request for that cursor, as the first page of a poll that starts from it asks', async () => {
+	sandbox.control.injectFault({ kind: 'unexpected-shape', path: '/api/v2/chats', since: '42' });
+	expect((await get(sandbox, 'chats', { since: '0' })).status).toBe(200);
+	expect((await get(sandbox, 'chats', { since: '42' })).json).toEqual([{ unexpected: 'shape' }]);
+	expect((await get(sandbox, 'chats', { since: '42' })).json).toHaveProperty('last_ts');
+	expect(() =>
+		sandbox.control.injectFault({ kind: '502', since: 42 as unknown as string }),
+	).toThrow(/since must be a string/);
+});
+
 test('percent: about that share of requests, repeatably, until cleared', async () => {
 	const faultedOf = async (n: number) => {
 		let faulted = 0;
