@@ -2,6 +2,7 @@
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
+import type { StoredExecution } from '../../scripts/executions';
 import { N8n, type ExportedCredential, type Owner } from '../../scripts/n8n';
 import { quiet } from '../../scripts/processes';
 import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
@@ -158,3 +159,10 @@ export async function sandboxAllChats(sandbox: Sandbox): Promise<{ chats: Chat[]
 		if (!page.more_chats_available) return { chats: [...latest.values()], pages };
 	}
 }
+
+/**
+ * Whether n8n failed this poll itself, around the node: under load (its database starved; README, "A poll that fails")
+ * it stores an error without a message, which the node's errors always have. Such a poll is reported, not the node's.
+ */
+export const failedByN8n = ({ status, data }: StoredExecution) =>
+	status === 'error' && typeof data.resultData.error?.message !== 'string';

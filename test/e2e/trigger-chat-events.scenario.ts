@@ -6,6 +6,7 @@ import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
 import {
+	failedByN8n,
 	runtimeFlavour,
 	sandboxAllChats,
 	sandboxCredentialOf,
@@ -99,11 +100,11 @@ export function testChatEvents(env: E2eEnvironment): void {
 		}
 
 		/** Failed polls that n8n failed itself, by execution ID: told apart, and reported after the scenario. */
-		const failedByN8n = new Set<number>();
+		const n8nFailures = new Set<number>();
 		afterAll(() => {
-			if (failedByN8n.size)
+			if (n8nFailures.size)
 				console.log(
-					`polls n8n failed itself (no message, under load): executions ${[...failedByN8n]}`,
+					`polls n8n failed itself (no message, under load): executions ${[...n8nFailures]}`,
 				);
 		});
 
@@ -117,11 +118,10 @@ export function testChatEvents(env: E2eEnvironment): void {
 			const executions = await env.n8n.readExecutions(workflowId, { all: true });
 			const ok = executions.filter(({ status }: StoredExecution) => status === 'success');
 			for (const { mode } of executions) expect(mode).toBe('trigger');
-			const failed = executions.filter(({ status }) => status === 'error');
-			const byNode = failed.filter(
-				({ data }) => typeof data.resultData.error?.message === 'string',
+			for (const execution of executions) if (failedByN8n(execution)) n8nFailures.add(execution.id);
+			const byNode = executions.filter(
+				(execution) => execution.status === 'error' && !failedByN8n(execution),
 			);
-			for (const { id } of failed) if (!byNode.some((one) => one.id === id)) failedByN8n.add(id);
 			return {
 				items: ok.flatMap((execution) => nodeOutput(execution.data, node)),
 				successes: ok.length,
