@@ -291,21 +291,41 @@ async function runMatrix(line: Line, env: E2eEnvironment): Promise<Record<string
 	);
 	const workflows = CASES.map(caseWorkflow);
 	await env.n8n.importWorkflows(workflows);
-	const ids = workflows.map(({ id }) => id);
-	// Every case at once: each may wait out a stall, and they share nothing.
-	const { runs, errors } = await executeBatch(env.n8n, ids, { concurrency: ids.length });
 	const results: Record<string, CaseResult> = {};
-	for (const [index, name] of CASES.entries()) {
-		const { id } = workflows[index];
-		if (!runs[id]) throw new Error(`${line}: the workflow of "${name}" failed: ${errors[id]}`);
-		const [fault, request] = name.split(' / ') as [Fault, RequestName];
-		const seen = (servers[fault]?.requests ?? []).filter(
-			(one) => one.authorization === authorization && REQUESTS[request].sent(one),
+	/** Runs these cases, all at once (each may wait out a stall, and they share nothing), and records what each met. */
+	async function run(names: string[]) {
+		const ids = names.map((name) => workflows[CASES.indexOf(name)].id);
+		const { runs, errors } = await executeBatch(env.n8n, ids, { concurrency: ids.length });
+		for (const [index, name] of names.entries()) {
+			const id = ids[index];
+			if (!runs[id]) throw new Error(`${line}: the workflow of "${name}" failed: ${errors[id]}`);
+			const [fault, request] = name.split(' / ') as [Fault, RequestName];
+			const seen = (servers[fault]?.requests ?? []).filter(
+				(one) => one.authorization === authorization && REQUESTS[request].sent(one),
+			);
+			results[name] = { output: nodeOutput(runs[id], name), requests: seen.length };
+		}
+	}
+	await run(CASES);
+	const timedOut = CASES.filter((name) => regexTimedOutInN8n(results[name]));
+	if (timedOut.length) {
+		console.log(
+			`${line}: n8n timed out its own regex check under load, before any request; run again: ${timedOut}`,
 		);
-		results[name] = { output: nodeOutput(runs[id], name), requests: seen.length };
+		await run(timedOut);
 	}
 	return results;
 }
+
+/**
+ * Whether n8n failed the case itself before the node sent anything. n8n 2.x checks parameter values against regular
+ * expressions in a vm with a 250 ms wall-clock limit (n8n-workflow's safe-regex.js, REGEX_TIMEOUT_MS), which a
+ * saturated 2-core machine can exceed; the node says nothing like it. Such a case is run once more, and said.
+ */
+const regexTimedOutInN8n = ({ output, requests }: CaseResult) =>
+	requests === 0 &&
+	output.length === 1 &&
+	output[0].error === 'Regular expression execution timed out';
 
 const LINES = ['n8n-2', 'n8n-1'] as const;
 type Line = (typeof LINES)[number];
