@@ -14,7 +14,7 @@ import {
 } from './environment';
 
 /** Seconds between the triggers' polls. */
-const POLL_EVERY_SECONDS = 2;
+const POLL_EVERY_SECONDS = 1;
 /** Polls every trigger makes after the last change before items are counted: an item emitted twice would show. */
 const QUIET_POLLS = 3;
 /** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
