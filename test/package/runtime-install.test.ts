@@ -97,6 +97,36 @@ test('an n8n that does not answer --version leaves no stamp', async () => {
 	expect(run.output).toMatch(/FAILED: 'n8n --version' did not answer/);
 });
 
+/** The migrated database that the harness copies into each new n8n on SQLite (the fake n8n's is a line of text). */
+const template = (runtimeDir: string) =>
+	fs.readFileSync(path.join(runtimeDir, 'database-template.sqlite'), 'utf8');
+
+test('an install leaves a database n8n has migrated, for every n8n the harness starts on SQLite', async () => {
+	const run = await runScript();
+	expect(run.code).toBe(0);
+	expect(template(run.runtimeDir).trim()).toBe('migrated');
+});
+
+test('a stamped runtime without the migrated database gets one, without installing again', async () => {
+	const first = await runScript();
+	fs.rmSync(path.join(first.runtimeDir, 'database-template.sqlite'));
+	const second = await runScript({}, first.runtimeDir);
+	expect(second.code).toBe(0);
+	expect(second.output).toMatch(/\(cached\)/);
+	expect(second.npmCalls).toEqual(first.npmCalls);
+	expect(template(second.runtimeDir).trim()).toBe('migrated');
+});
+
+test('an n8n that cannot migrate a new database leaves no stamp and says so', async () => {
+	const run = await runScript({ FAKE_N8N_MIGRATION_FAILS: '1' });
+	expect(run.code).not.toBe(0);
+	expect(run.stamped).toBe(false);
+	expect(run.output).toMatch(
+		/Error: a migration failed[\s\S]*FAILED: n8n could not migrate a new database/,
+	);
+	expect(fs.existsSync(path.join(run.runtimeDir, 'database-template.sqlite'))).toBe(false);
+});
+
 test('a stamped runtime whose binding no longer loads is installed again, not reported ready', async () => {
 	const first = await runScript();
 	expect(first.stamped).toBe(true);
