@@ -33,8 +33,8 @@ test('each free worker takes the longest file it may start: the longest first, b
 	].map((file) => fakeTest(file));
 	expect(order(tests).slice(0, 4)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/trigger-events.test.ts',
 		'e2e/browser.test.ts',
+		'e2e/trigger-events.test.ts',
 		'e2e/examples.test.ts',
 	]);
 });
@@ -47,7 +47,7 @@ test('a file without a measured time counts by its size, so a large unknown file
 	expect(order(tests)).toEqual(['unit/large.test.ts', 'unit/small.test.ts']);
 });
 
-test('the n8n 1.x files wait until their runtime could be installed (150 s), though they are among the longest', () => {
+test('the n8n 1.x files wait until their runtime could be installed (120 s), though they are among the longest', () => {
 	const files = [
 		'test/e2e/queue.test.ts',
 		'test/e2e/trigger-events.test.ts',
@@ -66,18 +66,18 @@ test('the n8n 1.x files wait until their runtime could be installed (150 s), tho
 	];
 	const sorted = order(files.map((file) => fakeTest(file)));
 	const firstN8n1 = sorted.findIndex((file) => /n8n1|networkFaults/.test(file));
-	// Before it: what keeps three workers busy for the first 150 s, by the measured times.
+	// Before it: what keeps three workers busy for the first 120 s, by the measured times.
 	expect(sorted.slice(0, firstN8n1)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/trigger-events.test.ts',
 		'e2e/browser.test.ts',
+		'e2e/trigger-events.test.ts',
 		'e2e/examples.test.ts',
 	]);
 	// Then, among the others, the longest first.
 	expect(sorted.filter((file) => /n8n1|networkFaults/.test(file))).toEqual([
-		'e2e/n8n1.test.ts',
 		'e2e/n8n1-chat-events.test.ts',
 		'e2e/networkFaults.test.ts',
+		'e2e/n8n1.test.ts',
 	]);
 });
 
