@@ -122,7 +122,10 @@ function describeExecution(execution: StoredExecution): string {
  *   trying to connect" from the cursor read that runs before every poll, PollCursorService.resolveCursor) is stored as {}.
  * - 'stalled': the job's worker died. Bull fails a job whose lock ran out (n8n gives it maxStalledCount 0,
  *   ScalingService.setupQueue), and main's WorkflowRunner.processError replaces the run data with the
- *   MaxStalledCountError alone (workflow-runner.js, errors/max-stalled-count.error.js).
+ *   MaxStalledCountError alone (workflow-runner.js, errors/max-stalled-count.error.js). Its status may be crashed: the
+ *   restarted worker, with no event-log line of the execution, marks it so and leaves its data
+ *   (ExecutionRecoveryService.amendWithoutLogs → ExecutionCrashService.markAsCrashedWithoutCounting); a fresh clone's
+ *   run stored that.
  * - 'recovered crash': the same death, as the restarted worker's startup recovery records it from its own event log
  *   (MessageEventBus.performStartupRecovery → ExecutionRecoveryService.amend): status crashed, and the trigger's run
  *   is n8n's ARTIFICIAL_TASK_DATA, one item {isArtificialRecoveredEventItem: true} (n8n/dist/constants.js). Main's
@@ -162,6 +165,8 @@ function ending(execution: StoredExecution): Ending | undefined {
 		case 'crashed':
 			if (items.length === 1 && items[0].isArtificialRecoveredEventItem === true)
 				return 'recovered crash';
+			if (nodesRun.length === 0 && MAX_STALLED_MESSAGE.test(resultData.error?.message ?? ''))
+				return 'stalled';
 			return nodesRun.length === 0 && onlyChats ? 'queued crash' : undefined;
 		default:
 			return undefined;
