@@ -11,6 +11,7 @@ import {
 	type ScriptedModel,
 } from './agent-model-server';
 import {
+	N8N_REGEX_TIMEOUT,
 	SETUP_TIMEOUT_MS,
 	startE2eEnvironment,
 	TEST_TIMEOUT_MS,
@@ -63,8 +64,18 @@ beforeAll(async () => {
 		{ id, name, type: 'openAiApi', data: { apiKey: 'scripted-model-key', url: model.baseUrl } },
 	]);
 	await env.n8n.importWorkflows([example]);
-	const { runs, errors } = await runManually(env.n8n, [example.id]);
-	run = { data: runs[example.id], error: errors[example.id] };
+	const runExample = async () => {
+		const { runs, errors } = await runManually(env.n8n, [example.id]);
+		return { data: runs[example.id], error: errors[example.id] };
+	};
+	run = await runExample();
+	// A tool call n8n failed itself (N8N_REGEX_TIMEOUT): the conversation again, from the sandbox's seeded state.
+	if (model.requests.some((request) => toolResults(request).join().includes(N8N_REGEX_TIMEOUT))) {
+		console.log(`n8n timed out its own regex check under load in a tool call; the run again`);
+		env.sandbox.control.reset();
+		model.requests.length = 0;
+		run = await runExample();
+	}
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -166,3 +166,10 @@ export async function sandboxAllChats(sandbox: Sandbox): Promise<{ chats: Chat[]
  */
 export const failedByN8n = ({ status, data }: StoredExecution) =>
 	status === 'error' && typeof data.resultData.error?.message !== 'string';
+
+/**
+ * What n8n 2.x says when it fails a node itself, before the node sends anything: it checks parameter values against
+ * regular expressions in a vm with a 250 ms wall-clock limit (n8n-workflow's safe-regex.js, REGEX_TIMEOUT_MS), which a
+ * saturated 2-core machine can exceed. The node never says it; a test that meets it runs that part again, and says so.
+ */
+export const N8N_REGEX_TIMEOUT = 'Regular expression execution timed out';

@@ -8,6 +8,7 @@ import type { Workflow } from '../../scripts/n8n';
 import { executeBatch } from '../harness/executeBatch';
 import { closedPort } from '../unit/transport/support';
 import {
+	N8N_REGEX_TIMEOUT,
 	SETUP_TIMEOUT_MS,
 	startE2eEnvironment,
 	TEST_TIMEOUT_MS,
@@ -317,15 +318,9 @@ async function runMatrix(line: Line, env: E2eEnvironment): Promise<Record<string
 	return results;
 }
 
-/**
- * Whether n8n failed the case itself before the node sent anything. n8n 2.x checks parameter values against regular
- * expressions in a vm with a 250 ms wall-clock limit (n8n-workflow's safe-regex.js, REGEX_TIMEOUT_MS), which a
- * saturated 2-core machine can exceed; the node says nothing like it. Such a case is run once more, and said.
- */
+/** Whether n8n failed the case itself (N8N_REGEX_TIMEOUT) before the node sent anything: it is run once more. */
 const regexTimedOutInN8n = ({ output, requests }: CaseResult) =>
-	requests === 0 &&
-	output.length === 1 &&
-	output[0].error === 'Regular expression execution timed out';
+	requests === 0 && output.length === 1 && output[0].error === N8N_REGEX_TIMEOUT;
 
 const LINES = ['n8n-2', 'n8n-1'] as const;
 type Line = (typeof LINES)[number];
