@@ -63,3 +63,23 @@ test('without run data, no execution is read one by one', async () => {
 	expect(n8n.dataReads).toEqual([]);
 	expect(execution.id).toBe(1);
 });
+
+test('a count one ahead of the page (n8n counts in a query of its own) is no error; a count over 100 is', async () => {
+	const summaries: Summary[] = [
+		{ id: '1', status: 'success', stoppedAt: '2026-11-27T03:00:00.000Z' },
+	];
+	const countedAs =
+		(count: number): RestCall =>
+		async () =>
+			({ results: summaries, count }) as never;
+	const read = async (count: number) =>
+		await readExecutions(
+			countedAs(count),
+			runtime,
+			'w1',
+			{ all: true, withData: false },
+			new Map(),
+		);
+	expect((await read(2)).map(({ id }) => id)).toEqual([1]);
+	await expect(read(101)).rejects.toThrow('Workflow w1 has 101 executions; only 100 are read');
+});
