@@ -4,7 +4,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
 import type { StoredExecution } from '../../scripts/executions';
 import { N8n, type ExportedCredential, type Owner } from '../../scripts/n8n';
-import { quiet } from '../../scripts/processes';
+import { quiet, waitUntil } from '../../scripts/processes';
 import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
 import { lateBound } from '../harness/lateBound';
 
@@ -164,7 +164,7 @@ export async function sandboxAllChats(sandbox: Sandbox): Promise<{ chats: Chat[]
  * Whether n8n failed this poll itself, around the node: under load (its database starved; README, "A poll that fails")
  * it stores an error without a message, which the node's errors always have. Such a poll is reported, not the node's.
  */
-export const failedByN8n = ({ status, data }: StoredExecution) =>
+const failedByN8n = ({ status, data }: StoredExecution) =>
 	status === 'error' && typeof data.resultData.error?.message !== 'string';
 
 /**
@@ -173,3 +173,46 @@ export const failedByN8n = ({ status, data }: StoredExecution) =>
  * saturated 2-core machine can exceed. The node never says it; a test that meets it runs that part again, and says so.
  */
 export const N8N_REGEX_TIMEOUT = 'Regular expression execution timed out';
+
+/** Seconds between the polls of the trigger scenarios' workflows. */
+export const POLL_EVERY_SECONDS = 1;
+/** Polls every trigger makes after a change before its items are counted: an item emitted twice would show. */
+export const QUIET_POLLS = 3;
+/** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
+export const POLL_WAIT_MS = 180_000;
+export const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * For a scenario whose `triggers()` triggers each read the sandbox's `path` once a poll, at the same times: waits for
+ * polls, and keeps the polls n8n failed itself (failedByN8n) apart from the node's, reported after the scenario.
+ */
+export function usePolls(env: E2eEnvironment, path: string, triggers: () => number) {
+	const failedByN8nIds = new Set<number>();
+	afterAll(() => {
+		if (failedByN8nIds.size)
+			console.log(
+				`polls n8n failed itself (no message, under load): executions ${[...failedByN8nIds]}`,
+			);
+	});
+	const reads = () => env.sandbox.control.requestLog().filter((entry) => entry.path === path);
+	return {
+		/** The sandbox's log of the reads of `path`. */
+		reads,
+		/** Waits until each trigger has finished `polls` more polls: a poll is over once the next one has asked. */
+		async after(polls: number): Promise<void> {
+			const target = reads().length + (polls + 1) * triggers();
+			await waitUntil(async () => reads().length >= target, {
+				what: `${polls} more polls of each trigger`,
+				timeoutMs: POLL_WAIT_MS,
+				output: () => env.n8n.serverOutput.slice(-4_000),
+				everyMs: 500,
+			});
+		},
+		/** The executions but the polls n8n failed itself, whose IDs are kept for the report. */
+		withoutFailedByN8n(executions: StoredExecution[]): StoredExecution[] {
+			for (const execution of executions)
+				if (failedByN8n(execution)) failedByN8nIds.add(execution.id);
+			return executions.filter((execution) => !failedByN8n(execution));
+		},
+	};
+}

@@ -6,22 +6,19 @@ import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
 import {
-	failedByN8n,
+	ISO_UTC,
+	POLL_EVERY_SECONDS,
+	POLL_WAIT_MS,
+	QUIET_POLLS,
 	runtimeFlavour,
 	sandboxAllChats,
 	sandboxCredentialOf,
+	usePolls,
 	type E2eEnvironment,
 } from './environment';
 
-/** Seconds between the triggers' polls. */
-const POLL_EVERY_SECONDS = 1;
-/** Polls every trigger makes after the last change before items are counted: an item emitted twice would show. */
-const QUIET_POLLS = 3;
-/** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
-const WAIT_MS = 180_000;
 /** Chats rated at once: more than a page (100), and more than the rating trigger's Max Chats per Poll. */
 const RATED_AT_ONCE = 120;
-const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 type Item = Record<string, unknown>;
 interface Trigger {
@@ -85,28 +82,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 			await env.n8n.publishWorkflows(triggers.map(({ workflowId }) => workflowId));
 		});
 
-		const chatReads = () =>
-			env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/chats');
-
-		/** Waits until each trigger has finished `polls` more polls (a poll is over once the next one has asked). */
-		async function afterPolls(polls: number): Promise<void> {
-			const target = chatReads().length + (polls + 1) * triggers.length;
-			await waitUntil(async () => chatReads().length >= target, {
-				what: `${polls} more polls of each trigger`,
-				timeoutMs: WAIT_MS,
-				output: () => env.n8n.serverOutput.slice(-4_000),
-				everyMs: 500,
-			});
-		}
-
-		/** Failed polls that n8n failed itself, by execution ID: told apart, and reported after the scenario. */
-		const n8nFailures = new Set<number>();
-		afterAll(() => {
-			if (n8nFailures.size)
-				console.log(
-					`polls n8n failed itself (no message, under load): executions ${[...n8nFailures]}`,
-				);
-		});
+		const polls = usePolls(env, '/api/v2/chats', () => triggers.length);
 
 		/**
 		 * The executions of a trigger's workflow: the items of the successful ones, in order, and what each poll the node
@@ -115,13 +91,11 @@ export function testChatEvents(env: E2eEnvironment): void {
 		 * the node's, and the items show that it lost and repeated nothing.
 		 */
 		async function runsOf({ workflowId, node }: Trigger) {
-			const executions = await env.n8n.readExecutions(workflowId, { all: true });
+			const all = await env.n8n.readExecutions(workflowId, { all: true });
+			for (const { mode } of all) expect(mode).toBe('trigger');
+			const executions = polls.withoutFailedByN8n(all);
 			const ok = executions.filter(({ status }: StoredExecution) => status === 'success');
-			for (const { mode } of executions) expect(mode).toBe('trigger');
-			for (const execution of executions) if (failedByN8n(execution)) n8nFailures.add(execution.id);
-			const byNode = executions.filter(
-				(execution) => execution.status === 'error' && !failedByN8n(execution),
-			);
+			const byNode = executions.filter(({ status }: StoredExecution) => status === 'error');
 			return {
 				items: ok.flatMap((execution) => nodeOutput(execution.data, node)),
 				successes: ok.length,
@@ -135,11 +109,11 @@ export function testChatEvents(env: E2eEnvironment): void {
 		async function itemsAfterChange(trigger: Trigger, count: number) {
 			await waitUntil(async () => (await runsOf(trigger)).items.length >= count, {
 				what: `${count} items from "${trigger.node}"`,
-				timeoutMs: WAIT_MS,
+				timeoutMs: POLL_WAIT_MS,
 				output: () => env.n8n.serverOutput.slice(-4_000),
 				everyMs: 500,
 			});
-			await afterPolls(QUIET_POLLS);
+			await polls.after(QUIET_POLLS);
 			return await runsOf(trigger);
 		}
 
@@ -180,9 +154,9 @@ export function testChatEvents(env: E2eEnvironment): void {
 				await waitUntil(
 					async () =>
 						(await env.n8n.staticData(workflowId))?.[`node:${node}`]?.catchingUp === false,
-					{ what: `the first poll of "${node}"`, timeoutMs: WAIT_MS, everyMs: 500 },
+					{ what: `the first poll of "${node}"`, timeoutMs: POLL_WAIT_MS, everyMs: 500 },
 				);
-			await afterPolls(2);
+			await polls.after(2);
 			for (const trigger of triggers)
 				expect(await runsOf(trigger)).toEqual({ items: [], successes: 0, failures: [] });
 		});
@@ -226,7 +200,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 			const before = (await runsOf(rating)).items.length;
 			env.sandbox.control.updateChat(chats[0].id);
 			env.sandbox.control.closeChat(chats[1].id);
-			await afterPolls(QUIET_POLLS);
+			await polls.after(QUIET_POLLS);
 			expect((await runsOf(rating)).items).toHaveLength(before);
 			// The third rating of 1 at the same time in the first chat is a rating of its own.
 			const [first] = given;
@@ -267,13 +241,13 @@ export function testChatEvents(env: E2eEnvironment): void {
 			expect(added[1].visitor?.fields?.email).toBeUndefined();
 			// Closed again, a missed chat is delivered again, and not emitted again.
 			env.sandbox.control.closeChat(added[0].id);
-			await afterPolls(QUIET_POLLS);
+			await polls.after(QUIET_POLLS);
 			expect((await runsOf(missed)).items).toHaveLength(added.length);
 		});
 
 		test('a failed poll keeps the place: the rating and the missed chat after it come once, at the next poll', async () => {
 			const before = { rating: await runsOf(rating), missed: await runsOf(missed) };
-			const served500 = () => chatReads().filter(({ status }) => status === 500).length;
+			const served500 = () => polls.reads().filter(({ status }) => status === 500).length;
 			const faultsBefore = served500();
 			// The next poll of each trigger gets an error page (a 500, not retried) on its first request.
 			env.sandbox.control.injectFault({ kind: 'html', path: '/api/v2/chats', count: 2 });

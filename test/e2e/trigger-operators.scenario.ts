@@ -8,9 +8,13 @@ import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
 import {
-	failedByN8n,
+	ISO_UTC,
+	POLL_EVERY_SECONDS,
+	POLL_WAIT_MS,
+	QUIET_POLLS,
 	runtimeFlavour,
 	sandboxCredentialOf,
+	usePolls,
 	type E2eEnvironment,
 } from './environment';
 
@@ -18,13 +22,6 @@ const TRIGGER_NODES: Record<OperatorEvent, string> = {
 	operatorStatusChanged: 'Operator status',
 	operatorAvailabilityChanged: 'Operator availability',
 };
-/** Seconds between the triggers' polls. */
-const POLL_EVERY_SECONDS = 1;
-/** Polls every trigger makes after a change before executions are counted: a change reported twice would show. */
-const QUIET_POLLS = 3;
-/** Generous for a loaded 2-core machine: a bound on waiting, never on how fast n8n is. */
-const WAIT_MS = 180_000;
-const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A workflow of one trigger, as the editor saves a new one: n8n gives it its ID. */
 function triggerWorkflow(
@@ -98,31 +95,9 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 			}
 		});
 
-		const operatorReads = () =>
-			env.sandbox.control.requestLog().filter((entry) => entry.path === '/api/v2/operators').length;
-
-		/**
-		 * Waits until each trigger has finished `polls` more polls: each poll is one GET /operators, both triggers poll at
-		 * the same times, and a poll is over once the next one has asked (what it emitted is then an execution of n8n's).
-		 */
-		async function afterPolls(polls: number): Promise<void> {
-			const target = operatorReads() + (polls + 1) * Object.keys(triggers).length;
-			await waitUntil(async () => operatorReads() >= target, {
-				what: `${polls} more polls of each trigger`,
-				timeoutMs: WAIT_MS,
-				output: () => env.n8n.serverOutput.slice(-4_000),
-				everyMs: 500,
-			});
-		}
-
-		/** Polls n8n failed itself (failedByN8n), by execution ID: told apart, and reported after the scenario. */
-		const n8nFailures = new Set<number>();
+		const polls = usePolls(env, '/api/v2/operators', () => Object.keys(triggers).length);
+		// Their polls would only load the n8n that the file's later tests share.
 		afterAll(async () => {
-			if (n8nFailures.size)
-				console.log(
-					`polls n8n failed itself (no message, under load): executions ${[...n8nFailures]}`,
-				);
-			// Their polls would only load the n8n that the file's later tests share.
 			for (const { workflowId } of Object.values(triggers))
 				if (workflowId) await setPublished(workflowId, false);
 		});
@@ -132,10 +107,8 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		 * n8n failed itself, which the items then show lost or repeated nothing.
 		 */
 		async function executionsOf(trigger: { workflowId: string; node: string }) {
-			const executions = await env.n8n.readExecutions(trigger.workflowId, { all: true });
-			for (const execution of executions) if (failedByN8n(execution)) n8nFailures.add(execution.id);
-			return executions
-				.filter((execution) => !failedByN8n(execution))
+			return polls
+				.withoutFailedByN8n(await env.n8n.readExecutions(trigger.workflowId, { all: true }))
 				.map((execution: StoredExecution) => ({
 					execution,
 					items: nodeOutput(execution.data, trigger.node),
@@ -150,10 +123,10 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 			] as const)
 				await waitUntil(async () => (await executionsOf(trigger)).length >= count, {
 					what: `${count} executions of "${trigger.node}"`,
-					timeoutMs: WAIT_MS,
+					timeoutMs: POLL_WAIT_MS,
 					everyMs: 500,
 				});
-			await afterPolls(QUIET_POLLS);
+			await polls.after(QUIET_POLLS);
 			return { status: await executionsOf(STATUS), availability: await executionsOf(AVAILABILITY) };
 		}
 
@@ -213,7 +186,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 					},
 					{
 						what: `the static data of ${trigger.node}`,
-						timeoutMs: WAIT_MS,
+						timeoutMs: POLL_WAIT_MS,
 						output: () => env.n8n.serverOutput.slice(-4_000),
 						everyMs: 500,
 					},
@@ -225,7 +198,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 				);
 			}
 			// Later polls with nothing changed emit nothing either.
-			await afterPolls(2);
+			await polls.after(2);
 			expect(await executionsOf(STATUS)).toEqual([]);
 			expect(await executionsOf(AVAILABILITY)).toEqual([]);
 		});
@@ -265,7 +238,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 
 		test('a few polls later, nothing was reported twice', async () => {
 			const before = (await executionsOf(STATUS)).length;
-			await afterPolls(QUIET_POLLS);
+			await polls.after(QUIET_POLLS);
 			expect(await executionsOf(AVAILABILITY)).toHaveLength(1);
 			expect(await executionsOf(STATUS)).toHaveLength(before);
 		});
