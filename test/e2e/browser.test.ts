@@ -15,6 +15,7 @@ import { REPO_ROOT } from '../../scripts/runtime';
 import {
 	byTestId,
 	editorApi,
+	executeStep,
 	launchBrowser,
 	logIn,
 	normalizeSpace,
@@ -413,11 +414,9 @@ test('3. Execute step on Department > Get Many shows the departments of the sand
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.departments);
 	await byTestId(page, 'canvas-node').filter({ hasText: 'Departments' }).dblclick();
 	const ndv = byTestId(page, 'ndv');
-	await byTestId(ndv, 'node-execute-button').click();
-	const output = byTestId(ndv, 'output-panel');
 	// "3 items" shows before the table's cells: wait for the departments themselves.
 	const text = (
-		await waitForTexts(output, [
+		await executeStep(ndv, [
 			`${expected.length} item`,
 			...expected.map((department) => department.name),
 		])
@@ -440,12 +439,10 @@ test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone'
 	expect(before.staticData).toEqual({ [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE });
 	await byTestId(page, 'canvas-node').filter({ hasText: TRIGGER_NAME }).dblclick();
 	const ndv = byTestId(page, 'ndv');
-	await byTestId(ndv, 'node-execute-button').click();
-	const output = byTestId(ndv, 'output-panel');
 	const recentIds = await recentChatIds();
 	// The item count shows before the items: wait for a chat id too.
 	const text = (
-		await waitForTexts(output, [/\d+ items?/, new RegExp(recentIds.map(escapeRegExp).join('|'))])
+		await executeStep(ndv, [/\d+ items?/, new RegExp(recentIds.map(escapeRegExp).join('|'))])
 	).join('\n');
 	await browser.screenshot('5-fetch-test-event');
 	const shownIds = recentIds.filter((id) => text.includes(id));
@@ -682,9 +679,8 @@ test('7. Set Status with an unknown email: the canvas subtitle adds the operatio
 
 	await node.dblclick();
 	const ndv = byTestId(page, 'ndv');
-	await byTestId(ndv, 'node-execute-button').click();
+	await executeStep(ndv, ['No operator has this email', 'Error details']);
 	const output = byTestId(ndv, 'output-panel');
-	await waitForTexts(output, ['No operator has this email', 'Error details']);
 	// n8n folds the details ("From Svc Chat") under a summary.
 	const details = output.locator('details').filter({ hasText: 'Error code' });
 	await output
