@@ -1,4 +1,4 @@
-// Shared set-up of the real-n8n e2e tests: the pinned runtime, a sandbox, and an n8n with the built package and credentials.
+// Shared e2e set-up: the pinned runtime, a sandbox, an n8n with the built package and credentials, and poll waits.
 import type { Chat } from '../../nodes/SvcChat/types';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential, SANDBOX_CREDENTIAL } from '../../scripts/examples';
