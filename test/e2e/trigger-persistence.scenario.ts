@@ -124,14 +124,16 @@ interface StaticDataReadBack {
  * every minute has one, and no trigger has two of them in the downtime:
  * - `first`: the "Now" trigger's first scheduled poll, which stores its position before the kill;
  * - `afterRestart`: due after the kill (the other "Now" trigger must not poll before it), while n8n is down or just
- *   after: the first poll after the restart;
+ *   after: the first poll after the restart. 20 s after `first`: before the kill come the scheduler's tick (up to 5 s)
+ *   that runs `first`, its poll, the publication of a third trigger and the start of its execution; with 10 s, an idle
+ *   run's kill once came too late;
  * - `later`: the next one, once the restart is surely over: 1.5 times the first start (which also builds the
  *   database) and a scheduler tick; the scenario fails, saying so, if the restart took longer.
  */
 export function durableSchedule(createdAt: number, firstStartMs: number) {
 	const onSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 	const first = onSecond(createdAt + 6_000);
-	const afterRestart = onSecond(first + 10_000);
+	const afterRestart = onSecond(first + 20_000);
 	const restartBound = Math.min(1.5 * Math.max(firstStartMs, 6_000) + SCHEDULER_TICK_MS, 50_000);
 	return { first, afterRestart, later: onSecond(afterRestart + restartBound) };
 }
