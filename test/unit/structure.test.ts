@@ -53,15 +53,15 @@ test('the graph reads every relative import of the shipped code', () => {
 	expect(graph.get('nodes/SvcChat/SvcChat.node.ts')).toContain('nodes/SvcChat/actions/router.ts');
 });
 
-test('nodes/ and credentials/ weigh at most 4,500 lines', () => {
+test('nodes/ and credentials/ weigh at most 4,900 lines', () => {
 	expect(shipped.length).toBeGreaterThan(20);
-	expect(totalLines(shipped)).toBeLessThanOrEqual(4500);
+	expect(totalLines(shipped)).toBeLessThanOrEqual(4900);
 });
 
-test('scripts/ weighs at most 1,600 lines', () => {
+test('scripts/ weighs at most 1,700 lines', () => {
 	const scripts = fs.readdirSync(path.join(ROOT, 'scripts')).map((file) => `scripts/${file}`);
 	expect(scripts.length).toBeGreaterThan(5);
-	expect(totalLines(scripts)).toBeLessThanOrEqual(1600);
+	expect(totalLines(scripts)).toBeLessThanOrEqual(1700);
 });
 
 test('the transport is at most six modules, with no barrel', () => {
@@ -97,4 +97,23 @@ test('the shipped code has no import cycle', () => {
 	};
 	for (const file of graph.keys()) visit(file, []);
 	expect(cycles).toEqual([]);
+});
+
+test('every import runs down the layers: helpers, transport, parameters and descriptions, output, then the nodes', () => {
+	// Leaf utilities (pure values and times) sit below the transport; chat shaping, which calls the transport, above it.
+	const LAYERS = ['types', 'helpers', 'transport', 'parameters', 'descriptions', 'output'];
+	const layerOf = (file: string) => {
+		const [folder] = path.relative('nodes/SvcChat', file).split(path.sep);
+		const index = LAYERS.indexOf(folder.replace(/\.ts$/, ''));
+		return index >= 0 ? index : LAYERS.length; // actions/, trigger/ and the node files come last
+	};
+	const upward = [...importGraph()].flatMap(([file, targets]) =>
+		targets
+			.filter((target) => file.startsWith('nodes/') && layerOf(target) > layerOf(file))
+			.map((target) => `${file} -> ${target}`),
+	);
+	expect(layerOf('nodes/SvcChat/output/chatOutput.ts')).toBeGreaterThan(
+		layerOf('nodes/SvcChat/transport/request.ts'),
+	);
+	expect(upward).toEqual([]);
 });

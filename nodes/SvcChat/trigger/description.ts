@@ -1,7 +1,7 @@
 // The Svc Chat Trigger's parameters (names fixed by the shared parameter contract) and how a poll reads and checks them.
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
-import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../helpers/chatOutput';
+import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../output/chatOutput';
 import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { showValue } from '../helpers/values';
 import { pollParameters, type ParameterReader } from '../parameters';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { finalState } from '../helpers/chatOutput';
+import { finalState } from '../output/chatOutput';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
 

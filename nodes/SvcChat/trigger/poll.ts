@@ -7,7 +7,7 @@ import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
-import { chatFormatter, finalState } from '../helpers/chatOutput';
+import { chatFormatter, finalState } from '../output/chatOutput';
 import { cursorToIso, toEpochMs } from '../helpers/time';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { svcRequest } from '../../transport/request';
-import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../helpers/chatOutput';
+import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../output/chatOutput';
 import { itemParameters } from '../../parameters';
 import { listLocator } from '../../descriptions/parameterBlocks';
 

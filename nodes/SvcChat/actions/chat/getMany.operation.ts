@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { walkChats } from '../../transport/chats';
-import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../helpers/chatOutput';
+import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../output/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
 import {

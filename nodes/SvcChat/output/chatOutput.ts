@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../types';
-import { describeValueType, isPlainObject, showValue } from './values';
-import { clockIn } from './time';
+import { describeValueType, isPlainObject, showValue } from '../helpers/values';
+import { clockIn } from '../helpers/time';
 import { itemParameters } from '../parameters';
 import { svcRequest, type SvcRequestOptions } from '../transport/request';
 
