@@ -279,9 +279,16 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		});
 
 		test('unpublished, every operator offline, published again: the first poll reports the change, late, and says since when', async () => {
+			// Quiet polls from here on: they see the old statuses, but n8n saves static data only with a poll that emits.
+			const quietFrom = Date.now();
+			await polls.after(2);
+			const runsBefore = {
+				status: await executionsOf(STATUS),
+				availability: await executionsOf(AVAILABILITY),
+			};
 			const before = {
-				status: (await executionsOf(STATUS)).length,
-				availability: (await executionsOf(AVAILABILITY)).length,
+				status: runsBefore.status.length,
+				availability: runsBefore.availability.length,
 			};
 			const unpublishedAt = Date.now();
 			for (const { workflowId } of Object.values(triggers))
@@ -291,9 +298,19 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 				status: await savedCheckedAt(STATUS),
 				availability: await savedCheckedAt(AVAILABILITY),
 			};
-			for (const checkedAt of Object.values(kept)) {
+			for (const [event, checkedAt] of Object.entries(kept)) {
 				expect(checkedAt).toMatch(ISO_UTC);
 				expect(Date.parse(checkedAt as string)).toBeLessThan(unpublishedAt);
+				// What changed_after will be (README, "When it happened"): the start of the last poll that reported a change
+				// before unpublishing, between that report's own bounds; not a quiet poll after it.
+				const [last] = runsBefore[event as keyof typeof runsBefore].at(-1)!.items;
+				expect(Date.parse(checkedAt as string)).toBeGreaterThan(
+					Date.parse(last.changed_after as string),
+				);
+				expect(Date.parse(checkedAt as string)).toBeLessThanOrEqual(
+					Date.parse(last.detected_at as string),
+				);
+				expect(Date.parse(checkedAt as string)).toBeLessThan(quietFrom);
 			}
 			const changedAt = Date.now();
 			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
