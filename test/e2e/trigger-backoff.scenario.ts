@@ -10,6 +10,7 @@ import {
 	POLL_WAIT_MS,
 	QUIET_POLLS,
 	runtimeFlavour,
+	setPublished,
 	sandboxCredentialOf,
 	usePolls,
 	type E2eEnvironment,
@@ -41,13 +42,6 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 		};
 		// Only the clock trigger reads GET /operators while the others pause: its polls mark the time that passes.
 		const clock = usePolls(env, '/api/v2/operators', () => 1);
-
-		async function setPublished(workflowId: string, published: boolean) {
-			const rest = await env.n8n.rest();
-			if (!published) return await rest('POST', `workflows/${workflowId}/deactivate`, {});
-			const { versionId } = await rest('GET', `workflows/${workflowId}`);
-			return await rest('POST', `workflows/${workflowId}/activate`, { versionId });
-		}
 
 		/** The runs of a workflow: the node's refused logins (what they said) and its good executions. */
 		async function runsOf(name: string) {
@@ -116,7 +110,7 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			expect(failedLogins()).toBe(0);
 		});
 		afterAll(async () => {
-			for (const id of Object.values(ids)) await setPublished(id, false);
+			for (const id of Object.values(ids)) await setPublished(env, id, false);
 		});
 
 		test('a wrong password saved: each trigger logs in wrong once, says when it tries again, then makes no request', async () => {
@@ -142,8 +136,8 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 
 		test('published again, a trigger retries at once, and pauses again', async () => {
 			const name = 'Missed chats';
-			await setPublished(ids[name], false);
-			expect(await setPublished(ids[name], true)).toMatchObject({ active: true });
+			await setPublished(env, ids[name], false);
+			expect(await setPublished(env, ids[name], true)).toMatchObject({ active: true });
 			await waitFor('the republished trigger to try again', async () => failedLogins() >= 4);
 			await clock.after(QUIET_POLLS);
 			expect(failedLogins()).toBe(4);

@@ -13,6 +13,7 @@ import {
 	POLL_WAIT_MS,
 	QUIET_POLLS,
 	runtimeFlavour,
+	setPublished,
 	sandboxCredentialOf,
 	usePolls,
 	type E2eEnvironment,
@@ -91,7 +92,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 					triggerWorkflow(event as OperatorEvent, index + 1, credentials),
 				);
 				trigger.workflowId = String(created.id);
-				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });
+				expect(await setPublished(env, trigger.workflowId, true)).toMatchObject({ active: true });
 			}
 		});
 
@@ -99,7 +100,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		// Their polls would only load the n8n that the file's later tests share.
 		afterAll(async () => {
 			for (const { workflowId } of Object.values(triggers))
-				if (workflowId) await setPublished(workflowId, false);
+				if (workflowId) await setPublished(env, workflowId, false);
 		});
 
 		/**
@@ -150,14 +151,6 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 					expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(changedAt);
 				}
 			}
-		}
-
-		/** Unpublishes or publishes a workflow as the editor does, through n8n's REST API as the owner (1.123 and 2.41 alike). */
-		async function setPublished(workflowId: string, published: boolean) {
-			const rest = await env.n8n.rest();
-			if (!published) return await rest('POST', `workflows/${workflowId}/deactivate`, {});
-			const { versionId } = await rest('GET', `workflows/${workflowId}`);
-			return await rest('POST', `workflows/${workflowId}/activate`, { versionId });
 		}
 
 		/** The time of the trigger's last poll that n8n saved with the statuses it saw (static data, checkedAt). */
@@ -292,7 +285,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 			};
 			const unpublishedAt = Date.now();
 			for (const { workflowId } of Object.values(triggers))
-				expect(await setPublished(workflowId, false)).toMatchObject({ active: false });
+				expect(await setPublished(env, workflowId, false)).toMatchObject({ active: false });
 			// What n8n kept of each trigger: the statuses of a poll before unpublishing, and that poll's time.
 			const kept = {
 				status: await savedCheckedAt(STATUS),
@@ -316,7 +309,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
 			const publishedAt = Date.now();
 			for (const { workflowId } of Object.values(triggers))
-				expect(await setPublished(workflowId, true)).toMatchObject({ active: true });
+				expect(await setPublished(env, workflowId, true)).toMatchObject({ active: true });
 
 			const { status, availability } = await executionsAfterChange({
 				status: before.status + 1,
