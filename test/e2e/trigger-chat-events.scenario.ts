@@ -12,6 +12,7 @@ import {
 	QUIET_POLLS,
 	runtimeFlavour,
 	sandboxAllChats,
+	setPublished,
 	sandboxCredentialOf,
 	usePolls,
 	type E2eEnvironment,
@@ -83,6 +84,11 @@ export function testChatEvents(env: E2eEnvironment): void {
 		});
 
 		const polls = usePolls(env, '/api/v2/chats', () => triggers.length);
+		// Their polls would only load the n8n that the file's later scenarios share.
+		afterAll(async () => {
+			for (const { workflowId } of triggers)
+				if (workflowId) await setPublished(env, workflowId, false);
+		});
 
 		/**
 		 * The executions of a trigger's workflow: the items of the successful ones, in order, and what each poll the node
