@@ -139,9 +139,11 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			await setPublished(env, ids[name], false);
 			expect(await setPublished(env, ids[name], true)).toMatchObject({ active: true });
 			await waitFor('the republished trigger to try again', async () => failedLogins() >= 4);
+			// n8n runs that first poll as part of the publication and keeps its error as the workflow's activation error,
+			// not as an execution; the polls after it pause again.
 			await clock.after(QUIET_POLLS);
 			expect(failedLogins()).toBe(4);
-			expect((await runsOf(name)).refused).toHaveLength(2);
+			expect((await runsOf(name)).refused).toHaveLength(1);
 		});
 
 		test('the corrected password brings every trigger back at its next poll, with no further wrong login', async () => {
