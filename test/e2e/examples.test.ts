@@ -368,6 +368,35 @@ test('7. nobody online: one execution when every operator went offline, one when
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const triggerRuns = (id: string) => jobExecutions[id].map(({ mode, status }) => ({ mode, status }));
 
+/**
+ * What the Slack or e-mail step that an example's green note describes would receive: the output of the node the note
+ * says to put it after, or, for a note that says to replace a node, that node's input. Each field the note maps (`$json.x`)
+ * must be a non-empty string there.
+ */
+function noteStepInput(exampleId: string, step: ExampleStep) {
+	const example = findExample(readExamples(), exampleId);
+	const note = example.nodes.find(
+		(node) => node.type === 'n8n-nodes-base.stickyNote' && node.parameters.color === 4,
+	)!;
+	const content = note.parameters.content as string;
+	const [, how, named] = /\b(after|Replace) \*\*(.+?)\*\*/.exec(content)!;
+	const feeding = Object.entries(example.connections).find(([, { main }]) =>
+		main.flat().some((link) => link?.node === named),
+	)?.[0];
+	const items = step.outputs[how === 'after' ? named : feeding!];
+	const fields = [...new Set([...content.matchAll(/\$json\.(\w+)/g)].map(([, field]) => field))];
+	return { items, fields };
+}
+
+function expectNoteStepGetsText(exampleId: string, step: ExampleStep) {
+	const { items, fields } = noteStepInput(exampleId, step);
+	expect(items.length).toBeGreaterThan(0);
+	for (const item of items)
+		for (const field of fields)
+			expect({ field, value: item[field] }).toEqual({ field, value: expect.stringMatching(/\S/) });
+	return fields;
+}
+
 test('8. bad rating: only the rating of 1 is emitted, once, with the transcript of its chat', () => {
 	const { step } = observedStep(JOB_COPIES.badRating, /Bad rating/);
 	// Exactly one execution, still after three more polls: the rating of 5 and the chat's older rating of 1 never came.
@@ -406,15 +435,22 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 		const prefix = who ? `[${time}] ${who}: ` : `[${time}] `;
 		expect(lines[index + 1].slice(0, prefix.length)).toBe(prefix);
 	});
+	// Who and when, by name where the item has it; the time as the transcript shows it (n8n's zone is UTC here).
+	const by = item.operator_name
+		? `${item.operator_name as string} (operator ${chat.operator_id})`
+		: `operator ${chat.operator_id}`;
+	const at = new Date(rated.created_at).toISOString().replace('T', ' ').slice(0, 19);
+	// chat_id stays the number the API gave.
 	expect(step.outputs['Message for the team lead']).toEqual([
 		{
-			text: `Chat ${RATED_CHATS.bad} was rated 1 of 5 (operator ${chat.operator_id}).`,
-			chat_id: String(RATED_CHATS.bad),
+			text: `Rating 1 of 5 by ${by} at ${at} in chat ${RATED_CHATS.bad}.`,
+			chat_id: RATED_CHATS.bad,
 			rating: 1,
 			operator_id: chat.operator_id,
 			transcript,
 		},
 	]);
+	expect(expectNoteStepGetsText(EXAMPLE_IDS.badRating, step)).toEqual(['text', 'transcript']);
 });
 
 test('9. missed chat: each unanswered chat once, with its contact; the draft goes to the one with an e-mail address', () => {
@@ -455,9 +491,11 @@ test('9. missed chat: each unanswered chat once, with its contact; the draft goe
 			body: expect.stringMatching(
 				new RegExp(`^Hello ${name as string},\n\nyou wrote to us in our chat`),
 			),
-			chat_id: String(chat_id),
+			chat_id,
 		},
 	]);
+	expect(chat_id).toEqual(expect.any(Number));
+	expect(expectNoteStepGetsText(EXAMPLE_IDS.missedChat, step)).toEqual(['to', 'subject', 'body']);
 });
 
 /** A Manual Trigger named Start, and a link to one node: the pieces of the small workflows below. */
