@@ -3,9 +3,9 @@ import { NodeConnectionTypes, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { operations, selectors } from './actions/resources';
+import { operations, resourceSelector, selectors, subtitles } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
-import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
+import { lookupSubtitle, SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {
@@ -16,8 +16,9 @@ export class SvcChat implements INodeType {
 		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
 		version: [1, 2],
 		defaultVersion: 2,
-		// As n8n's own nodes (Airtable v2, Microsoft Outlook v2): the node is named after its action, this adds the values.
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// The node is named after its action ("Set operator status"); this names the resource and operation, readable
+		// as the trigger's event.
+		subtitle: lookupSubtitle(subtitles, '$parameter["resource"] + ":" + $parameter["operation"]'),
 		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
@@ -25,22 +26,7 @@ export class SvcChat implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Broadcast', value: 'broadcast' },
-					{ name: 'Chat', value: 'chat' },
-					{ name: 'Department', value: 'department' },
-					{ name: 'Operator', value: 'operator' },
-					{ name: 'Statistic', value: 'statistics' },
-					{ name: 'Tariff', value: 'tariff' },
-					{ name: 'Visitor', value: 'visitor' },
-				],
-				default: 'chat',
-			},
+			resourceSelector,
 			...Object.entries(selectors).flatMap(([resource, selector]) => [
 				{ ...selector, displayOptions: { show: { resource: [resource] } } },
 				...Object.entries(operations[resource]).flatMap(([operation, { properties }]) =>
