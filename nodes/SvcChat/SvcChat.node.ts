@@ -3,9 +3,9 @@ import { NodeConnectionTypes, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { operations, resourceSelector, selectors, subtitles } from './actions/resources';
+import { operationSubtitle, operations, resourceSelector, selectors } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
-import { lookupSubtitle, SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
+import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {
@@ -16,9 +16,8 @@ export class SvcChat implements INodeType {
 		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
 		version: [1, 2],
 		defaultVersion: 2,
-		// The node is named after its action ("Set operator status"); this names the resource and operation, readable
-		// as the trigger's event.
-		subtitle: lookupSubtitle(subtitles, '$parameter["resource"] + ":" + $parameter["operation"]'),
+		// n8n names the node after its action ("Set operator status"); this names the resource and operation.
+		subtitle: operationSubtitle,
 		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,

@@ -2,7 +2,7 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IDataObject, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
-import { lookupSubtitle, SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
+import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { searchOperators } from './descriptions/listSearch';
 import { pollParameters } from './parameters';
 import { triggerProperties } from './trigger/description';
@@ -19,18 +19,8 @@ export class SvcChatTrigger implements INodeType {
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: lookupSubtitle(
-			{
-				everyChange: 'Every change',
-				newChats: 'New chats',
-				finishedChats: 'Finished chats',
-				newRating: 'New rating',
-				missedChat: 'Missed chat',
-				operatorStatusChanged: 'Operator status changed',
-				operatorAvailabilityChanged: 'Operator availability changed',
-			},
-			'$parameter["emit"]',
-		),
+		subtitle:
+			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats", "newRating": "New rating", "missedChat": "Missed chat", "operatorStatusChanged": "Operator status changed", "operatorAvailabilityChanged": "Operator availability changed"}[$parameter["emit"]] }}',
 		description: SVC_CHAT_TRIGGER_DESCRIPTION,
 		defaults: { name: 'Svc Chat Trigger' },
 		polling: true,

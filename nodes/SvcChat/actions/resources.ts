@@ -1,8 +1,6 @@
 // Every resource of the Svc Chat node: its operations and its operation selector, for the description and the router.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { sentenceCase } from '../descriptions/nodeDescriptions';
-
 import type { SvcOperation } from './router';
 import * as sendOverChatHistory from './broadcast/sendOverChatHistory.operation';
 import * as sendTemplate from './broadcast/sendTemplate.operation';
@@ -198,12 +196,15 @@ export const selectors: Record<string, INodeProperties> = {
 	},
 };
 
-/** The canvas subtitle of each resource and operation, as their dropdowns name them: "Operator: Set status". */
-export const subtitles = Object.fromEntries(
+/** The canvas subtitle: the resource and operation as their dropdowns name them, in sentence case ("Operator: Set status"). */
+const subtitles = Object.fromEntries(
 	(resourceSelector.options as INodePropertyOptions[]).flatMap(({ name: resourceName, value }) =>
-		(selectors[value as string].options as INodePropertyOptions[]).map((operation) => [
-			`${value}:${operation.value}`,
-			`${resourceName}: ${sentenceCase(operation.name)}`,
-		]),
+		(selectors[value as string].options as INodePropertyOptions[]).map(
+			({ name, value: operation }) => [
+				`${value}:${operation}`,
+				`${resourceName}: ${name.charAt(0)}${name.slice(1).toLowerCase()}`,
+			],
+		),
 	),
 );
+export const operationSubtitle = `={{ ${JSON.stringify(subtitles)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;

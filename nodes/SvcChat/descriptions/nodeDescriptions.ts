@@ -5,10 +5,3 @@ export const SVC_CHAT_DESCRIPTION =
 
 // n8n's node creator shows the trigger's description under the "Svc Chat" entry, so it starts with the app's.
 export const SVC_CHAT_TRIGGER_DESCRIPTION = `${SVC_CHAT_DESCRIPTION}, or start a workflow on new or changed chats, new ratings, missed chats, or a change of an operator's status or of operator availability`;
-
-/** A canvas subtitle that looks its label up by a key made of the node's parameters (n8n evaluates it as an expression). */
-export const lookupSubtitle = (labels: Record<string, string>, key: string) =>
-	`={{ ${JSON.stringify(labels)}[${key}] }}`;
-
-/** "Get Many" as a subtitle writes it: in sentence case, as the trigger's events ("Missed chat"). */
-export const sentenceCase = (name: string) => name.charAt(0) + name.slice(1).toLowerCase();
