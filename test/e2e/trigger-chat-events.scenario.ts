@@ -178,6 +178,8 @@ export function testChatEvents(env: E2eEnvironment): void {
 			);
 			for (const item of runs.items) {
 				expect(item.detected_at).toMatch(ISO_UTC);
+				// The rated operator by name, from the poll's one GET /operators (shared with the Transcript).
+				expect(item.operator_name).toBe(operators.get(item.operator_id as number));
 				const chat = env.sandbox.control.getChat(item.chat_id as Chat['id'])!;
 				const { transcript, ...record } = item.chat as Item & { transcript: string };
 				expect(record).toMatchObject({ id: chat.id, message_count: chat.messages?.length ?? 0 });
