@@ -412,6 +412,7 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 			chat_id: RATED_CHATS.bad,
 			rating: 1,
 			operator_id: chat.operator_id,
+			operator_name: operators.get(chat.operator_id as number),
 			rated_at: rated.created_at,
 			detected_at: ISO,
 			chat: expect.objectContaining({ id: RATED_CHATS.bad, average_rate: 1 }),
@@ -435,10 +436,8 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 		const prefix = who ? `[${time}] ${who}: ` : `[${time}] `;
 		expect(lines[index + 1].slice(0, prefix.length)).toBe(prefix);
 	});
-	// Who and when, by name where the item has it; the time as the transcript shows it (n8n's zone is UTC here).
-	const by = item.operator_name
-		? `${item.operator_name as string} (operator ${chat.operator_id})`
-		: `operator ${chat.operator_id}`;
+	// Who and when: the operator by name and id, the time as the transcript shows it (n8n's zone is UTC here).
+	const by = `${operators.get(chat.operator_id as number)} (operator ${chat.operator_id})`;
 	const at = new Date(rated.created_at).toISOString().replace('T', ' ').slice(0, 19);
 	// chat_id stays the number the API gave.
 	expect(step.outputs['Message for the team lead']).toEqual([
