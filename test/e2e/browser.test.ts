@@ -479,7 +479,7 @@ async function openSvcChatTriggers(): Promise<Locator> {
 	return creator;
 }
 
-test("6. the node creator lists the trigger's 7 events, and each event's panel shows its own fields only", async () => {
+test("6. the node creator lists the trigger's 7 events, and each event's panel shows its own fields and its own notice only", async () => {
 	const { page } = browser;
 	const event = (value: string) => {
 		const found = triggerEvents.find((panel) => panel.event === value);
