@@ -569,6 +569,70 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 	expect(nodeOutput(runs[variant.id], 'Outside business hours')).toEqual(outside);
 });
 
+test("8. the alert names the operator by name, else by id, at the rating's time in the workflow's zone; ids stay as given", async () => {
+	// The example's own Set node on fixed ratings in Europe/Berlin (UTC+1 in November): one with the operator's name and
+	// a number id, one without a name and with a GUID for the chat, as a server may give it.
+	const example = findExample(readExamples(), EXAMPLE_IDS.badRating);
+	const trigger = 'Bad ratings';
+	const ratedAt = '2026-11-19T13:02:11.000Z';
+	const guid = '5f0c7a1e-9b2d-4c3e-8f4a-1d2e3f4a5b6c';
+	const ratings = [
+		{ chat_id: 10035, rating: 2, operator_id: 5, operator_name: 'Dmitri Sokolov' },
+		{ chat_id: guid, rating: 1, operator_id: 7, operator_name: null },
+	].map((rating) => ({
+		...rating,
+		rated_at: ratedAt,
+		chat: { transcript: `Chat ${rating.chat_id}` },
+	}));
+	const at = (x: number) => [x, 200] as [number, number];
+	const variant: Workflow = {
+		id: 'svcRunRating8Texts',
+		name: `${example.name} (fixed ratings, Europe/Berlin)`,
+		nodes: [
+			...example.nodes.filter(({ name }) => name !== trigger),
+			START,
+			{
+				id: 'r-ratings',
+				name: 'Ratings',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: at(-220),
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ ratings }), options: {} },
+			},
+			// In the trigger's place and under its name: one item per rating, as the trigger emits them.
+			{
+				id: 'r-split',
+				name: trigger,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: at(0),
+				parameters: { fieldToSplitOut: 'ratings', options: {} },
+			},
+		],
+		connections: { ...example.connections, Start: link('Ratings'), Ratings: link(trigger) },
+		settings: { ...example.settings, timezone: 'Europe/Berlin' },
+	};
+	await env.n8n.importWorkflows([variant]);
+	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
+	expect(errors).toEqual({});
+	expect(nodeOutput(runs[variant.id], 'Message for the team lead')).toEqual([
+		{
+			text: 'Rating 2 of 5 by Dmitri Sokolov (operator 5) at 2026-11-19 14:02:11 in chat 10035.',
+			transcript: 'Chat 10035',
+			chat_id: 10035,
+			rating: 2,
+			operator_id: 5,
+		},
+		{
+			text: `Rating 1 of 5 by operator 7 at 2026-11-19 14:02:11 in chat ${guid}.`,
+			transcript: `Chat ${guid}`,
+			chat_id: guid,
+			rating: 1,
+			operator_id: 7,
+		},
+	]);
+});
+
 describe("the harness reads every outcome of n8n's execute-batch", () => {
 	test('a failure that execute-batch files under warnings (its text names an internal server error) comes back as its error', async () => {
 		// An HTML error page answers the one attempt (a 500 is not retried); the node's error quotes its title.
