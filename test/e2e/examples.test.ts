@@ -508,11 +508,58 @@ const START: Workflow['nodes'][number] = {
 };
 const link = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
 
+/**
+ * An example whose trigger gives way to fixed items under its name, one item each, as the trigger emits them, run in
+ * `timezone`: the example's own nodes after it run on them. Imported and run once; gives the run.
+ */
+async function runOnFixedItems(
+	exampleId: string,
+	trigger: string,
+	items: object[],
+	timezone: string,
+) {
+	const example = findExample(readExamples(), exampleId);
+	const at = (x: number) => [x, 200] as [number, number];
+	const variant: Workflow = {
+		id: `${exampleId}Fixed`,
+		name: `${example.name} (fixed items, ${timezone})`,
+		nodes: [
+			...example.nodes.filter(({ name }) => name !== trigger),
+			START,
+			{
+				id: 'fixed-items',
+				name: 'Fixed items',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: at(-220),
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ items }), options: {} },
+			},
+			{
+				id: 'fixed-split',
+				name: trigger,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: at(0),
+				parameters: { fieldToSplitOut: 'items', options: {} },
+			},
+		],
+		connections: {
+			...example.connections,
+			Start: link('Fixed items'),
+			'Fixed items': link(trigger),
+		},
+		settings: { ...example.settings, timezone },
+	};
+	await env.n8n.importWorkflows([variant]);
+	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
+	expect(errors).toEqual({});
+	return (node: string) => nodeOutput(runs[variant.id], node);
+}
+
 test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's time zone, at any hour of the run", async () => {
 	// The run above shows only the branch of the hour it happened in. Here the example's own IF and message run on
 	// fixed moments in Pacific/Auckland (UTC+13 in November), so that the zone decides: the first two are business
 	// hours only there, the third only in UTC.
-	const alert = findExample(readExamples(), EXAMPLE_IDS.nobodyOnline);
 	const team = [{ full_name: 'Anna Petrova' }, { full_name: 'Boris Ivanov' }];
 	const nobody = { available: false, count: 0, operators: [] };
 	const back = { available: true, count: 2, operators: team };
@@ -526,54 +573,22 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 		{ ...nobody, detected_at: '2026-11-24T19:59:00.000Z' }, // Wednesday 08:59 there
 		{ ...back, detected_at: '2026-11-27T21:00:00.000Z' }, // Saturday 10:00 there
 	];
-	const trigger = 'Operator availability';
-	const at = (x: number) => [x, 200] as [number, number];
-	const variant: Workflow = {
-		id: 'svcRunAlert7Hours',
-		name: `${alert.name} (fixed moments, Pacific/Auckland)`,
-		nodes: [
-			...alert.nodes.filter(({ name }) => name !== trigger),
-			START,
-			{
-				id: 'h-moments',
-				name: 'Moments',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: at(-220),
-				parameters: {
-					mode: 'raw',
-					jsonOutput: JSON.stringify({ moments: [...inHours, ...outside] }),
-					options: {},
-				},
-			},
-			// In the trigger's place and under its name: one item per moment, as the trigger emits them.
-			{
-				id: 'h-split',
-				name: trigger,
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: at(0),
-				parameters: { fieldToSplitOut: 'moments', options: {} },
-			},
-		],
-		connections: { ...alert.connections, Start: link('Moments'), Moments: link(trigger) },
-		settings: { ...alert.settings, timezone: 'Pacific/Auckland' },
-	};
-	await env.n8n.importWorkflows([variant]);
-	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
-	expect(errors).toEqual({});
-	expect(nodeOutput(runs[variant.id], 'Message for the team')).toEqual([
+	const output = await runOnFixedItems(
+		EXAMPLE_IDS.nobodyOnline,
+		'Operator availability',
+		[...inHours, ...outside],
+		'Pacific/Auckland',
+	);
+	expect(output('Message for the team')).toEqual([
 		{ text: 'Nobody is online since 09:30.' },
 		{ text: 'Back online (2): Anna Petrova, Boris Ivanov' },
 	]);
-	expect(nodeOutput(runs[variant.id], 'Outside business hours')).toEqual(outside);
+	expect(output('Outside business hours')).toEqual(outside);
 });
 
 test("8. the alert names the operator by name, else by id, at the rating's time in the workflow's zone; ids stay as given", async () => {
 	// The example's own Set node on fixed ratings in Europe/Berlin (UTC+1 in November): one with the operator's name and
 	// a number id, one without a name and with a GUID for the chat, as a server may give it.
-	const example = findExample(readExamples(), EXAMPLE_IDS.badRating);
-	const trigger = 'Bad ratings';
 	const ratedAt = '2026-11-19T13:02:11.000Z';
 	const guid = '5f0c7a1e-9b2d-4c3e-8f4a-1d2e3f4a5b6c';
 	const ratings = [
@@ -584,38 +599,13 @@ test("8. the alert names the operator by name, else by id, at the rating's time 
 		rated_at: ratedAt,
 		chat: { transcript: `Chat ${rating.chat_id}` },
 	}));
-	const at = (x: number) => [x, 200] as [number, number];
-	const variant: Workflow = {
-		id: 'svcRunRating8Texts',
-		name: `${example.name} (fixed ratings, Europe/Berlin)`,
-		nodes: [
-			...example.nodes.filter(({ name }) => name !== trigger),
-			START,
-			{
-				id: 'r-ratings',
-				name: 'Ratings',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: at(-220),
-				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ ratings }), options: {} },
-			},
-			// In the trigger's place and under its name: one item per rating, as the trigger emits them.
-			{
-				id: 'r-split',
-				name: trigger,
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: at(0),
-				parameters: { fieldToSplitOut: 'ratings', options: {} },
-			},
-		],
-		connections: { ...example.connections, Start: link('Ratings'), Ratings: link(trigger) },
-		settings: { ...example.settings, timezone: 'Europe/Berlin' },
-	};
-	await env.n8n.importWorkflows([variant]);
-	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
-	expect(errors).toEqual({});
-	expect(nodeOutput(runs[variant.id], 'Message for the team lead')).toEqual([
+	const output = await runOnFixedItems(
+		EXAMPLE_IDS.badRating,
+		'Bad ratings',
+		ratings,
+		'Europe/Berlin',
+	);
+	expect(output('Message for the team lead')).toEqual([
 		{
 			text: 'Rating 2 of 5 by Dmitri Sokolov (operator 5) at 2026-11-19 14:02:11 in chat 10035.',
 			transcript: 'Chat 10035',
