@@ -91,6 +91,7 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 	const post = (url: string) => `curl -s ${url} -H 'content-type: application/json'`;
 	const webhook = (name: string) => post(`${n8n.baseUrl}/webhook/${name}`);
 	const control = (route: string) => `${sandbox.url}/__control/${route}`;
+	const [operator] = sandbox.control.getOperators();
 	console.log(`
 ──────────────────────────────────────────────────────────────────────────────
  n8n is ready (${elapsed()}):  ${n8n.baseUrl}
@@ -99,6 +100,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 
  Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
    host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
+ A wrong password saved in it makes every published example fail at each poll; the Svc Chat
+ Trigger then pauses its polls, see README.
 
  The example workflows are on the Overview page. Try:
 
@@ -115,8 +118,12 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  4. "Svc: daily operator statistics…": open it and click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
     to a few seconds first. Operator statuses: curl -s ${control('operators')}
- 6. "Svc: tell the team when nobody is online…" is published and checks every minute. Set everyone offline:
+ 6. "Svc: tell the team when nobody is online…" is published and checks every minute. It writes its
+    message only in business hours (Monday to Friday, 09:00 to 18:00 in the workflow's time zone),
+    else ends in "Outside business hours": to see the other branch too, change the Timezone in its
+    Workflow settings. Set everyone offline, then one operator back online:
       ${post(control('operators/cycle'))} -d '{"statuses":["offline"]}'
+      ${post(control('operators/status'))} -d '{"id":${operator.id},"status":"online"}'
  7. A chat for the Svc Chat Trigger: add one (its answer gives the "id"), then a message, then close it:
       ${post(control('chats/add'))} -d '{"n":1}'
       ${post(control('chats/update'))} -d '{"id":"CHAT_ID"}'
@@ -127,6 +134,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
     answered…" are published and check every minute. Rate a chat 1 (not 3 to 5), add a missed chat:
       ${post(control('chats/rate'))} -d '{"id":${RATED_CHATS.bad},"rate":1}'
       ${post(control('chats/missed'))} -d '{"contact":"fields"}'
+    "contact": "fields" puts the visitor's name, e-mail and phone in the visitor's fields,
+    "message" only in a chat message, "none" nowhere.
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.

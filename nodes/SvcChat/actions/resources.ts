@@ -1,5 +1,5 @@
 // Every resource of the Svc Chat node: its operations and its operation selector, for the description and the router.
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { SvcOperation } from './router';
 import * as sendOverChatHistory from './broadcast/sendOverChatHistory.operation';
@@ -32,6 +32,24 @@ export const operations: Record<string, Record<string, SvcOperation>> = {
 	statistics,
 	tariff,
 	visitor,
+};
+
+/** The Resource dropdown, first on the node's panel; its names begin the canvas subtitle. */
+export const resourceSelector: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{ name: 'Broadcast', value: 'broadcast' },
+		{ name: 'Chat', value: 'chat' },
+		{ name: 'Department', value: 'department' },
+		{ name: 'Operator', value: 'operator' },
+		{ name: 'Statistic', value: 'statistics' },
+		{ name: 'Tariff', value: 'tariff' },
+		{ name: 'Visitor', value: 'visitor' },
+	],
+	default: 'chat',
 };
 
 /** Each resource's operation selector, written out in full so n8n's lint checks the options. */
@@ -177,3 +195,16 @@ export const selectors: Record<string, INodeProperties> = {
 		default: 'pairToken',
 	},
 };
+
+/** The canvas subtitle: the resource and operation as their dropdowns name them, in sentence case ("Operator: Set status"). */
+const subtitles = Object.fromEntries(
+	(resourceSelector.options as INodePropertyOptions[]).flatMap(({ name: resourceName, value }) =>
+		(selectors[value as string].options as INodePropertyOptions[]).map(
+			({ name, value: operation }) => [
+				`${value}:${operation}`,
+				`${resourceName}: ${name.charAt(0)}${name.slice(1).toLowerCase()}`,
+			],
+		),
+	),
+);
+export const operationSubtitle = `={{ ${JSON.stringify(subtitles)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;

@@ -76,7 +76,7 @@ export const triggerProperties: INodeProperties[] = [
 		],
 		default: 'everyChange',
 		description:
-			"Which chats or operators' changes start the workflow. Within one poll a chat is emitted once, in its latest version.",
+			"What starts the workflow: chats, ratings, missed chats or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
 	},
 	{
 		displayName:
@@ -88,11 +88,19 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"'Fetch Test Event' shows up to 5 of the newest found in recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each one from 'Start From' on is emitted once.",
-		name: 'eventTestNotice',
+			"'Fetch Test Event' shows up to 5 ratings: the newest by their time (rated_at) among the ratings of recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each rating given from 'Start From' on is emitted once.",
+		name: 'ratingTestNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { emit: CHAT_EVENTS } },
+		displayOptions: { show: { emit: ['newRating'] } },
+	},
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 missed chats: the newest by their closing time among recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each chat missed from 'Start From' on is emitted once.",
+		name: 'missedChatTestNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { emit: ['missedChat'] } },
 	},
 	{
 		displayName: 'Start From',

@@ -28,7 +28,8 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(description.properties.map((p) => p.name)).toEqual([
 		'emit',
 		'testEventNotice',
-		'eventTestNotice',
+		'ratingTestNotice',
+		'missedChatTestNotice',
 		'startFrom',
 		'startDate',
 		'ratings',
@@ -36,6 +37,7 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'chatOutput',
 		'options',
 		'operatorEventNotice',
+		'availabilityEventNotice',
 		'operators',
 		'toStatuses',
 		'availableStatuses',
