@@ -79,11 +79,9 @@ async function headless(): Promise<void> {
 		// Example 12 as an AI assistant sees it: its tools, listed once through the official MCP client.
 		const token = randomUUID();
 		const mcp = await connectMcp(await publishMcpExample(n8n, token), token);
-		const { tools } = await mcp.listTools();
+		const names = (await mcp.listTools()).tools.map(({ name }) => name);
 		await mcp.close();
-		console.log(
-			`\n▶ ${EXAMPLE_IDS.mcpServer}, listed by the MCP client: ${tools.map(({ name }) => name).join(', ')}`,
-		);
+		console.log(`\n▶ ${EXAMPLE_IDS.mcpServer}, listed by the MCP client: ${names.join(', ')}`);
 		const broadcasts = sandbox.control.broadcasts();
 		const recipients = broadcasts.flatMap((broadcast) => broadcast.data.entries as unknown[]);
 		console.log(
