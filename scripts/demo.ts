@@ -195,15 +195,15 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		if (previous !== undefined) sandbox.control.closeChat(previous);
 		previous = sandbox.control.addChats(1)[0]?.id;
 	}, NEW_CHAT_EVERY_MS).unref();
-	printWelcome(n8n, sandbox);
 	// The token stays in the demo's folder, never printed: an assistant's config outlives a restart.
 	const tokenFile = path.join(DEMO_FOLDER, 'mcp-token.txt');
 	if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, randomUUID(), { mode: 0o600 });
 	const mcpUrl = await publishMcpExample(n8n, fs.readFileSync(tokenFile, 'utf8').trim());
 	console.log(
-		` AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
+		`\n AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
 			`   (Streamable HTTP, Bearer token in ${tokenFile}; examples/README.md has a Claude Desktop config)\n`,
 	);
+	printWelcome(n8n, sandbox);
 
 	const exitCode = await n8n.whenServerExits();
 	if (!stopRequestedAt) {
