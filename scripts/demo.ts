@@ -1,4 +1,5 @@
 // `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ import {
 	SANDBOX_CREDENTIAL,
 	type ExampleStep,
 } from './examples';
+import { connectMcp, publishMcpExample } from './mcp';
 import { N8n } from './n8n';
 import { buildPackageInRepo, ensureRuntime, isBuildCurrent, REPO_ROOT } from './runtime';
 import { freePort, killAllNow, seconds, type Log } from './processes';
@@ -74,6 +76,12 @@ async function headless(): Promise<void> {
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
 		const steps = await runExamples(n8n, sandbox, { log });
 		steps.forEach(printStep);
+		// Example 12 as an AI assistant sees it: its tools, listed once through the official MCP client.
+		const token = randomUUID();
+		const mcp = await connectMcp(await publishMcpExample(n8n, token), token);
+		const names = (await mcp.listTools()).tools.map(({ name }) => name);
+		await mcp.close();
+		console.log(`\n▶ ${EXAMPLE_IDS.mcpServer}, listed by the MCP client: ${names.join(', ')}`);
 		const broadcasts = sandbox.control.broadcasts();
 		const recipients = broadcasts.flatMap((broadcast) => broadcast.data.entries as unknown[]);
 		console.log(
@@ -196,6 +204,14 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		if (previous !== undefined) sandbox.control.closeChat(previous);
 		previous = sandbox.control.addChats(1)[0]?.id;
 	}, NEW_CHAT_EVERY_MS).unref();
+	// The token stays in the demo's folder, never printed: an assistant's config outlives a restart.
+	const tokenFile = path.join(DEMO_FOLDER, 'mcp-token.txt');
+	if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, randomUUID(), { mode: 0o600 });
+	const mcpUrl = await publishMcpExample(n8n, fs.readFileSync(tokenFile, 'utf8').trim());
+	console.log(
+		`\n AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
+			`   (Streamable HTTP, Bearer token in ${tokenFile}; examples/README.md has a Claude Desktop config)\n`,
+	);
 	printWelcome(n8n, sandbox);
 
 	const exitCode = await n8n.whenServerExits();

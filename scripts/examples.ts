@@ -26,6 +26,7 @@ export const EXAMPLE_IDS = {
 	nobodyOnline: 'svcExample7Nobody',
 	badRating: 'svcExample8Rating',
 	missedChat: 'svcExample9Missed',
+	mcpServer: 'svcExample12Mcp',
 } as const;
 
 /** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */
