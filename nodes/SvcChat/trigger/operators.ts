@@ -18,7 +18,7 @@ const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
 
 /** What both operator events' notices say about the polls after Fetch Test Event. */
 const OPERATOR_POLLS =
-	"The first poll of a newly active workflow records every operator's status and emits nothing; each later poll emits what changed since the one before. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at.";
+	"The first poll of a newly active workflow records every operator's status and emits nothing; each later poll emits what changed since the one before. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at. There, changed_after is the last poll before the pause that reported a change (n8n saves a quiet poll's time only with durable poll cursors), so the window can be wider than the pause.";
 
 export const operatorProperties: INodeProperties[] = [
 	{
