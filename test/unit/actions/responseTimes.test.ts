@@ -116,6 +116,46 @@ describe('a chat of the spec shape (queue, chatting, closed)', () => {
 	});
 });
 
+test('times in the form the API writes are read to the millisecond, across midnight, month and year ends', () => {
+	const pairs = [
+		['2024-05-01T23:59:30.000Z', '2024-05-02T00:00:15.500Z', 45.5],
+		['2024-02-29T23:59:59.999Z', '2024-03-01T00:00:00.000Z', 0.001],
+		['2024-12-31T23:00:00.000Z', '2025-01-01T01:30:00.250Z', 9000.25],
+	] as const;
+	for (const [asked, answered, seconds] of pairs) {
+		const chat = chatWith([
+			message('visitor', asked),
+			message('operator', answered, { operator_id: 3 }),
+		]);
+		expect([asked, timesOf(chat).first_response_seconds]).toEqual([asked, seconds]);
+	}
+});
+
+test('text in that form that is no time (hour 25, month 13, letters, other marks) is left out', () => {
+	for (const bad of [
+		'2024-05-01T25:00:00.000Z',
+		'2024-13-01T10:00:00.000Z',
+		'2024-05-01T10:6x:00.000Z',
+		'2024-05-01T10:00:00.00xZ',
+		'2024/05/01T10:00:00.000Z',
+		'2024-05-01T10-00-00.000Z',
+	]) {
+		const chat = chatWith(
+			[message('visitor', bad), message('operator', at(5), { operator_id: 3 })],
+			null,
+		);
+		expect([bad, timesOf(chat)]).toEqual([
+			bad,
+			{
+				first_response_seconds: null,
+				waiting_seconds: null,
+				duration_seconds: null,
+				last_activity_at: at(5),
+			},
+		]);
+	}
+});
+
 describe('first_response_seconds', () => {
 	test('is null with no answer yet, or no message from the visitor', () => {
 		expect(timesOf(chatWith([message('visitor', at(0, 5))])).first_response_seconds).toBeNull();
