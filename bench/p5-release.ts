@@ -9,7 +9,7 @@ import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import type { Chat } from '../nodes/SvcChat/types';
 import { catchUpPollContext, credentialsFor } from './harness';
 import { startSandboxProcess } from './sandboxProcess';
-import { elapsedMs, figures, round, type Figures } from './stats';
+import { alternating, figures, round, type Figures } from './stats';
 
 /** The package before the response times (issue 53): main as the round began. `--base` names another commit. */
 export const LAST_RELEASE = '26185eb8fecdcfed3bfc07dbcb4f89926aa70ac1';
@@ -118,23 +118,17 @@ export async function benchSimplifiedRelease({
 		};
 		check('current', await poll('current'));
 
-		const wall = { release: [] as number[], current: [] as number[] };
-		const cpu = { release: [] as number[], current: [] as number[] };
 		const order = ['release', 'current'] as const;
-		for (let run = 0; run < runs; run++) {
-			for (const version of run % 2 ? [...order].reverse() : order) {
-				const startedAt = performance.now();
-				const cpuAtStart = process.cpuUsage();
-				const items = await poll(version);
-				wall[version].push(Math.round(elapsedMs(startedAt)));
-				const used = process.cpuUsage(cpuAtStart);
-				cpu[version].push(Math.round((used.user + used.system) / 1000));
-				check(version, items);
-			}
-			log(
-				`P5 run ${run + 1}/${runs}: release ${wall.release[run]} ms, current ${wall.current[run]} ms`,
-			);
-		}
+		const { wallMs: wall, cpuMs: cpu } = await alternating(
+			order,
+			runs,
+			(version) => poll(version),
+			check,
+			(run, wallMs) =>
+				log(
+					`P5 run ${run + 1}/${runs}: release ${wallMs.release[run]} ms, current ${wallMs.current[run]} ms`,
+				),
+		);
 
 		// The shaping alone, on the chats as read (Raw): CPU time of ten passes over all of them per measurement.
 		const raw = (await poll('current', 'raw')) as Chat[];
