@@ -1,6 +1,9 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
 
+import fs from 'node:fs';
+import path from 'node:path';
+
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { sandboxCredential } from '../scripts/examples';
@@ -273,8 +276,18 @@ function nodeTimes(
 	return { startTime: Number(found[1]), executionTime: Number(found[2]), status: found[3] };
 }
 
-/** Runs one workflow under GNU time, for the peak RSS of the n8n process. */
-async function execute(n8n: N8n, workflowId: string, readerName: string): Promise<ExecuteMeasure> {
+/**
+ * Runs one workflow under GNU time, for the peak RSS of the n8n process. With `toFile`, n8n prints to a file, which
+ * it writes whole before it exits: the print of a node that follows 10,000 chats (the Code node) is then there too.
+ */
+async function execute(
+	n8n: N8n,
+	workflowId: string,
+	readerName: string,
+	{ toFile = false } = {},
+): Promise<ExecuteMeasure> {
+	const printed = path.join(n8n.userFolder, `execute-${workflowId}.json`);
+	const file = toFile ? fs.openSync(printed, 'w') : undefined;
 	const result = await run(
 		'/usr/bin/time',
 		['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'],
@@ -283,15 +296,18 @@ async function execute(n8n: N8n, workflowId: string, readerName: string): Promis
 			env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
 			cwd: n8n.userFolder,
 			timeout: EXECUTE_TIMEOUT_MS,
+			...(file === undefined ? {} : { stdout: file }),
 		},
-	);
+	).finally(() => file !== undefined && fs.closeSync(file));
+	const stdout = file === undefined ? result.stdout : fs.readFileSync(printed, 'utf8');
+	fs.rmSync(printed, { force: true });
 	if (result.exitCode !== 0)
 		throw new Error(
-			`n8n execute --id=${workflowId} failed (${result.exitCode ?? result.signal}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
+			`n8n execute --id=${workflowId} failed (${result.exitCode ?? result.signal}):\n${stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
 		);
 	const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
-	const first = nodeTimes(result.stdout, 'Start');
-	const reader = nodeTimes(result.stdout, readerName);
+	const first = nodeTimes(stdout, 'Start');
+	const reader = nodeTimes(stdout, readerName);
 	if (reader.status !== 'success')
 		throw new Error(`${readerName} ended with status ${reader.status}`);
 	return {
@@ -441,7 +457,9 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 			const order = [...shapeNames.slice(shift), ...shapeNames.slice(0, shift)];
 			for (const shape of order) {
 				const reader = shape === 'code' ? 'Code' : 'Svc Chat';
-				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, reader);
+				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, reader, {
+					toFile: true,
+				});
 				shapeMs[shape].push(workflowMs);
 				shapeProcessMs[shape].push(processMs);
 				log(
