@@ -8,18 +8,13 @@ import { useSandbox } from '../harness/sandboxSuite';
 const sandbox = useSandbox({ seed: 5, chats: 60 });
 
 const ms = (time: string | undefined) => Date.parse(time ?? '');
+const fromStart = { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0' };
 
 test('every chat of the sandbox gets its response times, null where they do not apply', async () => {
 	const node = new SvcChat();
 	const context = createExecuteContext({
 		description: node.description,
-		parameters: {
-			resource: 'chat',
-			operation: 'getMany',
-			since: 'cursor',
-			sinceCursor: '0',
-			returnAll: true,
-		},
+		parameters: { ...fromStart, returnAll: true },
 		credentials: sandbox.credentials(),
 	});
 	const [output] = await node.execute.call(context);
