@@ -12,7 +12,7 @@ import { n8nHttpRequestWithAuthentication } from '../test/harness/n8nRequest';
 import { catchUpPollContext, credentialsFor } from './harness';
 import { loadNodes } from './nodes';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
-import { elapsedMs, figures, round, type Figures } from './stats';
+import { alternating, elapsedMs, figures, round, type Figures } from './stats';
 
 export interface P1Options {
 	runs: number;
@@ -306,22 +306,16 @@ export async function benchTranscriptCatchUp({
 			if (operators !== (output === 'transcript' ? 1 : 0))
 				throw new Error(`Output ${output} sent ${operators} GET /operators`);
 		}
-		const times = { simplified: [] as number[], transcript: [] as number[] };
-		const cpuTimes = { simplified: [] as number[], transcript: [] as number[] };
-		for (let run = 0; run < runs; run++) {
-			for (const output of run % 2 ? [...outputs].reverse() : outputs) {
-				const startedAt = performance.now();
-				const cpuAtStart = process.cpuUsage();
-				const items = await poll(output);
-				times[output].push(Math.round(elapsedMs(startedAt)));
-				const cpu = process.cpuUsage(cpuAtStart);
-				cpuTimes[output].push(Math.round((cpu.user + cpu.system) / 1000));
-				check(output, items);
-			}
-			log(
-				`P1 Transcript run ${run + 1}/${runs}: Simplified ${times.simplified[run]} ms, Transcript ${times.transcript[run]} ms`,
-			);
-		}
+		const { wallMs: times, cpuMs: cpuTimes } = await alternating(
+			outputs,
+			runs,
+			poll,
+			check,
+			(run, wallMs) =>
+				log(
+					`P1 Transcript run ${run + 1}/${runs}: Simplified ${wallMs.simplified[run]} ms, Transcript ${wallMs.transcript[run]} ms`,
+				),
+		);
 		const simplified = figures(times.simplified, 'ms');
 		const transcript = figures(times.transcript, 'ms');
 		const clientCpuMs = {

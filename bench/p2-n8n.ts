@@ -1,6 +1,9 @@
 // P2: a real n8n reads 10,000 chats with Svc Chat > Chat > Get Many (Return All), and with the HTTP Request node
 // paging on last_ts until more_chats_available is false. Each run is one `n8n execute`, timed and measured (peak RSS).
 
+import fs from 'node:fs';
+import path from 'node:path';
+
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { sandboxCredential } from '../scripts/examples';
@@ -45,6 +48,11 @@ export interface P2Result {
 		processRatio: number;
 		target: string;
 		met: boolean;
+		/** What a user builds without Transcript: Get many operators, Get many chats (Raw), a Code node writing the same text. */
+		codeNodeMs: Figures;
+		/** Median workflow time Transcript / the Code node alternative, and whole process. */
+		overCodeNode: number;
+		processOverCodeNode: number;
 	};
 }
 
@@ -64,13 +72,26 @@ const start: INode = {
 	parameters: {},
 };
 
-function workflow(id: string, name: string, reader: INode): Workflow {
+/** Transcript's time zone in P2, named in the Code node alternative too, so that both write the same text. */
+const ZONE = 'Europe/Berlin';
+
+/** Start, then `nodes` one after the other. */
+function workflow(id: string, name: string, ...nodes: INode[]): Workflow {
+	const chain = [start, ...nodes];
+	const connections = Object.fromEntries(
+		chain
+			.slice(0, -1)
+			.map((node, index) => [
+				node.name,
+				{ main: [[{ node: chain[index + 1].name, type: 'main' as const, index: 0 }]] },
+			]),
+	);
 	return {
 		id,
 		name,
-		nodes: [start, reader],
-		connections: { Start: { main: [[{ node: reader.name, type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
+		nodes: chain,
+		connections,
+		settings: { executionOrder: 'v1', timezone: ZONE },
 		active: false,
 	};
 }
@@ -93,6 +114,114 @@ const svcWorkflow = (id: string, output: string) =>
 		},
 		credentials: { svcApi: SVC_CREDENTIAL },
 	});
+
+/**
+ * The Code node a user would write for Transcript's text without it (README, "The Transcript output"): the same lines,
+ * operators named from a Get many operators node before it. It writes only `{id, transcript}`, not the record.
+ */
+const TRANSCRIPT_CODE = `
+const zone = '${ZONE}';
+const names = new Map();
+for (const { json } of $('Operators').all()) {
+	const name = typeof json.full_name === 'string' && json.full_name.trim();
+	if (name) names.set(String(json.id), name + ' (operator)');
+}
+const KINDS = {
+	visitor: ['visitor'], file_visitor: ['visitor', 'file'], contacts: ['visitor', 'contacts'],
+	keyboard_response: ['visitor', 'button chosen'], operator: ['operator'], file_operator: ['operator', 'file'],
+	keyboard: ['System', 'buttons offered'], contacts_request: ['System', 'contacts request'],
+	for_operator: ['System', 'note for the operator'], info: ['System', 'info'], events: ['System', 'event'],
+	operator_busy: ['System', 'operator busy'],
+};
+const textOf = (value) => (typeof value === 'string' && value.trim()) || undefined;
+const hasId = (id) => typeof id === 'number' || (typeof id === 'string' && id !== '');
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+function messageText(kind, body) {
+	if (typeof body === 'string' || body === undefined || body === null) return body ?? null;
+	if (typeof body !== 'object') return String(body);
+	const members = isObject(body) ? ['name', 'phone', 'email'].map((member) => textOf(body[member])) : [];
+	if (members.some(Boolean) || (kind === 'contacts' && isObject(body))) return members.filter(Boolean).join(', ');
+	return JSON.stringify(body);
+}
+function lineText(message, kind) {
+	const text = messageText(message.kind, message.message);
+	const data = (kind.startsWith('file_') || kind === 'keyboard_response') && message.data;
+	if (!isObject(data)) return text ?? '';
+	if (kind === 'keyboard_response') return text || (textOf(data.buttonId) ?? '');
+	const name = textOf(data.filename) ?? text ?? 'a file without a name';
+	const type = textOf(data.content_type);
+	return type ? name + ' (' + type + ')' : name;
+}
+function timeOf(value) {
+	const time = typeof value === 'string' ? DateTime.fromISO(value, { zone }) : null;
+	return time && time.isValid ? time.toFormat('yyyy-MM-dd HH:mm:ss') : 'time unknown';
+}
+return $input.all().map(({ json: chat }) => {
+	const lines = ['Chat ' + String(chat.id) + ', times in ' + zone];
+	const messages = Array.isArray(chat.messages) ? chat.messages : [];
+	if (!messages.length) lines.push('No messages.');
+	const visitorName = textOf(chat.visitor?.fields?.name);
+	const visitor = visitorName ? visitorName + ' (visitor)' : 'Visitor';
+	for (const entry of messages) {
+		const message = isObject(entry) ? entry : { message: entry };
+		const kind = textOf(message.kind) ?? 'no kind';
+		const [from = hasId(message.operator_id) ? 'operator' : 'Unknown', tag] = Object.hasOwn(KINDS, kind) ? KINDS[kind] : [undefined, kind];
+		const operator = names.get(String(message.operator_id)) ?? (hasId(message.operator_id) ? 'Operator ' + message.operator_id : 'Operator');
+		const who = from === 'operator' ? operator : from === 'visitor' ? visitor : from;
+		const text = lineText(message, kind).replace(/\\s*[\\r\\n\\u2028\\u2029]+\\s*/g, ' / ') || '(empty)';
+		lines.push('[' + timeOf(message.created_at) + '] ' + who + (tag ? ': [' + tag + '] ' : ': ') + text);
+	}
+	return { json: { id: chat.id, transcript: lines.join('\\n') } };
+});
+`;
+
+const svcNode = (
+	name: string,
+	parameters: INode['parameters'],
+	extra: Partial<INode> = {},
+): INode => ({
+	id: `b0000000-0000-4000-8000-0000000000${name === 'Operators' ? '07' : '08'}`,
+	name,
+	type: 'n8n-nodes-svc.svcChat',
+	typeVersion: 1,
+	position: [240, 0] as [number, number],
+	parameters,
+	credentials: { svcApi: SVC_CREDENTIAL },
+	...extra,
+});
+
+/** Get many operators, Get many chats (Raw, run once for all the operators), then the Code node. */
+const codeNodeWorkflow = () =>
+	workflow(
+		'svcBenchP2Code01',
+		'Bench P2: Transcript written by a Code node',
+		svcNode('Operators', {
+			resource: 'operator',
+			operation: 'getMany',
+			returnAll: true,
+			filters: {},
+		}),
+		svcNode(
+			'Svc Chat',
+			{
+				resource: 'chat',
+				operation: 'getMany',
+				since: 'cursor',
+				sinceCursor: '0',
+				returnAll: true,
+				output: 'raw',
+			},
+			{ executeOnce: true },
+		),
+		{
+			id: 'b0000000-0000-4000-8000-000000000009',
+			name: 'Code',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [480, 0],
+			parameters: { mode: 'runOnceForAllItems', language: 'javaScript', jsCode: TRANSCRIPT_CODE },
+		},
+	);
 
 function benchWorkflows(sandbox: SandboxProcess): { svc: Workflow; http: Workflow } {
 	const svc = svcWorkflow('svcBenchP2Svc001', 'raw');
@@ -147,8 +276,18 @@ function nodeTimes(
 	return { startTime: Number(found[1]), executionTime: Number(found[2]), status: found[3] };
 }
 
-/** Runs one workflow under GNU time, for the peak RSS of the n8n process. */
-async function execute(n8n: N8n, workflowId: string, readerName: string): Promise<ExecuteMeasure> {
+/**
+ * Runs one workflow under GNU time, for the peak RSS of the n8n process. With `toFile`, n8n prints to a file, which
+ * it writes whole before it exits: the print of a node that follows 10,000 chats (the Code node) is then there too.
+ */
+async function execute(
+	n8n: N8n,
+	workflowId: string,
+	readerName: string,
+	{ toFile = false } = {},
+): Promise<ExecuteMeasure> {
+	const printed = path.join(n8n.userFolder, `execute-${workflowId}.json`);
+	const file = toFile ? fs.openSync(printed, 'w') : undefined;
 	const result = await run(
 		'/usr/bin/time',
 		['-v', n8n.runtime.nodeBin, n8n.runtime.n8nBin, 'execute', `--id=${workflowId}`, '--rawOutput'],
@@ -157,15 +296,18 @@ async function execute(n8n: N8n, workflowId: string, readerName: string): Promis
 			env: { ...n8n.env, N8N_LOG_LEVEL: 'info' },
 			cwd: n8n.userFolder,
 			timeout: EXECUTE_TIMEOUT_MS,
+			...(file === undefined ? {} : { stdout: file }),
 		},
-	);
+	).finally(() => file !== undefined && fs.closeSync(file));
+	const stdout = file === undefined ? result.stdout : fs.readFileSync(printed, 'utf8');
+	fs.rmSync(printed, { force: true });
 	if (result.exitCode !== 0)
 		throw new Error(
-			`n8n execute --id=${workflowId} failed (${result.exitCode ?? result.signal}):\n${result.stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
+			`n8n execute --id=${workflowId} failed (${result.exitCode ?? result.signal}):\n${stdout.slice(0, 3_000)}\n${result.stderr.slice(-3_000)}`,
 		);
 	const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
-	const first = nodeTimes(result.stdout, 'Start');
-	const reader = nodeTimes(result.stdout, readerName);
+	const first = nodeTimes(stdout, 'Start');
+	const reader = nodeTimes(stdout, readerName);
 	if (reader.status !== 'success')
 		throw new Error(`${readerName} ended with status ${reader.status}`);
 	return {
@@ -200,14 +342,30 @@ async function verifyOutputs(
 	return { svcItems: svcItems.length, httpItems: pages.length };
 }
 
-/** One run of each shape through `execute-batch`: both give every chat, in the same order; each transcript is whole. */
-async function verifyShapes(n8n: N8n, simplified: Workflow, transcript: Workflow, chats: number) {
-	const { runs, errors } = await executeBatch(n8n, [simplified.id, transcript.id]);
+/**
+ * One run of each shape through `execute-batch`: all give every chat, in the same order; each transcript is whole,
+ * and the Code node wrote the same text as Transcript.
+ */
+async function verifyShapes(
+	n8n: N8n,
+	{ simplified, transcript, code }: Record<'simplified' | 'transcript' | 'code', Workflow>,
+	chats: number,
+) {
+	const { runs, errors } = await executeBatch(n8n, [simplified.id, transcript.id, code.id]);
 	if (Object.keys(errors).length)
 		throw new Error(`The P2 Transcript workflows failed: ${JSON.stringify(errors)}`);
 	const [plain, transcribed] = [simplified, transcript].map((one) =>
 		nodeOutput(runs[one.id], 'Svc Chat'),
 	);
+	const written = nodeOutput(runs[code.id], 'Code');
+	const differing = written.findIndex(
+		(item, index) =>
+			item.id !== transcribed[index]?.id || item.transcript !== transcribed[index]?.transcript,
+	);
+	if (written.length !== chats || differing >= 0)
+		throw new Error(
+			`The Code node wrote other text than Transcript (${written.length} items; first differing: ${JSON.stringify(written[differing])} against ${JSON.stringify(transcribed[differing]?.transcript)})`,
+		);
 	const idsOf = (items: IDataObject[]) => items.map((item) => String(item.id)).join();
 	const whole = transcribed.every(
 		(item) => String(item.transcript).split('\n').length === Number(item.message_count) + 1,
@@ -238,15 +396,16 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 		const shapes = {
 			simplified: svcWorkflow('svcBenchP2Simple', 'simplified'),
 			transcript: svcWorkflow('svcBenchP2Trans1', 'transcript'),
+			code: codeNodeWorkflow(),
 		};
-		await n8n.importWorkflows([svc, http, shapes.simplified, shapes.transcript]);
+		await n8n.importWorkflows([svc, http, ...Object.values(shapes)]);
 		const { svcItems, httpItems } = await verifyOutputs(n8n, svc, http, chats);
 		log(
 			`P2: both workflows give all ${chats} chats (Svc Chat ${svcItems} items, HTTP Request ${httpItems} page items)`,
 		);
-		await verifyShapes(n8n, shapes.simplified, shapes.transcript, chats);
+		await verifyShapes(n8n, shapes, chats);
 		log(
-			`P2: Simplified and Transcript give all ${chats} chats, each transcript a line per message`,
+			`P2: Simplified, Transcript and the Code node give all ${chats} chats, each transcript a line per message, the Code node's the same text`,
 		);
 		// Importing started the server: measured without it, and `n8n execute` takes its task-broker port.
 		await n8n.stop();
@@ -281,14 +440,26 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 			),
 			items,
 		});
-		// Simplified against Transcript, alternating which goes first.
-		const shapeMs = { simplified: [] as number[], transcript: [] as number[] };
-		const shapeProcessMs = { simplified: [] as number[], transcript: [] as number[] };
+		// Simplified, Transcript and the Code node alternative, in a rotating order.
+		const shapeNames = ['simplified', 'transcript', 'code'] as const;
+		const shapeMs = {
+			simplified: [] as number[],
+			transcript: [] as number[],
+			code: [] as number[],
+		};
+		const shapeProcessMs = {
+			simplified: [] as number[],
+			transcript: [] as number[],
+			code: [] as number[],
+		};
 		for (let run = 0; run < runs; run++) {
-			const order =
-				run % 2 ? (['transcript', 'simplified'] as const) : (['simplified', 'transcript'] as const);
+			const shift = run % shapeNames.length;
+			const order = [...shapeNames.slice(shift), ...shapeNames.slice(0, shift)];
 			for (const shape of order) {
-				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, 'Svc Chat');
+				const reader = shape === 'code' ? 'Code' : 'Svc Chat';
+				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, reader, {
+					toFile: true,
+				});
 				shapeMs[shape].push(workflowMs);
 				shapeProcessMs[shape].push(processMs);
 				log(
@@ -299,6 +470,9 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 		const simplifiedMs = figures(shapeMs.simplified, 'ms');
 		const transcriptMs = figures(shapeMs.transcript, 'ms');
 		const transcriptRatio = round(transcriptMs.median / simplifiedMs.median);
+		const codeNodeMs = figures(shapeMs.code, 'ms');
+		const processMedian = (shape: (typeof shapeNames)[number]) =>
+			figures(shapeProcessMs[shape], 'ms').median;
 		const svcChat = summary(measured.svc, svcItems);
 		const httpRequest = summary(measured.http, httpItems);
 		const ratio = round(svcChat.workflowMs.median / httpRequest.workflowMs.median);
@@ -314,12 +488,12 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 				simplifiedMs,
 				transcriptMs,
 				ratio: transcriptRatio,
-				processRatio: round(
-					figures(shapeProcessMs.transcript, 'ms').median /
-						figures(shapeProcessMs.simplified, 'ms').median,
-				),
+				processRatio: round(processMedian('transcript') / processMedian('simplified')),
 				target: `workflow time Transcript / Simplified <= ${TRANSCRIPT_TARGET}`,
 				met: transcriptRatio <= TRANSCRIPT_TARGET,
+				codeNodeMs,
+				overCodeNode: round(transcriptMs.median / codeNodeMs.median),
+				processOverCodeNode: round(processMedian('transcript') / processMedian('code')),
 			},
 		};
 	} finally {

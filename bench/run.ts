@@ -15,17 +15,19 @@ import { benchRealN8n, type P2Result } from './p2-n8n';
 import { benchBroadcast, type P3Result } from './p3-broadcast';
 import { benchMemory, type P4Result } from './p4-memory';
 import { benchNetwork, type P8Result } from './p8-network';
+import { benchSimplifiedRelease, LAST_RELEASE, type P5Result } from './p5-release';
 import { describe } from './stats';
 import { killAllNow } from '../scripts/processes';
 
 const RESULTS_FILE = path.join(__dirname, 'results/latest.json');
-const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P8'] as const;
+const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P8'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
-const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P8] [--runs N]
+const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8] [--runs N] [--base COMMIT]
 
   --only   which benchmarks to run (default all; P2 needs the n8n runtime, installed on first use)
-  --runs   runs per measurement, at least 5 (default 5; P1 uses 2 more, it is the noisiest)`;
+  --runs   runs per measurement, at least 5 (default 5; P1 and P5 use 2 more, they are the noisiest)
+  --base   the release P5 compares against (default ${LAST_RELEASE.slice(0, 7)}, the package before response times)`;
 
 const log = (line: string) => console.log(`  ${line}`);
 const yesNo = (met: boolean) => (met ? 'MET' : 'NOT MET');
@@ -62,6 +64,19 @@ function printP2(r: P2Result): string[] {
 		`   Svc Chat Get Many, Output Simplified  workflow ${describe(r.transcript.simplifiedMs)}`,
 		`   Svc Chat Get Many, Output Transcript  workflow ${describe(r.transcript.transcriptMs)}`,
 		`   ratio Transcript / Simplified = ${r.transcript.ratio} (whole process ${r.transcript.processRatio}); target ${r.transcript.target}: ${yesNo(r.transcript.met)}`,
+		`   Operators, Get Many (Raw), Code node writing the same text  workflow ${describe(r.transcript.codeNodeMs)}`,
+		`   ratio Transcript / Code node = ${r.transcript.overCodeNode} (whole process ${r.transcript.processOverCodeNode})`,
+	];
+}
+
+function printP5(r: P5Result): string[] {
+	const { shapingUsPerChat: shaping } = r;
+	return [
+		`P5 trigger catch-up, ${r.chats.toLocaleString('en-US')} chats, Output Simplified: this tree against ${r.base.slice(0, 7)} (same records, plus the response times)`,
+		`   release   ${describe(r.release.wallMs)}, client CPU ${describe(r.release.cpuMs)}`,
+		`   current   ${describe(r.current.wallMs)}, client CPU ${describe(r.current.cpuMs)}`,
+		`   shaping alone, CPU per chat: release ${describe(shaping.release, 2)}, current ${describe(shaping.current, 2)}`,
+		`   ratio current / release = ${r.ratio} (client CPU ${r.cpuRatio}); target ${r.target}: ${yesNo(r.met)}`,
 	];
 }
 
@@ -107,6 +122,7 @@ async function main(): Promise<number> {
 		options: {
 			only: { type: 'string' },
 			runs: { type: 'string' },
+			base: { type: 'string' },
 			help: { type: 'boolean', default: false },
 		},
 	});
@@ -155,6 +171,16 @@ async function main(): Promise<number> {
 				...printP1Transcript(transcript),
 			];
 		},
+		P5: async () => {
+			const result = await benchSimplifiedRelease({
+				runs: runs + 2,
+				chats: 20_000,
+				base: values.base,
+				log,
+			});
+			results.P5 = result;
+			return printP5(result);
+		},
 		P3: async () => {
 			const result = await benchBroadcast({ runs, items: 10_000, log });
 			results.P3 = result;
@@ -181,7 +207,7 @@ async function main(): Promise<number> {
 		},
 	};
 	// P2 last: it builds the package and boots a real n8n for every run.
-	for (const name of (['P1', 'P3', 'P4', 'P8', 'P2'] as const).filter((step) =>
+	for (const name of (['P1', 'P5', 'P3', 'P4', 'P8', 'P2'] as const).filter((step) =>
 		only.includes(step),
 	)) {
 		console.log(`\n${name}…`);

@@ -35,3 +35,32 @@ export function describe(value: Figures, digits = 0): string {
 }
 
 export const elapsedMs = (startedAt: number) => performance.now() - startedAt;
+
+/**
+ * Runs two contenders `runs` times each, alternating which goes first; `check` sees each result after its clock stopped.
+ * Gives the wall time and the client's CPU time (this process's) of every run, in ms.
+ */
+export async function alternating<Name extends string, Result>(
+	names: readonly [Name, Name],
+	runs: number,
+	runOne: (name: Name) => Promise<Result>,
+	check: (name: Name, result: Result) => void,
+	afterRound: (run: number, wallMs: Record<Name, number[]>) => void,
+): Promise<{ wallMs: Record<Name, number[]>; cpuMs: Record<Name, number[]> }> {
+	const lists = () =>
+		Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Name, number[]>;
+	const [wallMs, cpuMs] = [lists(), lists()];
+	for (let run = 0; run < runs; run++) {
+		for (const name of run % 2 ? [...names].reverse() : names) {
+			const startedAt = performance.now();
+			const cpuAtStart = process.cpuUsage();
+			const result = await runOne(name);
+			wallMs[name].push(Math.round(elapsedMs(startedAt)));
+			const cpu = process.cpuUsage(cpuAtStart);
+			cpuMs[name].push(Math.round((cpu.user + cpu.system) / 1000));
+			check(name, result);
+		}
+		afterRound(run, wallMs);
+	}
+	return { wallMs, cpuMs };
+}

@@ -123,7 +123,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${webhook('svc-visitor-login')} \\
         -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
     Stored pairings:  curl -s ${control('pairings')}
- 4. "Svc: daily operator statistics…": open it and click "Execute workflow".
+ 4. "Svc: daily operator statistics…" and "Svc: weekly first-response report…": open one and
+    click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
     to a few seconds first. Operator statuses: curl -s ${control('operators')}
  6. "Svc: tell the team when nobody is online…" is published and checks every minute. It writes its

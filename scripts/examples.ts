@@ -26,6 +26,7 @@ export const EXAMPLE_IDS = {
 	nobodyOnline: 'svcExample7Nobody',
 	badRating: 'svcExample8Rating',
 	missedChat: 'svcExample9Missed',
+	weeklyReport: 'svcExample11Report',
 	mcpServer: 'svcExample12Mcp',
 } as const;
 
@@ -216,6 +217,9 @@ export async function runExamples(
 	await scheduled(stats, 'Every day at 07:00', 'Daily operator statistics (07:00)', statsShown);
 	const lunchShown = ['Online operators', 'Set to dinner', 'Back online'];
 	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
+	const report = example(EXAMPLE_IDS.weeklyReport);
+	const reportTitle = 'Weekly first-response report (Monday 08:00)';
+	await scheduled(report, 'Every Monday at 08:00', reportTitle, ['Per operator', 'Report columns']);
 
 	// Webhooks and the chat triggers run in production once published.
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, alert.id, rating.id, missed.id]);

@@ -35,6 +35,8 @@ let alertExecutions: StoredExecution[] = [];
 const jobExecutions: Record<string, StoredExecution[]> = {};
 /** The sandbox's chats when example 1 exported them: examples 8 and 9 change some later. */
 let chatsAtExport: Chat[] = [];
+/** The sandbox's chats when example 11 reported on them. */
+let chatsAtReport: Chat[] = [];
 
 /** Waits until the sandbox has answered `count` more GET requests for `path`: the triggers' polls. */
 async function morePolls(sandbox: Sandbox, path: string, count: number, what: string) {
@@ -57,6 +59,8 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 				operators: started.sandbox.control.getOperators(),
 				pairings: started.sandbox.control.pairings(),
 			});
+			if (step.workflowId === EXAMPLE_IDS.weeklyReport)
+				chatsAtReport = (await sandboxAllChats(started.sandbox)).chats;
 			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats) {
 				exportExecutions = await started.n8n.readExecutions(step.workflowId);
 				chatsAtExport = (await sandboxAllChats(started.sandbox)).chats;
@@ -118,6 +122,7 @@ test('every example ran', () => {
 	expect(observed.map(({ step }) => step.workflowId)).toEqual([
 		EXAMPLE_IDS.dailyStats,
 		'svcRunLunch1300',
+		EXAMPLE_IDS.weeklyReport,
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
@@ -155,6 +160,51 @@ test('5. daily statistics: one row per operator for yesterday, named and busiest
 	}
 	const chats = report.map((line) => line.Chats as number);
 	expect(chats).toEqual([...chats].sort((a, b) => b - a));
+});
+
+test('11. weekly report: per operator, the chats begun in the 7 days before the run and their first responses', () => {
+	const { step, at } = observedStep(EXAMPLE_IDS.weeklyReport, /first-response/);
+	const weekAgo = at - 7 * 86_400_000;
+	const createdMs = (chat: Chat) => Date.parse(chat.created_at);
+	// The run began within a minute before `at`: no chat may begin in that minute a week earlier, or its side is unknown.
+	const edge = chatsAtReport.filter((chat) => Math.abs(createdMs(chat) - weekAgo) < 60_000);
+	expect(edge).toEqual([]);
+	// First response worked out here from the messages (README, "Response times"): the visitor's earliest message, and
+	// the earliest operator or file_operator message at or after it.
+	const firstResponse = ({ messages = [] }: Chat) => {
+		const times = (kinds: string[]) =>
+			messages.filter((one) => kinds.includes(one.kind)).map((one) => Date.parse(one.created_at));
+		const asked = Math.min(...times(['visitor', 'file_visitor', 'contacts', 'keyboard_response']));
+		const answers = times(['operator', 'file_operator']).filter((ms) => ms >= asked);
+		return answers.length ? (Math.min(...answers) - asked) / 1000 : null;
+	};
+	const byOperator = new Map<unknown, Array<number | null>>();
+	for (const chat of chatsAtReport.filter((one) => createdMs(one) > weekAgo))
+		byOperator.set(chat.operator_id, [
+			...(byOperator.get(chat.operator_id) ?? []),
+			firstResponse(chat),
+		]);
+	const expected = [...byOperator].map(([id, responses]) => {
+		const answered = responses.filter((seconds) => seconds !== null);
+		const sum = answered.reduce((total, seconds) => total + seconds, 0);
+		return {
+			Operator: operatorsBefore.find((operator) => operator.id === id)!.full_name,
+			Chats: responses.length,
+			Answered: answered.length,
+			'Average first response (s)': answered.length ? Math.round(sum / answered.length) : null,
+			'Longest first response (s)': answered.length ? Math.max(...answered) : null,
+		};
+	});
+	// Not a trivial report: several chats and operators, answered chats among them.
+	expect(
+		[...byOperator.values()].flat().filter((seconds) => seconds !== null).length,
+	).toBeGreaterThan(3);
+	expect(byOperator.size).toBeGreaterThan(1);
+	const byName = (rows: Array<Record<string, unknown>>) =>
+		[...rows].sort((a, b) => String(a.Operator).localeCompare(String(b.Operator)));
+	expect(byName(step.outputs['Report columns'])).toEqual(byName(expected));
+	// Summarize gave one item per operator, as n8n's own node does.
+	expect(step.outputs['Per operator']).toHaveLength(byOperator.size);
 });
 
 test('3. lunch break: exactly the operators online at 13:00 go to dinner and come back; nobody else is touched', () => {

@@ -26,7 +26,7 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'Simplified',
 		value: 'simplified',
 		description:
-			'One flat record per chat: visitor, start page, category, final state (null when the chat has no state history), message count, average rate',
+			'One flat record per chat: visitor, start page, category, final state (null when the chat has no state history), message count, average rate, first response, time in queue, length and last activity',
 	},
 	{
 		name: 'One Item per Message',
@@ -119,6 +119,7 @@ function averageRate(chat: Chat): number | null {
 /** A flat record of the fields people filter and report on. */
 function simplifyChat(chat: Chat): IDataObject {
 	const contact = visitorContact(chat);
+	const times = responseTimes(chat);
 	return {
 		id: chat.id,
 		created_at: chat.created_at,
@@ -133,6 +134,10 @@ function simplifyChat(chat: Chat): IDataObject {
 		final_state: finalState(chat),
 		message_count: Array.isArray(chat.messages) ? chat.messages.length : 0,
 		average_rate: averageRate(chat),
+		first_response_seconds: times.first_response_seconds,
+		waiting_seconds: times.waiting_seconds,
+		duration_seconds: times.duration_seconds,
+		last_activity_at: times.last_activity_at,
 	};
 }
 
@@ -187,6 +192,68 @@ const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'System'; tag?: s
 	['events', { from: 'System', tag: 'event' }],
 	['operator_busy', { from: 'System', tag: 'operator busy' }],
 ]);
+
+const kindsFrom = (from: string) =>
+	new Set<unknown>([...KINDS].filter(([, kind]) => kind.from === from).map(([kind]) => kind));
+/** The kinds by which an operator answers (spec 2.5); busy notices and the system kinds are no answer. */
+export const ANSWERING_KINDS = kindsFrom('operator');
+const VISITOR_KINDS = kindsFrom('visitor');
+
+/** A server time in milliseconds; NaN, which fails every comparison, for a value that is not a time. */
+const serverMs = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : NaN);
+
+/** A span in seconds; null for one that cannot be read (NaN), runs backwards or never ended. */
+const seconds = (ms: number) => (ms >= 0 && ms < Infinity ? ms / 1000 : null);
+
+/**
+ * Response times by the server's own times (the README's rules): messages by their times, not their order; state
+ * entries in the order the server appended them (spec 3). A time that is not one is left out. One pass over each list.
+ */
+function responseTimes(chat: Chat) {
+	// Plain assignments only: array destructuring here cost more than the rest together.
+	let lastMs = -Infinity;
+	let lastAt: string | null = null;
+	let askedMs = Infinity;
+	const answersMs: number[] = [];
+	for (const message of Array.isArray(chat.messages) ? chat.messages : []) {
+		const ms = serverMs(message?.created_at);
+		if (ms > lastMs) {
+			lastMs = ms;
+			lastAt = message.created_at;
+		}
+		if (VISITOR_KINDS.has(message?.kind)) askedMs = ms < askedMs ? ms : askedMs;
+		else if (ANSWERING_KINDS.has(message?.kind)) answersMs.push(ms);
+	}
+	// The first answer at or after the visitor's first message: an operator's greeting before it answers nothing.
+	let answeredMs = Infinity;
+	for (const ms of answersMs) if (ms >= askedMs && ms < answeredMs) answeredMs = ms;
+	// Time in queue: from an entry into queue (a repeated one continues the wait) to the next entry in another state.
+	// waitedMs stays undefined for a chat never queued and turns NaN for a span that cannot be read.
+	let waitedMs: number | undefined;
+	let queuedMs: number | undefined;
+	for (const entry of Array.isArray(chat.state_history) ? chat.state_history : []) {
+		const ms = serverMs(entry?.at);
+		if (ms > lastMs) {
+			lastMs = ms;
+			lastAt = entry.at;
+		}
+		if (entry?.state === 'queue') {
+			queuedMs ??= ms;
+			waitedMs ??= 0;
+		} else if (queuedMs !== undefined) {
+			waitedMs = (waitedMs as number) + (ms >= queuedMs ? ms - queuedMs : NaN);
+			queuedMs = undefined;
+		}
+	}
+	const closed = finalState(chat) === 'closed' ? chat.state_history?.at(-1)?.at : undefined;
+	return {
+		first_response_seconds: seconds(answeredMs - askedMs),
+		// Still in queue: the wait has not ended, and n8n's clock is not the server's to end it with.
+		waiting_seconds: queuedMs === undefined ? seconds(waitedMs ?? NaN) : null,
+		duration_seconds: seconds(serverMs(closed) - serverMs(chat.created_at)),
+		last_activity_at: lastAt,
+	};
+}
 
 /** What a transcript line says after its tag: a file as its name and type, a chosen button by its text or id. */
 function lineText(message: ChatMessage, kind: string): string {

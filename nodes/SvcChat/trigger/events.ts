@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { finalState, visitorContact } from '../helpers/chat';
+import { ANSWERING_KINDS } from '../output/chatOutput';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
 
@@ -28,9 +29,6 @@ export interface FoundEvent {
 /** 96 bits of SHA-256 in 16 characters: the memory keeps no text of the chat, and a collision is beyond reach. */
 const digest = (identity: unknown[]) =>
 	createHash('sha256').update(JSON.stringify(identity)).digest('base64url').slice(0, 16);
-
-/** The kinds by which an operator answers (spec 2.5); busy notices and the system kinds are no answer. */
-const ANSWERING_KINDS = new Set<unknown>(['operator', 'file_operator']);
 
 export function findEvents(chat: Chat, event: ChatEvent, range?: RatingRange): FoundEvent[] {
 	return event === 'newRating' ? ratingsOf(chat, range) : missedChatOf(chat);

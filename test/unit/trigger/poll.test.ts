@@ -207,8 +207,15 @@ test('Include Cursor adds the cursor the poll stopped at to every item, in every
 	]);
 });
 
-test('Simplified output uses the shared chat formatter', async () => {
-	replyPage(0, [makeChat(5, { messages: 4, states: ['queue', 'chatting', 'closed'] })], 1000);
+test('Simplified output uses the shared chat formatter, response times included', async () => {
+	const chat = makeChat(5, { messages: 4, states: ['queue', 'chatting', 'closed'] });
+	// Created at 00:05; the visitor writes at 00:06, the operator answers at 00:08; in queue 30 s; closed at 00:20.
+	const minute = (m: number, s = 0) => `2024-01-01T00:${String(m).padStart(2, '0')}:${s}0Z`;
+	chat.messages!.forEach((message, index) => (message.created_at = minute(6 + 2 * index)));
+	[minute(5), minute(5, 3), minute(20)].forEach(
+		(when, index) => (chat.state_history![index].at = when),
+	);
+	replyPage(0, [chat], 1000);
 	const items = await triggerHarness({ ...fromBeginning, output: 'simplified' }, {}).poll();
 	expect(items).toEqual([
 		expect.objectContaining({
@@ -216,6 +223,10 @@ test('Simplified output uses the shared chat formatter', async () => {
 			final_state: 'closed',
 			message_count: 4,
 			visitor_id: 'visitor-5',
+			first_response_seconds: 120,
+			waiting_seconds: 30,
+			duration_seconds: 900,
+			last_activity_at: minute(20),
 		}),
 	]);
 });

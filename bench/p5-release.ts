@@ -1,0 +1,167 @@
+// P5: Output Simplified against the last release: the trigger's catch-up of 20,000 chats with this tree's code and with
+// the code of a base commit, read from git at run time (never a copy kept here), alternating; and the shaping alone.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
+
+import type { Chat } from '../nodes/SvcChat/types';
+import { catchUpPollContext, credentialsFor } from './harness';
+import { startSandboxProcess } from './sandboxProcess';
+import { alternating, figures, round, type Figures } from './stats';
+
+/** The package before the response times (issue 53): main as the round began. `--base` names another commit. */
+export const LAST_RELEASE = '26185eb8fecdcfed3bfc07dbcb4f89926aa70ac1';
+const TARGET = 1.05;
+/** What the release lacks, and this tree adds to each Simplified record. */
+const NEW_FIELDS = [
+	'first_response_seconds',
+	'waiting_seconds',
+	'duration_seconds',
+	'last_activity_at',
+];
+
+const ROOT = path.resolve(__dirname, '..');
+type Formatter = (chats: Chat[]) => IDataObject[];
+interface Code {
+	trigger: INodeType & { poll: NonNullable<INodeType['poll']> };
+	simplify: Formatter;
+}
+
+/** The node code of a tree (`nodes/` under `root`): the trigger, and its Simplified formatter. */
+async function codeIn(root: string): Promise<Code> {
+	const nodes = path.join(root, 'nodes/SvcChat');
+	// Full file names: tsx would take "SvcChatTrigger.node" for the codex JSON beside it (see nodes.ts).
+	const triggerModule = (await import(path.join(nodes, 'SvcChatTrigger.node.ts'))) as {
+		SvcChatTrigger: new () => Code['trigger'];
+	};
+	const outputFile = ['output/chatOutput.ts', 'helpers/chatOutput.ts']
+		.map((file) => path.join(nodes, file))
+		.find((file) => fs.existsSync(file));
+	if (!outputFile) throw new Error(`No chatOutput.ts under ${nodes}`);
+	const { chatFormatter } = (await import(
+		outputFile
+	)) as typeof import('../nodes/SvcChat/output/chatOutput');
+	// Simplified reads nothing from the server, so its formatter needs no context.
+	const simplify = await chatFormatter({} as IExecuteFunctions, 'simplified');
+	return { trigger: new triggerModule.SvcChatTrigger(), simplify };
+}
+
+/**
+ * The base commit's `nodes/`, extracted from git into .cache/ (inside the repository, so that it finds the same
+ * node_modules). Needs the commit in the clone's history: a shallow clone must fetch it first.
+ */
+function extractBase(commit: string): string {
+	const git = (...args: string[]) =>
+		execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+	const sha = git('rev-parse', '--verify', `${commit}^{commit}`);
+	const dir = path.join(ROOT, '.cache/bench-base', sha);
+	if (!fs.existsSync(path.join(dir, 'nodes'))) {
+		fs.mkdirSync(dir, { recursive: true });
+		const tar = execFileSync('git', ['archive', '--format=tar', sha, 'nodes'], { cwd: ROOT });
+		execFileSync('tar', ['-x', '-C', dir], { input: tar });
+	}
+	return dir;
+}
+
+export interface P5Result {
+	chats: number;
+	base: string;
+	/** The same chats in the same order, and every record the release's plus the new fields (checked on every run). */
+	sameWork: true;
+	/** The trigger's catch-up with Output Simplified: wall time and the client's CPU. */
+	release: { wallMs: Figures; cpuMs: Figures };
+	current: { wallMs: Figures; cpuMs: Figures };
+	/** Median current / median release. */
+	ratio: number;
+	cpuRatio: number;
+	/** The shaping alone: µs of CPU per chat of Simplified over chats already read, each version. */
+	shapingUsPerChat: { release: Figures; current: Figures };
+	target: string;
+	met: boolean;
+}
+
+export async function benchSimplifiedRelease({
+	runs,
+	chats,
+	base = LAST_RELEASE,
+	log,
+}: {
+	runs: number;
+	chats: number;
+	base?: string;
+	log: (line: string) => void;
+}): Promise<P5Result> {
+	const baseDir = extractBase(base);
+	const versions = { release: await codeIn(baseDir), current: await codeIn(ROOT) };
+	const sandbox = await startSandboxProcess({ chats, seed: 1 });
+	try {
+		const credentials = credentialsFor(sandbox);
+		const poll = async (version: keyof typeof versions, output = 'simplified') => {
+			const { trigger } = versions[version];
+			const context = catchUpPollContext(trigger.description, credentials, chats, {}, output);
+			return ((await trigger.poll.call(context))?.[0] ?? []).map((item) => item.json);
+		};
+		// Unmeasured first round; it fixes what every run must give: the release's records, in order.
+		const expected = JSON.stringify(await poll('release'));
+		const check = (version: string, items: IDataObject[]) => {
+			const older = items.map((item) =>
+				Object.fromEntries(Object.entries(item).filter(([key]) => !NEW_FIELDS.includes(key))),
+			);
+			const complete = items.every((item) => NEW_FIELDS.every((field) => field in item));
+			if (items.length !== chats || JSON.stringify(older) !== expected)
+				throw new Error(
+					`${version} gave other records than the release (${items.length} of ${chats})`,
+				);
+			if (version === 'current' && !complete) throw new Error('A record lacks the response times');
+		};
+		check('current', await poll('current'));
+
+		const order = ['release', 'current'] as const;
+		const { wallMs: wall, cpuMs: cpu } = await alternating(
+			order,
+			runs,
+			(version) => poll(version),
+			check,
+			(run, wallMs) =>
+				log(
+					`P5 run ${run + 1}/${runs}: release ${wallMs.release[run]} ms, current ${wallMs.current[run]} ms`,
+				),
+		);
+
+		// The shaping alone, on the chats as read (Raw): CPU time of ten passes over all of them per measurement.
+		const raw = (await poll('current', 'raw')) as Chat[];
+		const shaping = { release: [] as number[], current: [] as number[] };
+		for (let run = 0; run < runs * 2; run++) {
+			for (const version of run % 2 ? [...order].reverse() : order) {
+				const cpuAtStart = process.cpuUsage();
+				for (let pass = 0; pass < 10; pass++) versions[version].simplify(raw);
+				const used = process.cpuUsage(cpuAtStart);
+				shaping[version].push(round((used.user + used.system) / (10 * raw.length), 2));
+			}
+		}
+		const [release, current] = order.map((version) => ({
+			wallMs: figures(wall[version], 'ms'),
+			cpuMs: figures(cpu[version], 'ms'),
+		}));
+		const ratio = round(current.wallMs.median / release.wallMs.median);
+		return {
+			chats,
+			base,
+			sameWork: true,
+			release,
+			current,
+			ratio,
+			cpuRatio: round(current.cpuMs.median / release.cpuMs.median),
+			shapingUsPerChat: {
+				release: figures(shaping.release, 'µs'),
+				current: figures(shaping.current, 'µs'),
+			},
+			target: `trigger catch-up, Simplified, current / release <= ${TARGET}`,
+			met: ratio <= TARGET,
+		};
+	} finally {
+		await sandbox.stop();
+	}
+}
