@@ -30,7 +30,7 @@ const digest = (identity: unknown[]) =>
 	createHash('sha256').update(JSON.stringify(identity)).digest('base64url').slice(0, 16);
 
 /** The kinds by which an operator answers (spec 2.5); busy notices and the system kinds are no answer. */
-const ANSWERING_KINDS = new Set<unknown>(['operator', 'file_operator']);
+export const ANSWERING_KINDS = new Set<unknown>(['operator', 'file_operator']);
 
 export function findEvents(chat: Chat, event: ChatEvent, range?: RatingRange): FoundEvent[] {
 	return event === 'newRating' ? ratingsOf(chat, range) : missedChatOf(chat);
@@ -72,16 +72,20 @@ function missedChatOf(chat: Chat): FoundEvent[] {
 	if (finalState(chat) !== 'closed' || messages.some((one) => ANSWERING_KINDS.has(one.kind)))
 		return [];
 	const closedAt = (chat.state_history as IDataObject[]).at(-1)?.at ?? null;
+	const item = { chat_id: chat.id, closed_at: closedAt, ...visitorContact(chat) };
+	return [{ key: digest([chat.id]), at: closedAt, wanted: true, chat, item }];
+}
+
+/** The visitor's name, email and phone: each from the visitor fields, else from the latest contacts message, else null. */
+export function visitorContact(chat: Chat) {
+	const messages = (Array.isArray(chat.messages) ? chat.messages : []).filter(isPlainObject);
 	const fields: IDataObject = isPlainObject(chat.visitor?.fields) ? chat.visitor.fields : {};
 	const contacts = messages.filter((one) => one.kind === 'contacts' && isPlainObject(one.message));
 	const left = (contacts.at(-1)?.message ?? {}) as IDataObject;
 	const contact = (member: string) => someText(fields[member]) ?? someText(left[member]) ?? null;
-	const item = {
-		chat_id: chat.id,
-		closed_at: closedAt,
+	return {
 		visitor_name: contact('name'),
 		visitor_email: contact('email'),
 		visitor_phone: contact('phone'),
 	};
-	return [{ key: digest([chat.id]), at: closedAt, wanted: true, chat, item }];
 }

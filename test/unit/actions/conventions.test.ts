@@ -358,6 +358,7 @@ describe('the trigger in the node creator', () => {
 			missedChat: 'On missed chat',
 			operatorStatusChanged: 'On operator status changed',
 			operatorAvailabilityChanged: 'On operator availability changed',
+			visitorWaiting: 'On visitor waiting',
 		});
 	});
 
@@ -381,6 +382,7 @@ describe('the trigger in the node creator', () => {
 			missedChat: 'Missed chat',
 			operatorStatusChanged: 'Operator status changed',
 			operatorAvailabilityChanged: 'Operator availability changed',
+			visitorWaiting: 'Visitor waiting',
 		});
 	});
 
