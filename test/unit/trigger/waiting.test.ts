@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Chat, Cursor } from '../../../nodes/SvcChat/types';
 import { BASE_URL } from '../../harness/fixtures';
-import { makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import { makeChat, microsAt, triggerHarness } from './fixtures';
 import { HOUR, NOW, freezeClock } from './clock';
 
 freezeClock();
@@ -34,7 +34,8 @@ function chatWith(id: number | string, messages: Array<[string, number?]>, state
 
 /** GET /chats?since=… answered with a Date header of the server's clock at `serverMs` (none when undefined). */
 function page(since: Cursor, chats: Chat[], lastTs: Cursor, serverMs?: number) {
-	const headers = serverMs === undefined ? {} : { Date: new Date(serverMs).toUTCString() };
+	const headers: Record<string, string> =
+		serverMs === undefined ? {} : { Date: new Date(serverMs).toUTCString() };
 	return nock(BASE_URL)
 		.get('/api/v2/chats')
 		.query({ since: String(since) })
@@ -188,7 +189,7 @@ describe('remembered waits while the workflow was unpublished, and failures', ()
 	});
 
 	test('answered or closed meanwhile: the walk brings the change and no alert comes', async () => {
-		for (const [kinds, state] of [
+		const ends: Array<[Array<[string, number]>, string]> = [
 			[
 				[
 					['visitor', start],
@@ -197,9 +198,10 @@ describe('remembered waits while the workflow was unpublished, and failures', ()
 				'chatting',
 			],
 			[[['visitor', start]], 'closed'],
-		] as const) {
+		];
+		for (const [kinds, state] of ends) {
 			const staticData: IDataObject = remembered();
-			page('5', [chatWith(1, kinds as Array<[string, number]>, state)], '6', NOW);
+			page('5', [chatWith(1, kinds, state)], '6', NOW);
 			expect(await triggerHarness(waiting(), staticData).poll()).toBeNull();
 			expect(staticData.waiting).toEqual({ waits: [] });
 		}
