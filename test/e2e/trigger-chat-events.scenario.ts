@@ -27,6 +27,33 @@ interface Trigger {
 	workflowId: string;
 }
 
+/** Creates each trigger's workflow through REST, as the editor does, and publishes them; they start from Now. */
+async function publishTriggers(env: E2eEnvironment, triggers: Trigger[]) {
+	const rest = await env.n8n.rest();
+	const credentials = await sandboxCredentialOf(env.n8n);
+	for (const trigger of triggers) {
+		const parameters = { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...trigger.parameters };
+		const node = { id: `e2e44000-${trigger.node.length}`, name: trigger.node, parameters };
+		const workflow: Omit<Workflow, 'id'> = {
+			name: `Chat events e2e: ${trigger.node}`,
+			nodes: [
+				{
+					...node,
+					type: 'n8n-nodes-svc.svcChatTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					credentials,
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			active: false,
+		};
+		trigger.workflowId = String((await rest('POST', 'workflows', workflow)).id);
+	}
+	await env.n8n.publishWorkflows(triggers.map(({ workflowId }) => workflowId));
+}
+
 /**
  * Defines the scenario's tests on `env`, an environment whose n8n runs by the time its tests start; its sandbox has
  * chats with an operator, more than RATED_AT_ONCE. Both triggers are created and published through REST, as the editor
@@ -57,29 +84,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 
 		beforeAll(async () => {
 			({ chats } = await sandboxAllChats(env.sandbox));
-			const rest = await env.n8n.rest();
-			const credentials = await sandboxCredentialOf(env.n8n);
-			for (const trigger of triggers) {
-				const parameters = { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...trigger.parameters };
-				const node = { id: `e2e44000-${trigger.node.length}`, name: trigger.node, parameters };
-				const workflow: Omit<Workflow, 'id'> = {
-					name: `Chat events e2e: ${trigger.node}`,
-					nodes: [
-						{
-							...node,
-							type: 'n8n-nodes-svc.svcChatTrigger',
-							typeVersion: 1,
-							position: [0, 0],
-							credentials,
-						},
-					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-					active: false,
-				};
-				trigger.workflowId = String((await rest('POST', 'workflows', workflow)).id);
-			}
-			await env.n8n.publishWorkflows(triggers.map(({ workflowId }) => workflowId));
+			await publishTriggers(env, triggers);
 		});
 
 		const polls = usePolls(env, '/api/v2/chats', () => triggers.length);
@@ -262,6 +267,79 @@ export function testChatEvents(env: E2eEnvironment): void {
 			expect(missing.items.slice(before.missed.items.length)).toEqual([
 				expect.objectContaining({ chat_id: chat.id, visitor_email: chat.visitor?.fields?.email }),
 			]);
+		});
+	});
+
+	describe(`Visitor Waiting in real n8n (${runtimeFlavour().name})`, () => {
+		// A threshold of 3 seconds (0.05 minutes), the chat Simplified; published after the tests above, from Now.
+		const waiting: Trigger = {
+			node: 'Waiting visitors',
+			parameters: { emit: 'visitorWaiting', waitLongerThan: 0.05, chatOutput: 'simplified' },
+			workflowId: '',
+		};
+		// The two triggers above poll on: each round of polls reads /chats three times.
+		const polls = usePolls(env, '/api/v2/chats', () => 3);
+		beforeAll(async () => {
+			await publishTriggers(env, [waiting]);
+			await waitUntil(
+				async () =>
+					(await env.n8n.staticData(waiting.workflowId))?.[`node:${waiting.node}`]?.catchingUp ===
+					false,
+				{ what: 'the first poll of the waiting trigger', timeoutMs: POLL_WAIT_MS, everyMs: 500 },
+			);
+		});
+
+		/** The items of the trigger's successful polls, of these chats only (other scenarios' chats may wait too). */
+		async function itemsOf(ids: Array<Chat['id']>) {
+			const all = polls.withoutFailedByN8n(
+				await env.n8n.readExecutions(waiting.workflowId, { all: true }),
+			);
+			expect(all.filter(({ status }) => status !== 'success')).toEqual([]);
+			return all
+				.flatMap((execution) => nodeOutput(execution.data, waiting.node))
+				.filter(({ chat_id }) => ids.includes(chat_id as Chat['id']));
+		}
+		async function settled(ids: Array<Chat['id']>, count: number) {
+			await waitUntil(async () => (await itemsOf(ids)).length >= count, {
+				what: `${count} waiting visitors`,
+				timeoutMs: POLL_WAIT_MS,
+				output: () => env.n8n.serverOutput.slice(-4_000),
+				everyMs: 500,
+			});
+			await polls.after(QUIET_POLLS);
+			return await itemsOf(ids);
+		}
+
+		test("each wait past 3 seconds once, by the server's clock, with its item; one answered in time never", async () => {
+			const [first, answered, second] = [0, 1, 2].map(() => env.sandbox.control.visitorWaits());
+			env.sandbox.control.answerChat(answered.id);
+			const ids = [first.id, answered.id, second.id];
+			const items = await settled(ids, 2);
+			expect(items.map(({ chat_id }) => chat_id).sort()).toEqual([first.id, second.id].sort());
+			for (const item of items) {
+				const chat = env.sandbox.control.getChat(item.chat_id as Chat['id'])!;
+				const latest = chat.state_history!.at(-1)!;
+				expect(item).toMatchObject({
+					wait_began_at: chat.messages![0].created_at,
+					department_id: latest.department_id,
+					operator_id: latest.operator_id,
+					visitor_name: chat.visitor!.fields!.name ?? null,
+					detected_at: expect.stringMatching(ISO_UTC) as string,
+					chat: expect.objectContaining({ id: chat.id }) as Item,
+				});
+				expect(item.waited_seconds).toBeGreaterThanOrEqual(3);
+			}
+		});
+
+		test('answered, then the visitor writes again: a new wait, alerted once more', async () => {
+			const chat = env.sandbox.control.visitorWaits();
+			const [alerted] = await settled([chat.id], 1);
+			env.sandbox.control.answerChat(chat.id);
+			const again = env.sandbox.control.visitorWaits(chat.id);
+			const items = await settled([chat.id], 2);
+			expect(items).toHaveLength(2);
+			expect(items[1].wait_began_at).toBe(again.messages!.at(-1)!.created_at);
+			expect(items[1].wait_began_at).not.toBe(alerted.wait_began_at);
 		});
 	});
 }
