@@ -19,16 +19,22 @@ const VISITOR_KINDS = new Set<unknown>(['visitor', 'file_visitor']);
 
 /**
  * When the chat's visitor began to wait (ms), or undefined: the first visitor message after the latest answer, in
- * time order, while the chat is not closed. A message without a readable created_at is left out.
+ * time order (list order among equal times), while the chat is not closed. A message without a readable time is left out.
  */
 export function waitStartMs(chat: Chat): number | undefined {
 	if (finalState(chat) === 'closed') return undefined;
 	const messages = (Array.isArray(chat.messages) ? chat.messages : []).filter(isPlainObject);
-	const timesOf = (kinds: Set<unknown>) =>
-		messages.flatMap(({ kind, created_at }) => (kinds.has(kind) && toEpochMs(created_at)) || []);
-	const answeredMs = Math.max(-1, ...timesOf(ANSWERING_KINDS));
-	const startMs = Math.min(...timesOf(VISITOR_KINDS).filter((atMs) => atMs > answeredMs));
-	return Number.isFinite(startMs) ? startMs : undefined;
+	const timed = messages.flatMap(({ kind, created_at }) => {
+		const atMs = toEpochMs(created_at);
+		return atMs === undefined ? [] : [{ kind, atMs }];
+	});
+	let startMs: number | undefined;
+	// Array.prototype.sort is stable: equal times keep the list's order.
+	for (const { kind, atMs } of timed.sort((a, b) => a.atMs - b.atMs)) {
+		if (ANSWERING_KINDS.has(kind)) startMs = undefined;
+		else if (VISITOR_KINDS.has(kind)) startMs ??= atMs;
+	}
+	return startMs;
 }
 
 const isWait = (wait: unknown) =>

@@ -86,6 +86,12 @@ describe('a wait: from the first visitor message after the latest answer until a
 				['operator', t - 1000],
 				['visitor', t],
 			]),
+			// Written in the same millisecond as the answer, listed after it: a new wait.
+			chatWith('same time', [
+				['visitor', t - MINUTE],
+				['operator', t],
+				['visitor', t],
+			]),
 			// A message without a time cannot start a wait.
 			chatWith('untimed', [['visitor']]),
 			chatWith('chatting', [['visitor', t]], 'chatting'),
@@ -97,6 +103,7 @@ describe('a wait: from the first visitor message after the latest answer until a
 			['file', at(t)],
 			['busy', at(t)],
 			['again', at(t)],
+			['same time', at(t)],
 			['chatting', at(t)],
 		]);
 	});
