@@ -71,6 +71,8 @@ export interface SandboxControl {
 	clearFaults(): void;
 	/** Every API request (not control routes), in order. */
 	requestLog(): RequestLogEntry[];
+	/** The failed logins of an e-mail (any case) within the lockout window now, and whether it is locked out. */
+	failedLogins(email: string): { email: string; failures: number; locked: boolean };
 }
 
 /** `timers`: the sandbox's timers, which stop() clears; the operator cycle's is one of them. */
@@ -139,6 +141,14 @@ export function createControl(
 		injectFault: (fault) => faults.inject(fault),
 		clearFaults: () => faults.clear(),
 		requestLog: () => state.requestLog.map((entry) => ({ ...entry, query: { ...entry.query } })),
+		failedLogins: (email) => {
+			if (typeof email !== 'string' || !email) throw new Error('email must be a non-empty string');
+			const since = state.now().getTime() - state.settings.lockoutWindowMs;
+			const failures = (state.failedLogins.get(email.toLowerCase()) ?? []).filter(
+				(at) => at > since,
+			).length;
+			return { email, failures, locked: failures >= state.settings.lockoutThreshold };
+		},
 	};
 }
 
@@ -201,6 +211,7 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'DELETE faults': () => (control.clearFaults(), { result: 'ok' }),
 		'POST faults/clear': () => (control.clearFaults(), { result: 'ok' }),
 		'GET requests': () => control.requestLog(),
+		'GET logins/failed': ({ query }) => control.failedLogins(query.get('email') ?? ''),
 	};
 }
 

@@ -8,6 +8,7 @@ import { pollParameters } from './parameters';
 import { triggerProperties } from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
+import { unlessPaused } from './trigger/loginPause';
 
 /** The state of each trigger with a poll under way: n8n starts a poll when it is due, even while the last one runs. */
 const pollsUnderWay = new WeakSet<IDataObject>();
@@ -46,7 +47,7 @@ export class SvcChatTrigger implements INodeType {
 		}
 		pollsUnderWay.add(state);
 		try {
-			return await pollEvent(this);
+			return await unlessPaused(this, state, async () => await pollEvent(this));
 		} finally {
 			pollsUnderWay.delete(state);
 		}

@@ -216,3 +216,11 @@ export function usePolls(env: E2eEnvironment, path: string, triggers: () => numb
 		},
 	};
 }
+
+/** Unpublishes or publishes a workflow as the editor does, through n8n's REST API as the owner (1.123 and 2.41 alike). */
+export async function setPublished(env: E2eEnvironment, workflowId: string, published: boolean) {
+	const rest = await env.n8n.rest();
+	if (!published) return await rest('POST', `workflows/${workflowId}/deactivate`, {});
+	const { versionId } = await rest('GET', `workflows/${workflowId}`);
+	return await rest('POST', `workflows/${workflowId}/activate`, { versionId });
+}

@@ -16,7 +16,7 @@ import { nodeOutput, type StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import type { Sandbox } from '../../sandbox';
 import { waitUntil } from '../../scripts/processes';
-import { finalState } from '../../nodes/SvcChat/output/chatOutput';
+import { finalState } from '../../nodes/SvcChat/helpers/chat';
 import { sandboxAllChats, sandboxGet, useE2eEnvironment } from './environment';
 import { executeBatch } from '../harness/executeBatch';
 

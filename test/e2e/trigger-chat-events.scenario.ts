@@ -12,6 +12,7 @@ import {
 	QUIET_POLLS,
 	runtimeFlavour,
 	sandboxAllChats,
+	setPublished,
 	sandboxCredentialOf,
 	usePolls,
 	type E2eEnvironment,
@@ -88,6 +89,11 @@ export function testChatEvents(env: E2eEnvironment): void {
 		});
 
 		const polls = usePolls(env, '/api/v2/chats', () => triggers.length);
+		// Their polls would only load the n8n that the file's later scenarios share.
+		afterAll(async () => {
+			for (const { workflowId } of triggers)
+				if (workflowId) await setPublished(env, workflowId, false);
+		});
 
 		/**
 		 * The executions of a trigger's workflow: the items of the successful ones, in order, and what each poll the node
@@ -183,6 +189,8 @@ export function testChatEvents(env: E2eEnvironment): void {
 			);
 			for (const item of runs.items) {
 				expect(item.detected_at).toMatch(ISO_UTC);
+				// The rated operator by name, from the poll's one GET /operators (shared with the Transcript).
+				expect(item.operator_name).toBe(operators.get(item.operator_id as number));
 				const chat = env.sandbox.control.getChat(item.chat_id as Chat['id'])!;
 				const { transcript, ...record } = item.chat as Item & { transcript: string };
 				expect(record).toMatchObject({ id: chat.id, message_count: chat.messages?.length ?? 0 });

@@ -1,6 +1,7 @@
-// Real n8n 2.41.1: the trigger's operator events, then New Rating and Missed Chat, on one n8n (the scenarios are shared
-// with n8n 1.x).
+// Real n8n 2.41.1: the trigger's operator events, then New Rating and Missed Chat, then the pause after a refused login,
+// on one n8n (the scenarios are shared with n8n 1.x).
 import { testChatEvents } from './trigger-chat-events.scenario';
+import { testLoginBackOff } from './trigger-backoff.scenario';
 import { testOperatorEvents } from './trigger-operators.scenario';
 import { useE2eEnvironment } from './environment';
 
@@ -11,3 +12,4 @@ const env = useE2eEnvironment(
 );
 testOperatorEvents(env);
 testChatEvents(env);
+testLoginBackOff(env);

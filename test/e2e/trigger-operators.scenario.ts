@@ -13,6 +13,7 @@ import {
 	POLL_WAIT_MS,
 	QUIET_POLLS,
 	runtimeFlavour,
+	setPublished,
 	sandboxCredentialOf,
 	usePolls,
 	type E2eEnvironment,
@@ -91,7 +92,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 					triggerWorkflow(event as OperatorEvent, index + 1, credentials),
 				);
 				trigger.workflowId = String(created.id);
-				expect(await setPublished(trigger.workflowId, true)).toMatchObject({ active: true });
+				expect(await setPublished(env, trigger.workflowId, true)).toMatchObject({ active: true });
 			}
 		});
 
@@ -99,7 +100,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		// Their polls would only load the n8n that the file's later tests share.
 		afterAll(async () => {
 			for (const { workflowId } of Object.values(triggers))
-				if (workflowId) await setPublished(workflowId, false);
+				if (workflowId) await setPublished(env, workflowId, false);
 		});
 
 		/**
@@ -150,14 +151,6 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 					expect(Date.parse(item.detected_at as string)).toBeGreaterThanOrEqual(changedAt);
 				}
 			}
-		}
-
-		/** Unpublishes or publishes a workflow as the editor does, through n8n's REST API as the owner (1.123 and 2.41 alike). */
-		async function setPublished(workflowId: string, published: boolean) {
-			const rest = await env.n8n.rest();
-			if (!published) return await rest('POST', `workflows/${workflowId}/deactivate`, {});
-			const { versionId } = await rest('GET', `workflows/${workflowId}`);
-			return await rest('POST', `workflows/${workflowId}/activate`, { versionId });
 		}
 
 		/** The time of the trigger's last poll that n8n saved with the statuses it saw (static data, checkedAt). */
@@ -279,27 +272,44 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 		});
 
 		test('unpublished, every operator offline, published again: the first poll reports the change, late, and says since when', async () => {
+			// Quiet polls from here on: they see the old statuses, but n8n saves static data only with a poll that emits.
+			const quietFrom = Date.now();
+			await polls.after(2);
+			const runsBefore = {
+				status: await executionsOf(STATUS),
+				availability: await executionsOf(AVAILABILITY),
+			};
 			const before = {
-				status: (await executionsOf(STATUS)).length,
-				availability: (await executionsOf(AVAILABILITY)).length,
+				status: runsBefore.status.length,
+				availability: runsBefore.availability.length,
 			};
 			const unpublishedAt = Date.now();
 			for (const { workflowId } of Object.values(triggers))
-				expect(await setPublished(workflowId, false)).toMatchObject({ active: false });
+				expect(await setPublished(env, workflowId, false)).toMatchObject({ active: false });
 			// What n8n kept of each trigger: the statuses of a poll before unpublishing, and that poll's time.
 			const kept = {
 				status: await savedCheckedAt(STATUS),
 				availability: await savedCheckedAt(AVAILABILITY),
 			};
-			for (const checkedAt of Object.values(kept)) {
+			for (const [event, checkedAt] of Object.entries(kept)) {
 				expect(checkedAt).toMatch(ISO_UTC);
 				expect(Date.parse(checkedAt as string)).toBeLessThan(unpublishedAt);
+				// What changed_after will be (README, "When it happened"): the start of the last poll that reported a change
+				// before unpublishing, between that report's own bounds; not a quiet poll after it.
+				const [last] = runsBefore[event as keyof typeof runsBefore].at(-1)!.items;
+				expect(Date.parse(checkedAt as string)).toBeGreaterThan(
+					Date.parse(last.changed_after as string),
+				);
+				expect(Date.parse(checkedAt as string)).toBeLessThanOrEqual(
+					Date.parse(last.detected_at as string),
+				);
+				expect(Date.parse(checkedAt as string)).toBeLessThan(quietFrom);
 			}
 			const changedAt = Date.now();
 			env.sandbox.control.cycleOperators({ statuses: ['offline'] });
 			const publishedAt = Date.now();
 			for (const { workflowId } of Object.values(triggers))
-				expect(await setPublished(workflowId, true)).toMatchObject({ active: true });
+				expect(await setPublished(env, workflowId, true)).toMatchObject({ active: true });
 
 			const { status, availability } = await executionsAfterChange({
 				status: before.status + 1,

@@ -8,6 +8,7 @@ import {
 	type INodeExecutionData,
 	type INodeParameters,
 	type INodeTypeDescription,
+	type WorkflowActivateMode,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { constructExecutionMetaData, returnJsonArray } from 'n8n-core';
@@ -131,6 +132,8 @@ export interface PollContextOptions {
 	staticData: IDataObject;
 	mode?: WorkflowExecuteMode;
 	timezone?: string;
+	/** How n8n started the trigger: at its own start ('init', the default here), or a publication ('activate'). */
+	activation?: WorkflowActivateMode;
 }
 
 /** The members of IPollFunctions that the trigger uses, as plain functions (n8n 1.x has no getPollBudgetMs). */
@@ -140,6 +143,7 @@ export function pollContextMembers(options: PollContextOptions) {
 	return {
 		getNode: () => node,
 		getMode: () => options.mode ?? 'trigger',
+		getActivationMode: () => options.activation ?? 'init',
 		getTimezone: () => options.timezone ?? N8N_DEFAULT_TIMEZONE,
 		getNodeParameter: (name: string, fallback?: unknown) => readParameter(resolved, name, fallback),
 		getCredentials: async () => options.credentials,

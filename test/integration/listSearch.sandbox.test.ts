@@ -125,6 +125,21 @@ describe('chats', () => {
 			expect(item.name).toContain(`#${item.value}`);
 	});
 
+	test('a visitor who left their contact only in a contacts message is found and named by it, as Simplified says', async () => {
+		const chat = sandbox.control.addMissedChat('message');
+		const [simplified] = await run({
+			resource: 'chat',
+			operation: 'get',
+			chatId: locator('id', String(chat.id)),
+		});
+		const name = String(simplified.visitor_name);
+		expect(chat.visitor?.fields?.name).toBeUndefined();
+		expect(name).not.toBe('null');
+		const found = await searchChats.call(loadOptionsContext(), name);
+		const entry = found.results.find((item) => item.value === String(chat.id));
+		expect(entry?.name).toContain(`#${chat.id} · ${name}`);
+	});
+
 	test('a search term finds a chat by ID or by its visitor, across pages', async () => {
 		const added = sandbox.control.addChats(150);
 		const target = added[140];

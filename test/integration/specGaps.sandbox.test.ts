@@ -3,7 +3,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
-import { finalState } from '../../nodes/SvcChat/output/chatOutput';
+import { finalState } from '../../nodes/SvcChat/helpers/chat';
 import type { Chat } from '../../nodes/SvcChat/types';
 import { createExecuteContext, triggerUnderTest } from '../harness/contexts';
 import { useSandbox } from '../harness/sandboxSuite';

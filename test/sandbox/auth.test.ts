@@ -128,10 +128,22 @@ test('after N failed attempts within the window every attempt gets 403, the righ
 });
 
 test('failures older than the window do not count', async () => {
+	const failed = async () =>
+		await call(sandbox, 'GET', '/__control/logins/failed', {
+			query: { email: 'ADMIN@svc.test' },
+			auth: null,
+		}).then((reply) => reply.json);
+	expect(await failed()).toEqual({ email: 'ADMIN@svc.test', failures: 0, locked: false });
 	for (let i = 0; i < 2; i++) await get(sandbox, 'departments', {}, { auth: wrong });
 	clock.advance(45_000);
 	await get(sandbox, 'departments', {}, { auth: wrong });
+	expect(await failed()).toMatchObject({ failures: 3, locked: true });
 	clock.advance(20_000);
+	// What the control route counts is what the lockout counts.
+	expect(sandbox.control.failedLogins('admin@svc.test')).toMatchObject({
+		failures: 1,
+		locked: false,
+	});
 	// Two of the three failures are now older than 60 s.
 	expect((await get(sandbox, 'departments')).status).toBe(200);
 });

@@ -8,6 +8,7 @@ import type {
 import { walkChats } from '../transport/chats';
 import { svcRequest } from '../transport/request';
 import type { Operator } from '../types';
+import { visitorContact } from '../helpers/chat';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */
 const OPERATORS_PER_PAGE = 100;
@@ -72,13 +73,13 @@ export async function searchChats(
 		maxPages: filter ? MAX_CHAT_PAGES_PER_SEARCH : 1,
 		onPage: (page) => {
 			for (const chat of page.chats) {
-				const fields = chat.visitor?.fields ?? {};
-				if (!matches(filter, chat.id, fields.name, fields.email, fields.phone, chat.category))
+				const contact = visitorContact(chat);
+				if (!matches(filter, chat.id, contact.name, contact.email, contact.phone, chat.category))
 					continue;
 				// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
 				const created =
 					typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
-				const who = fields.name || fields.email || fields.phone;
+				const who = contact.name ?? contact.email ?? contact.phone;
 				const name = [`#${chat.id}`, who, created].filter(Boolean).join(' · ');
 				results.set(String(chat.id), { name, value: String(chat.id) });
 			}

@@ -10,6 +10,7 @@ import type {
 import type { Chat, ChatMessage } from '../types';
 import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 import { clockIn } from '../helpers/time';
+import { finalState, visitorContact } from '../helpers/chat';
 import { itemParameters } from '../parameters';
 import { svcRequest, type SvcRequestOptions } from '../transport/request';
 
@@ -107,10 +108,6 @@ export function readChatOutputMode(context: IExecuteFunctions, itemIndex: number
 	);
 }
 
-/** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
-export const finalState = (chat: Chat): string | null =>
-	(Array.isArray(chat.state_history) ? chat.state_history.at(-1)?.state : undefined) ?? null;
-
 function averageRate(chat: Chat): number | null {
 	const rates = (Array.isArray(chat.rates) ? chat.rates : []).filter(
 		(r) => typeof r?.rate === 'number',
@@ -121,15 +118,15 @@ function averageRate(chat: Chat): number | null {
 
 /** A flat record of the fields people filter and report on. */
 function simplifyChat(chat: Chat): IDataObject {
-	const fields = chat.visitor?.fields ?? {};
+	const contact = visitorContact(chat);
 	return {
 		id: chat.id,
 		created_at: chat.created_at,
 		operator_id: chat.operator_id ?? null,
 		visitor_id: chat.visitor?.id ?? null,
-		visitor_name: fields.name ?? null,
-		visitor_email: fields.email ?? null,
-		visitor_phone: fields.phone ?? null,
+		visitor_name: contact.name,
+		visitor_email: contact.email,
+		visitor_phone: contact.phone,
 		start_page: chat.start_page?.url ?? null,
 		category: chat.category ?? null,
 		subcategory: chat.subcategory ?? null,
@@ -205,15 +202,17 @@ function lineText(message: ChatMessage, kind: string): string {
 const hasId = (id: unknown) => typeof id === 'number' || (typeof id === 'string' && id !== '');
 
 /** The chat as text: a header naming the time zone, then one line per message, "[time] who: [tag] text". */
-function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
+function transcriptWriter(timeZone: unknown, operators: OperatorNames) {
 	const { zone, timeOf } = clockIn(timeZone);
-	const operator = (id: unknown) =>
-		operators.get(id) ?? (hasId(id) ? `Operator ${id}` : 'Operator');
+	const operator = (id: unknown) => {
+		const name = operators.get(id);
+		return name ? `${name} (operator)` : hasId(id) ? `Operator ${id}` : 'Operator';
+	};
 	return (chat: Chat): string => {
 		const header = `Chat ${String(chat.id)}, times in ${zone}`;
 		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
 		if (!messages.length) return `${header}\nNo messages.`;
-		const visitorName = textOf(chat.visitor?.fields?.name);
+		const visitorName = visitorContact(chat).name;
 		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
 		// One list of pieces, joined once: no string per line to collect, which in n8n's large heap costs time.
 		const pieces = [header];
@@ -235,13 +234,17 @@ function transcriptWriter(timeZone: unknown, operators: Map<unknown, string>) {
 	};
 }
 
-/** Operator names per node run: the action node's items share the run's context, so they share one request. */
-const operatorNamesPerRun = new WeakMap<object, Promise<Map<unknown, string>>>();
+/** Operators' full names by id, as given and as text: an operator_id is looked up as it comes. */
+export type OperatorNames = Map<unknown, string>;
 
-async function readOperatorNames(
+/** Operator names per node run: the action node's items share the run's context, so they share one request. */
+const operatorNamesPerRun = new WeakMap<object, Promise<OperatorNames>>();
+
+/** GET /operators once; a failure fails the item or the poll (the trigger keeps its place), saying what `purpose` was. */
+export async function readOperatorNames(
 	context: IExecuteFunctions | IPollFunctions,
-	{ perNodeRun, ...request }: ChatFormatterOptions,
-): Promise<Map<unknown, string>> {
+	{ perNodeRun, purpose, ...request }: ChatFormatterOptions & { purpose: string },
+): Promise<OperatorNames> {
 	const cached = perNodeRun ? operatorNamesPerRun.get(context) : undefined;
 	if (cached) return await cached;
 	const names = svcRequest(context, 'operators', request).then(
@@ -249,16 +252,11 @@ async function readOperatorNames(
 			new Map<unknown, string>(
 				operators.flatMap((one) => {
 					const name = isPlainObject(one) && textOf(one.full_name);
-					// By the id as given and as text: a message's operator_id is looked up as it comes.
-					const label = `${name} (operator)`;
-					return name ? [[one.id, label] as const, [String(one.id), label] as const] : [];
+					return name ? [[one.id, name] as const, [String(one.id), name] as const] : [];
 				}),
 			),
-		// The item, or the poll, fails (the trigger keeps its place), saying why the names were asked for.
 		(error: Error & { description?: string }) => {
-			const note =
-				'Transcript names the operators from Get many operators; choose another Output to go without their names.';
-			error.description = [error.description, note].filter(Boolean).join(' ');
+			error.description = [error.description, purpose].filter(Boolean).join(' ');
 			throw error;
 		},
 	);
@@ -269,6 +267,7 @@ async function readOperatorNames(
 /** `perNodeRun` (action node): keep the names for the run's other items. A poll's context outlives the poll. */
 type ChatFormatterOptions = Pick<SvcRequestOptions, 'credentials' | 'endBy' | 'itemIndex'> & {
 	perNodeRun?: boolean;
+	operatorNames?: OperatorNames; // read already by the caller (New Rating's names): no second request
 };
 
 /**
@@ -292,7 +291,13 @@ export async function chatFormatter(
 	if (mode === 'simplified') return (chats) => chats.map(simplifyChat);
 	if (mode === 'messages') return (chats) => chats.flatMap(chatMessageRows);
 	if (mode !== 'transcript') return (chats) => chats;
-	const operators = await readOperatorNames(context, options);
+	const operators =
+		options.operatorNames ??
+		(await readOperatorNames(context, {
+			...options,
+			purpose:
+				'Transcript names the operators from Get many operators; choose another Output to go without their names.',
+		}));
 	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
 	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>

@@ -104,7 +104,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	401: {
 		message: 'Wrong email or password',
-		fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+		fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
 	},
 	403: {
 		message:

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { finalState } from '../output/chatOutput';
+import { finalState, visitorContact } from '../helpers/chat';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
 
@@ -59,33 +59,22 @@ function ratingsOf(chat: Chat, range: RatingRange): FoundEvent[] {
 	});
 }
 
-const someText = (value: unknown) =>
-	typeof value === 'string' && value.trim() ? value : undefined;
-
 /**
  * The chat if it is missed: its latest state is closed and no message is an operator's answer (a chat without a
- * messages list counts as unanswered). The contact: each of name, email, phone from the visitor fields, else from the
- * latest contacts message, else null.
+ * messages list counts as unanswered), with the visitor's contact by the one rule of visitorContact.
  */
 function missedChatOf(chat: Chat): FoundEvent[] {
 	const messages = (Array.isArray(chat.messages) ? chat.messages : []).filter(isPlainObject);
 	if (finalState(chat) !== 'closed' || messages.some((one) => ANSWERING_KINDS.has(one.kind)))
 		return [];
 	const closedAt = (chat.state_history as IDataObject[]).at(-1)?.at ?? null;
-	const item = { chat_id: chat.id, closed_at: closedAt, ...visitorContact(chat) };
-	return [{ key: digest([chat.id]), at: closedAt, wanted: true, chat, item }];
-}
-
-/** The visitor's name, email and phone: each from the visitor fields, else from the latest contacts message, else null. */
-export function visitorContact(chat: Chat) {
-	const messages = (Array.isArray(chat.messages) ? chat.messages : []).filter(isPlainObject);
-	const fields: IDataObject = isPlainObject(chat.visitor?.fields) ? chat.visitor.fields : {};
-	const contacts = messages.filter((one) => one.kind === 'contacts' && isPlainObject(one.message));
-	const left = (contacts.at(-1)?.message ?? {}) as IDataObject;
-	const contact = (member: string) => someText(fields[member]) ?? someText(left[member]) ?? null;
-	return {
-		visitor_name: contact('name'),
-		visitor_email: contact('email'),
-		visitor_phone: contact('phone'),
+	const contact = visitorContact(chat);
+	const item = {
+		chat_id: chat.id,
+		closed_at: closedAt,
+		visitor_name: contact.name,
+		visitor_email: contact.email,
+		visitor_phone: contact.phone,
 	};
+	return [{ key: digest([chat.id]), at: closedAt, wanted: true, chat, item }];
 }

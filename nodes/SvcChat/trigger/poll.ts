@@ -7,7 +7,8 @@ import { normalizeBaseUrl } from '../transport/baseUrl';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
-import { chatFormatter, finalState } from '../output/chatOutput';
+import { chatFormatter, readOperatorNames, type OperatorNames } from '../output/chatOutput';
+import { finalState } from '../helpers/chat';
 import { cursorToIso, toEpochMs } from '../helpers/time';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
@@ -161,7 +162,13 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 		// Those the Ratings filter lets through, or else any.
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
 		const wanted = found.filter((event) => event.wanted);
-		const sample = (wanted.length ? wanted : found).slice(-TEST_EVENT_CHATS);
+		// The newest by their own time (rated, closed), not by their chat's latest change; undated ones count as oldest.
+		const byTime = (wanted.length ? wanted : found).map((event) => ({
+			event,
+			ms: toEpochMs(event.at) ?? -Infinity,
+		}));
+		byTime.sort((a, b) => a.ms - b.ms);
+		const sample = byTime.slice(-TEST_EVENT_CHATS).map(({ event }) => event);
 		if (sample.length) return await eventOutput(context, settings, sample, walk);
 		const what = emit === 'newRating' ? 'rating' : 'missed chat';
 		throw new NodeOperationError(context.getNode(), `No ${what} found in recently changed chats`, {
@@ -186,7 +193,7 @@ async function shaped(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	chats: Chat[],
-	options?: WalkOptions,
+	options?: WalkOptions & { operatorNames?: OperatorNames },
 ) {
 	return chats.length ? (await chatFormatter(context, settings.output, options))(chats) : [];
 }
@@ -200,23 +207,35 @@ const toOutput = async (
 	options?: WalkOptions,
 ) => emitRecords(context, settings, await shaped(context, settings, chats, options), walk);
 
-/** A rating's or missed chat's item, its chat in the chosen Chat Output, stamped with this poll's time. */
+/**
+ * A rating's or missed chat's item, its chat in the chosen Chat Output, stamped with this poll's time. A rating names
+ * its operator from the one GET /operators of the poll, which Transcript shares, and only when there is one to emit.
+ */
 async function eventOutput(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	events: FoundEvent[],
 	walk: ChatWalk,
-	options?: WalkOptions,
+	options: WalkOptions = {},
 ) {
+	const operatorNames =
+		settings.emit === 'newRating' && events.length
+			? await readOperatorNames(context, {
+					...options,
+					purpose:
+						"New Rating names each rating's operator from Get many operators; the ratings come at the next poll that reads them.",
+				})
+			: undefined;
 	const chats = await shaped(
 		context,
 		settings,
 		events.map((event) => event.chat),
-		options,
+		{ ...options, operatorNames },
 	);
 	const detectedAt = new Date(Date.now()).toISOString();
 	const records = events.map(({ item }, index) => ({
 		...item,
+		...(operatorNames && { operator_name: operatorNames.get(item.operator_id) ?? null }),
 		detected_at: detectedAt,
 		chat: chats[index],
 	}));

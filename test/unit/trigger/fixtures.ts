@@ -130,3 +130,23 @@ export function busyForFiveSeconds(path: string): { requests: number } {
 
 /** The microsecond cursor of a time, as the look-back steps compute it. */
 export const microsAt = (ms: number) => String(ms * 1000);
+
+/** The operators GET /operators names in these tests: ratings and transcripts read them. */
+export const OPERATORS = [
+	{ id: 3, full_name: 'Dmitri Sokolov' },
+	{ id: 7, full_name: 'Anna Petrova' },
+];
+
+/** GET /operators answering every request with `operators`, which may get none; counts them. */
+export function everyOperatorsRequest(operators: IDataObject[] = OPERATORS) {
+	const seen = { requests: 0 };
+	nock(BASE_URL)
+		.persist()
+		.get('/api/v2/operators')
+		.optionally()
+		.reply(() => {
+			seen.requests++;
+			return [200, operators];
+		});
+	return seen;
+}

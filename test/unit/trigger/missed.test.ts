@@ -2,7 +2,14 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Chat, ChatMessage } from '../../../nodes/SvcChat/types';
-import { failPage, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import {
+	everyOperatorsRequest,
+	failPage,
+	makeChat,
+	microsAt,
+	replyPage,
+	triggerHarness,
+} from './fixtures';
 import { DAY, freezeClock, HOUR, NOW } from './clock';
 
 freezeClock();
@@ -116,6 +123,22 @@ describe('the contact: each of name, email and phone from the visitor fields, el
 		});
 		chat.messages!.push(contacts({ name: 'Someone', email: 'yuki@mail.example', phone: '+4930' }));
 		expect(await contactOf(chat)).toEqual(['Yuki Tanaka', 'yuki@mail.example', '+4930']);
+	});
+
+	test('one rule for the item and its chat: Simplified and Transcript say the same contact as the item', async () => {
+		const chat = chatWith(1, ['visitor'], {
+			extra: { visitor: { id: 'v', fields: { email: 'priya@mail.example' } } },
+		});
+		chat.messages!.push(contacts({ name: 'Priya Patel', phone: '+4420' }));
+		everyOperatorsRequest();
+		for (const chatOutput of ['simplified', 'transcript']) {
+			replyPage(0, [chat], 100);
+			const [item] = (await triggerHarness(missedChat({ chatOutput }), {}).poll())!;
+			const inner = item.chat as IDataObject;
+			const contact = ['Priya Patel', 'priya@mail.example', '+4420'];
+			expect([item.visitor_name, item.visitor_email, item.visitor_phone]).toEqual(contact);
+			expect([inner.visitor_name, inner.visitor_email, inner.visitor_phone]).toEqual(contact);
+		}
 	});
 
 	test('a contacts message that is text, not an object, and a visitor without fields give nulls', async () => {

@@ -1,9 +1,13 @@
 // New Rating: each rating once (its identity, the starting point, the Ratings filter, the bounded memory, restarts).
+import nock from 'nock';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { SEEN_EVENTS_CAP, takeUnseen } from '../../../nodes/SvcChat/trigger/poll';
 import type { Chat, Rate } from '../../../nodes/SvcChat/types';
+import { BASE_URL } from '../../harness/fixtures';
+import { dropUnrequestedMocks } from '../../harness/nockSetup';
 import {
+	everyOperatorsRequest,
 	failPage,
 	makeChat,
 	microsAt,
@@ -14,6 +18,10 @@ import {
 import { DAY, freezeClock, HOUR, NOW } from './clock';
 
 freezeClock();
+
+/** GET /operators, which names the rated operators once per poll that has a rating to emit. */
+let operatorReads: { requests: number };
+beforeEach(() => (operatorReads = everyOperatorsRequest()));
 
 const newRating = (more: INodeParameters = {}) => ({
 	startFrom: 'beginning',
@@ -42,7 +50,7 @@ const ratingsOf = (items: IDataObject[] | null) =>
 const AT = '2025-05-01T10:00:00.000Z';
 const LATER = '2025-05-01T11:00:00.000Z';
 
-test('an item per rating: the chat id, the rating, the rated operator, its time, detected_at and the chat', async () => {
+test("an item per rating: the chat id, the rating, the rated operator's id and name, its time, detected_at and the chat", async () => {
 	const chat = rated(1, [rate(5, AT, 3)]);
 	replyPage(0, [chat], 100);
 	expect(await triggerHarness(newRating(), {}).poll()).toEqual([
@@ -51,10 +59,53 @@ test('an item per rating: the chat id, the rating, the rated operator, its time,
 			rating: 5,
 			operator_id: 3,
 			rated_at: AT,
+			operator_name: 'Dmitri Sokolov',
 			detected_at: new Date(NOW).toISOString(),
 			chat,
 		},
 	]);
+	expect(operatorReads.requests).toBe(1);
+});
+
+describe("the rated operator's name", () => {
+	test('one GET /operators per poll, shared with Transcript; none when no rating is emitted', async () => {
+		const staticData: IDataObject = {};
+		const chats = [rated(1, [rate(1, AT, 3), rate(2, AT, 7)]), rated(2, [rate(5, AT, '7' as unknown as number)])];
+		replyPage(0, chats, 100);
+		const parameters = newRating({ chatOutput: 'transcript' });
+		const items = (await triggerHarness(parameters, staticData).poll())!;
+		// Looked up by the id as sent, a number or its text; an operator GET /operators does not list is null.
+		expect(items.map((item) => item.operator_name)).toEqual([
+			'Dmitri Sokolov',
+			'Anna Petrova',
+			'Anna Petrova',
+		]);
+		expect(String((items[0].chat as IDataObject).transcript)).toMatch(/^Chat 1, times in /);
+		expect(operatorReads.requests).toBe(1);
+		replyPage(100, [rated(1, [rate(1, AT, 3), rate(2, AT, 7)], { messages: 2 })], 200);
+		replyPage(200, [rated(3, [rate(4, AT, 99)])], 300);
+		expect(await triggerHarness(parameters, staticData).poll()).toBeNull();
+		const [unknown] = (await triggerHarness(newRating(), staticData).poll())!;
+		expect(unknown.operator_name).toBeNull();
+		expect(operatorReads.requests).toBe(2);
+	});
+
+	test('a failed GET /operators fails the poll and keeps the place: the next poll emits the ratings, named', async () => {
+		dropUnrequestedMocks();
+		const staticData: IDataObject = {};
+		replyPage(0, [rated(1, [rate(1, AT, 3)])], 100);
+		// The first try and its 3 retries.
+		nock(BASE_URL).get('/api/v2/operators').times(4).reply(502, 'Bad Gateway');
+		await expect(triggerHarness(newRating(), staticData).poll()).rejects.toMatchObject({
+			description: expect.stringMatching(/the ratings come at the next poll that reads them/),
+		});
+		expect(staticData).toEqual({});
+		replyPage(0, [rated(1, [rate(1, AT, 3)])], 100);
+		operatorReads = everyOperatorsRequest();
+		const items = await triggerHarness(newRating(), staticData).poll();
+		expect(items?.map((item) => item.operator_name)).toEqual(['Dmitri Sokolov']);
+		expect(staticData.cursor).toBe('100');
+	});
 });
 
 test('Chat Output shapes the chat each item carries, and Include Cursor adds where the poll stopped', async () => {
@@ -316,6 +367,26 @@ describe('Fetch Test Event', () => {
 			[3, 1, 7, LATER],
 		]);
 		expect(staticData).toEqual({ startedFrom: 'beginning', cursor: '7', catchingUp: false });
+	});
+
+	test("the newest by rated_at, not by their chat's latest change", async () => {
+		const older = (day: number) => new Date(NOW - day * DAY).toISOString();
+		// Chat 2 changed last (a late message) but was rated weeks ago: its rating is not among the newest.
+		const chats = [
+			rated(1, [rate(5, older(6)), rate(4, older(5)), rate(3, older(4))]),
+			rated(3, [rate(2, older(3)), rate(1, older(2)), rate(2, older(1))]),
+			rated(2, [rate(1, older(20))]),
+		];
+		for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY])
+			replyPage(microsAt(NOW - lookBack), [], microsAt(NOW));
+		replyPage(0, chats, microsAt(NOW));
+		expect(ratingsOf(await sample(newRating()))).toEqual([
+			[1, 4, 7, older(5)],
+			[1, 3, 7, older(4)],
+			[3, 2, 7, older(3)],
+			[3, 1, 7, older(2)],
+			[3, 2, 7, older(1)],
+		]);
 	});
 
 	test('with none in the Ratings range, it shows the others; with no rating at all, it says so', async () => {

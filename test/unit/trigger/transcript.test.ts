@@ -7,7 +7,7 @@ import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL } from '../../harness/fixtures';
 import { dropUnrequestedMocks, everyRequestTo } from '../../harness/nockSetup';
-import { HOST, makeChat, replyPage, triggerHarness } from './fixtures';
+import { everyOperatorsRequest, HOST, makeChat, replyPage, triggerHarness } from './fixtures';
 
 const transcript = (emit = 'everyChange') => ({
 	startFrom: 'beginning',
@@ -23,20 +23,6 @@ function operatorsReply(seen: { requests: number }, name = 'Anna Petrova') {
 			seen.requests++;
 			return [200, [{ id: 7, full_name: name }]];
 		});
-}
-
-/** GET /operators answering every request, which may get none; counts them. */
-function everyOperatorsRequest() {
-	const seen = { requests: 0 };
-	nock(BASE_URL)
-		.persist()
-		.get('/api/v2/operators')
-		.optionally()
-		.reply(() => {
-			seen.requests++;
-			return [200, []];
-		});
-	return seen;
 }
 
 afterEach(() => jest.restoreAllMocks());

@@ -1,0 +1,25 @@
+// Facts read off a chat (spec 2.4) that every output, event and search shares: its final state and the visitor's contact.
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Chat } from '../types';
+import { isPlainObject } from './values';
+
+/** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
+export const finalState = (chat: Chat): string | null =>
+	(Array.isArray(chat.state_history) ? chat.state_history.at(-1)?.state : undefined) ?? null;
+
+const someText = (value: unknown) =>
+	typeof value === 'string' && value.trim() ? value : undefined;
+
+/**
+ * The visitor's name, email and phone, each from the visitor fields, else from the latest `contacts` message (the
+ * form a visitor leaves when nobody answers), else null: the one rule of Simplified, Missed Chat and the chat search.
+ */
+export function visitorContact(chat: Chat) {
+	const fields: IDataObject = isPlainObject(chat.visitor?.fields) ? chat.visitor.fields : {};
+	const messages = Array.isArray(chat.messages) ? chat.messages : [];
+	const forms = messages.filter((one) => one?.kind === 'contacts' && isPlainObject(one.message));
+	const form = (forms.at(-1)?.message ?? {}) as IDataObject;
+	const contact = (member: string) => someText(fields[member]) ?? someText(form[member]) ?? null;
+	return { name: contact('name'), email: contact('email'), phone: contact('phone') };
+}
