@@ -2,18 +2,18 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { withFullChats, type ChatWalk, type WalkOptions } from '../transport/chats';
-import { finalState } from '../output/chatOutput';
+import { finalState, visitorContact } from '../helpers/chat';
 import { toEpochMs } from '../helpers/time';
 import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
-import { ANSWERING_KINDS, visitorContact, type FoundEvent } from './events';
+import { ANSWERING_KINDS, type FoundEvent } from './events';
 
 /** A remembered wait: the chat's id, when the wait began (ms, server clock), and 1 once alerted. No visitor text. */
 export type Wait = [id: string, startMs: number, alerted: 0 | 1];
 /** The waits and the starting point: waits that began before it are not watched. */
 export type WaitMemory = { from?: string; waits: Wait[] };
 /** At most this many waits are remembered (about 30 bytes each in static data). */
-export const WAITS_CAP = 10_000;
+const WAITS_CAP = 10_000;
 
 const VISITOR_KINDS = new Set<unknown>(['visitor', 'file_visitor']);
 
@@ -21,7 +21,7 @@ const VISITOR_KINDS = new Set<unknown>(['visitor', 'file_visitor']);
  * When the chat's visitor began to wait (ms), or undefined: the first visitor message after the latest answer, in
  * time order (list order among equal times), while the chat is not closed. A message without a readable time is left out.
  */
-export function waitStartMs(chat: Chat): number | undefined {
+function waitStartMs(chat: Chat): number | undefined {
 	if (finalState(chat) === 'closed') return undefined;
 	const messages = (Array.isArray(chat.messages) ? chat.messages : []).filter(isPlainObject);
 	const timed = messages.flatMap(({ kind, created_at }) => {
@@ -62,7 +62,7 @@ function track(waits: Wait[], chats: Chat[], fromMs: number): Wait[] {
  * The server's present: the later of its last reply's Date header and its last cursor (microseconds of its clock);
  * both are the server's and at or before its present, so an alert can come late but never early. Never n8n's clock.
  */
-export function serverPresentMs(walk: ChatWalk): number | undefined {
+function serverPresentMs(walk: ChatWalk): number | undefined {
 	const present = Math.max(walk.serverDateMs ?? -1, Number(walk.lastTs) / 1000 || -1);
 	return present > 0 ? present : undefined;
 }
@@ -71,13 +71,16 @@ export function serverPresentMs(walk: ChatWalk): number | undefined {
 function waitEvent(chat: Chat, [id, startMs]: Wait, presentMs?: number): FoundEvent {
 	const history = Array.isArray(chat.state_history) ? chat.state_history : [];
 	const latest: IDataObject = history.filter(isPlainObject).at(-1) ?? chat;
+	const { name, email, phone } = visitorContact(chat);
 	const item = {
 		chat_id: chat.id,
 		wait_began_at: new Date(startMs).toISOString(),
 		waited_seconds: presentMs === undefined ? null : Math.floor((presentMs - startMs) / 1000),
 		department_id: latest.department_id ?? null,
 		operator_id: latest.operator_id ?? null,
-		...visitorContact(chat),
+		visitor_name: name,
+		visitor_email: email,
+		visitor_phone: phone,
 	};
 	return { key: `${id}@${startMs}`, at: item.wait_began_at, wanted: true, chat, item };
 }
