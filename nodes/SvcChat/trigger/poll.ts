@@ -57,8 +57,7 @@ export async function pollChats(context: IPollFunctions) {
 	const cursor = String(walk.lastTs);
 	const { emit } = settings;
 	if (emit === 'visitorWaiting') {
-		const from = state.waiting ? state.waiting.from : startingPoint(state);
-		const memory = state.waiting ?? { from, waits: [] };
+		const memory = state.waiting ?? { from: startingPoint(state), waits: [] };
 		const taken = await takeDueWaits(context, memory, walk, settings.waitMs, walkOptions);
 		const output = await eventOutput(context, settings, taken.due, walk, walkOptions);
 		saveState(staticData, { ...state, cursor, waiting: taken.memory });
@@ -149,10 +148,10 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 	});
 	if (emit === 'visitorWaiting') {
 		// Every chat waiting now, however long, longest first.
-		const { due } = await takeDueWaits(context, { waits: [] }, walk, -Infinity);
-		const sample = due
-			.sort((a, b) => String(a.at).localeCompare(String(b.at)))
-			.slice(0, TEST_EVENT_CHATS);
+		const sample = (await takeDueWaits(context, { waits: [] }, walk, -Infinity)).due.slice(
+			0,
+			TEST_EVENT_CHATS,
+		);
 		if (sample.length) return await eventOutput(context, settings, sample, walk);
 		throw new NodeOperationError(context.getNode(), 'Nobody is waiting', {
 			description: `No visitor is waiting for an answer in the last ${walk.chats.length} changed chats, so there is no sample to show. Fetch again while one waits (in the sandbox: POST /__control/chats/wait); the active trigger does not need one.`,

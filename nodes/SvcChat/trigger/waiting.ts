@@ -87,7 +87,7 @@ function waitEvent(chat: Chat, [id, startMs]: Wait, presentMs?: number): FoundEv
 
 /**
  * One poll: the waits seen in `walk` joined to those remembered; those past `waitMs` by the server's present and not
- * alerted yet are due. A due chat this walk did not bring is read again (GET /chat): answered or closed meanwhile, it
+ * alerted yet are due, longest first. A due chat this walk did not bring is read again (GET /chat): answered or closed meanwhile, it
  * is dropped, and so is one the server no longer has. `lost`: waits not yet alerted beyond WAITS_CAP, dropped.
  */
 export async function takeDueWaits(
@@ -112,7 +112,7 @@ export async function takeDueWaits(
 		for (const chat of read) chats.set(String(chat.id), chat);
 		waits = track(waits, read, fromMs);
 	}
-	const due = waits.filter(isDue);
+	const due = waits.filter(isDue).sort((a, b) => a[1] - b[1]);
 	waits = waits.map((wait) => (isDue(wait) ? [wait[0], wait[1], 1] : wait));
 	// At the bound, alerted waits go first (least recently seen first): one seen again is alerted twice, none is lost.
 	// Then the latest begun: lost unless their chat changes again.
