@@ -26,14 +26,13 @@ export interface P1WaitingResult {
 }
 
 /** The same catch-up from Beginning of History, Raw chats, once per event, alternating which goes first. */
-export async function benchWaitingCatchUp({
-	runs,
-	chats,
-	log,
-}: P1Options): Promise<P1WaitingResult> {
-	const { SvcChatTrigger } = await loadNodes();
-	const trigger = new SvcChatTrigger();
-	const sandbox = await startSandboxProcess({ chats, seed: 1 });
+export async function benchWaitingCatchUp(options: P1Options): Promise<P1WaitingResult> {
+	const { runs, chats, log } = options;
+	const [nodes, sandbox] = await Promise.all([
+		loadNodes(),
+		startSandboxProcess({ chats, seed: 1 }),
+	]);
+	const trigger = new nodes.SvcChatTrigger();
 	try {
 		const credentials = credentialsFor(sandbox);
 		const poll = async (emit: Event) => {
