@@ -1,4 +1,5 @@
 // `npm start`: the sandbox and a real n8n with the package, a ready credential and the examples; `-- --headless` runs them once.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ import {
 	SANDBOX_CREDENTIAL,
 	type ExampleStep,
 } from './examples';
+import { connectMcp, publishMcpExample } from './mcp';
 import { N8n } from './n8n';
 import { buildPackageInRepo, ensureRuntime, isBuildCurrent, REPO_ROOT } from './runtime';
 import { freePort, killAllNow, seconds, type Log } from './processes';
@@ -74,6 +76,12 @@ async function headless(): Promise<void> {
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
 		const steps = await runExamples(n8n, sandbox, { log });
 		steps.forEach(printStep);
+		// Example 12 as an AI assistant sees it: its tools, listed once through the official MCP client.
+		const token = randomUUID();
+		const mcp = await connectMcp(await publishMcpExample(n8n, token), token);
+		const names = (await mcp.listTools()).tools.map(({ name }) => name);
+		await mcp.close();
+		console.log(`\n▶ ${EXAMPLE_IDS.mcpServer}, listed by the MCP client: ${names.join(', ')}`);
 		const broadcasts = sandbox.control.broadcasts();
 		const recipients = broadcasts.flatMap((broadcast) => broadcast.data.entries as unknown[]);
 		console.log(
@@ -91,6 +99,7 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 	const post = (url: string) => `curl -s ${url} -H 'content-type: application/json'`;
 	const webhook = (name: string) => post(`${n8n.baseUrl}/webhook/${name}`);
 	const control = (route: string) => `${sandbox.url}/__control/${route}`;
+	const [operator] = sandbox.control.getOperators();
 	console.log(`
 ──────────────────────────────────────────────────────────────────────────────
  n8n is ready (${elapsed()}):  ${n8n.baseUrl}
@@ -99,6 +108,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 
  Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
    host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
+ A wrong password saved in it makes every published example fail at each poll; the Svc Chat
+ Trigger then pauses its polls, see README.
 
  The example workflows are on the Overview page. Try:
 
@@ -115,8 +126,12 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  4. "Svc: daily operator statistics…": open it and click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"
     to a few seconds first. Operator statuses: curl -s ${control('operators')}
- 6. "Svc: tell the team when nobody is online…" is published and checks every minute. Set everyone offline:
+ 6. "Svc: tell the team when nobody is online…" is published and checks every minute. It writes its
+    message only in business hours (Monday to Friday, 09:00 to 18:00 in the workflow's time zone),
+    else ends in "Outside business hours": to see the other branch too, change the Timezone in its
+    Workflow settings. Set everyone offline, then one operator back online:
       ${post(control('operators/cycle'))} -d '{"statuses":["offline"]}'
+      ${post(control('operators/status'))} -d '{"id":${operator.id},"status":"online"}'
  7. A chat for the Svc Chat Trigger: add one (its answer gives the "id"), then a message, then close it:
       ${post(control('chats/add'))} -d '{"n":1}'
       ${post(control('chats/update'))} -d '{"id":"CHAT_ID"}'
@@ -127,6 +142,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
     answered…" are published and check every minute. Rate a chat 1 (not 3 to 5), add a missed chat:
       ${post(control('chats/rate'))} -d '{"id":${RATED_CHATS.bad},"rate":1}'
       ${post(control('chats/missed'))} -d '{"contact":"fields"}'
+    "contact": "fields" puts the visitor's name, e-mail and phone in the visitor's fields,
+    "message" only in a chat message, "none" nowhere.
  9. "Svc: tell the team when a visitor waits…" is published. A visitor writes (answer: chats/answer {"id"}):
       ${post(control('chats/wait'))} -d '{}'
 
@@ -190,6 +207,14 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		if (previous !== undefined) sandbox.control.closeChat(previous);
 		previous = sandbox.control.addChats(1)[0]?.id;
 	}, NEW_CHAT_EVERY_MS).unref();
+	// The token stays in the demo's folder, never printed: an assistant's config outlives a restart.
+	const tokenFile = path.join(DEMO_FOLDER, 'mcp-token.txt');
+	if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, randomUUID(), { mode: 0o600 });
+	const mcpUrl = await publishMcpExample(n8n, fs.readFileSync(tokenFile, 'utf8').trim());
+	console.log(
+		`\n AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
+			`   (Streamable HTTP, Bearer token in ${tokenFile}; examples/README.md has a Claude Desktop config)\n`,
+	);
 	printWelcome(n8n, sandbox);
 
 	const exitCode = await n8n.whenServerExits();

@@ -27,6 +27,7 @@ export const EXAMPLE_IDS = {
 	badRating: 'svcExample8Rating',
 	missedChat: 'svcExample9Missed',
 	visitorWaiting: 'svcExample10Waiting',
+	mcpServer: 'svcExample12Mcp',
 } as const;
 
 /** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */

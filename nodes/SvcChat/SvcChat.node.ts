@@ -1,11 +1,39 @@
 // The "Svc Chat" action node: its description is assembled from the resources; execution goes to the router.
 import { NodeConnectionTypes, updateDisplayOptions } from 'n8n-workflow';
-import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeProperties,
+	INodePropertyOptions,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { router } from './actions/router';
-import { operations, selectors } from './actions/resources';
+import { operationSubtitle, operations, resourceSelector, selectors } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
+
+/**
+ * Svc Chat Tool's description for the model, one per operation: its option's description, which says what it does and
+ * returns. Declared here, n8n adds no "Set Automatically" selector of its own, whose text is only "Get chat in Svc Chat".
+ */
+const toolDescription: INodeProperties = {
+	displayName: 'Tool Description',
+	name: 'toolDescription',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: '',
+	description:
+		'What the model reads about this tool; by default what the operation does and returns',
+};
+const toolDescriptions = (): INodeProperties[] =>
+	Object.entries(selectors).flatMap(([resource, selector]) =>
+		(selector.options as INodePropertyOptions[]).map(({ value, description }) => ({
+			...toolDescription,
+			default: description,
+			displayOptions: { show: { '@tool': [true], resource: [resource], operation: [value] } },
+		})),
+	);
 
 export class SvcChat implements INodeType {
 	description: INodeTypeDescription = {
@@ -16,8 +44,8 @@ export class SvcChat implements INodeType {
 		// Version 2 changes only what Remove Token returns ({ deleted: true }); version 1 workflows keep { removed: true }.
 		version: [1, 2],
 		defaultVersion: 2,
-		// As n8n's own nodes (Airtable v2, Microsoft Outlook v2): the node is named after its action, this adds the values.
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// n8n names the node after its action ("Set operator status"); this names the resource and operation.
+		subtitle: operationSubtitle,
 		description: SVC_CHAT_DESCRIPTION,
 		defaults: { name: 'Svc Chat' },
 		usableAsTool: true,
@@ -25,22 +53,8 @@ export class SvcChat implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Broadcast', value: 'broadcast' },
-					{ name: 'Chat', value: 'chat' },
-					{ name: 'Department', value: 'department' },
-					{ name: 'Operator', value: 'operator' },
-					{ name: 'Statistic', value: 'statistics' },
-					{ name: 'Tariff', value: 'tariff' },
-					{ name: 'Visitor', value: 'visitor' },
-				],
-				default: 'chat',
-			},
+			...toolDescriptions(),
+			resourceSelector,
 			...Object.entries(selectors).flatMap(([resource, selector]) => [
 				{ ...selector, displayOptions: { show: { resource: [resource] } } },
 				...Object.entries(operations[resource]).flatMap(([operation, { properties }]) =>

@@ -1,8 +1,9 @@
-// AI agent e2e: n8n's AI Agent with a scripted chat model calls the Svc Chat tools of examples/6 against the sandbox.
+// AI agent e2e: n8n's AI Agent (examples/6, a scripted model) and an MCP client (examples/12) call Svc Chat tools.
 import { SVC_ERROR_CODES } from '../../nodes/SvcChat/transport/errors';
 import type { Operator } from '../../nodes/SvcChat/types';
 import { EXAMPLE_IDS, findExample, readExamples } from '../../scripts/examples';
 import { nodeOutput, type RunData } from '../../scripts/executions';
+import { lateBound } from '../harness/lateBound';
 import {
 	startScriptedModel,
 	toolResults,
@@ -18,6 +19,7 @@ import {
 	type E2eEnvironment,
 } from './environment';
 import { runManually } from './manualRuns';
+import { testMcpServer } from './mcp.scenario';
 
 const ANNA = 'anna@svc.test';
 const UNKNOWN_EMAIL = 'nobody-here@svc.test';
@@ -139,3 +141,5 @@ test('an unknown e-mail comes back to the model as a readable tool result, not a
 		error: undefined,
 	});
 });
+
+testMcpServer(lateBound(() => env));

@@ -285,6 +285,8 @@ export interface OperationPanel {
 	resource: string;
 	resourceName: string;
 	operation: string;
+	/** The operation's name in its dropdown ("Set Status"). */
+	operationName: string;
 	/** The action's name in the node creator. */
 	action: string;
 	/** Labels of the fields n8n displays for a fresh node of this operation, with its default values. */
@@ -368,6 +370,7 @@ export function operationPanels(description: INodeTypeDescription): OperationPan
 				resource,
 				resourceName,
 				operation,
+				operationName: name,
 				action: action ?? `${resourceName} ${name}`,
 				fields: shown
 					.filter((property) => property.type !== 'notice')
@@ -393,6 +396,8 @@ export interface TriggerEventPanel {
 	action: string;
 	/** The fields n8n displays for a fresh node on this event (notices left out): names and labels. */
 	fields: Array<{ name: string; label: string; type: string }>;
+	/** The texts of the notices n8n displays on this event's panel. */
+	notices: string[];
 }
 
 /**
@@ -405,17 +410,23 @@ export function triggerEventPanels(description: INodeTypeDescription): TriggerEv
 	);
 	if (!eventField?.options) throw new Error(`${description.displayName} has no event field`);
 	return (eventField.options as Array<{ value: string; name: string; action?: string }>).map(
-		({ value, name, action }) => ({
-			event: value,
-			name,
-			action: action ?? `On ${name}`,
-			fields: shownProperties(description, { [eventField.name]: value })
-				.filter((property) => property.type !== 'notice')
-				.map((property) => ({
-					name: property.name,
-					label: property.displayName,
-					type: property.type,
-				})),
-		}),
+		({ value, name, action }) => {
+			const shown = shownProperties(description, { [eventField.name]: value });
+			return {
+				event: value,
+				name,
+				action: action ?? `On ${name}`,
+				fields: shown
+					.filter((property) => property.type !== 'notice')
+					.map((property) => ({
+						name: property.name,
+						label: property.displayName,
+						type: property.type,
+					})),
+				notices: shown
+					.filter((property) => property.type === 'notice')
+					.map((property) => property.displayName),
+			};
+		},
 	);
 }

@@ -222,6 +222,13 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 		).join(' '),
 	);
 	expect(shownDescription.startsWith(svcChat.description)).toBe(true);
+	// …and says what the trigger offers: chats, ratings, missed chats and operators (issue 51).
+	expect(shownDescription).toBe(
+		normalizeSpace(distNode('SvcChatTrigger.node.js', 'SvcChatTrigger').description),
+	);
+	expect(shownDescription).toMatch(
+		/new or changed chats, new ratings, missed chats, or a change of an operator's status or of operator availability$/,
+	);
 
 	await byTestId(page, 'node-creator-item-name')
 		.filter({ hasText: /^Svc Chat$/ })
@@ -365,9 +372,12 @@ test('2. every operation opens a panel with its fields and the credential select
 
 		// The canvas marks a node with issues; its tooltip names the fields. Only fields the user must fill may be listed.
 		const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${panel.action}"]`);
-		// n8n names the node after its action: the subtitle under the name adds the operation and resource (issue 42).
+		// n8n names the node after its action: the subtitle under the name adds the resource and operation as their
+		// dropdowns name them, in sentence case as the trigger's events (issues 42 and 51).
 		const subtitle = await canvasSubtitle(node);
-		if (subtitle === panel.action || subtitle !== `${panel.operation}: ${panel.resource}`)
+		const operationWords =
+			panel.operationName.charAt(0) + panel.operationName.slice(1).toLowerCase();
+		if (subtitle === panel.action || subtitle !== `${panel.resourceName}: ${operationWords}`)
 			problems.push(`${panel.action}: canvas subtitle "${subtitle}"`);
 		const marker = byTestId(node, 'node-issues');
 		if (await marker.count()) {
@@ -469,7 +479,7 @@ async function openSvcChatTriggers(): Promise<Locator> {
 	return creator;
 }
 
-test("6. the node creator lists the trigger's 8 events, and each event's panel shows its own fields only", async () => {
+test("6. the node creator lists the trigger's 8 events, and each event's panel shows its own fields and its own notice only", async () => {
 	const { page } = browser;
 	const event = (value: string) => {
 		const found = triggerEvents.find((panel) => panel.event === value);
@@ -546,6 +556,7 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 		triggerEvents.flatMap((panel) => panel.fields).map((field) => [field.name, field]),
 	);
 	const problems: string[] = [];
+	const noticesShown = new Map<string, string | undefined>();
 	for (const panel of opened) {
 		await openSvcChatTriggers();
 		await creator.getByText(panel.action, { exact: true }).click();
@@ -578,6 +589,10 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 			shownLines.findIndex((line) => line === text || line.startsWith(`${text} `));
 		const first = at('Trigger On');
 		const notice = shownLines.findIndex((line) => line.includes('Fetch Test Event'));
+		// The event's own notice, speaking of it only (issue 51): no two of the opened events share one.
+		noticesShown.set(panel.event, shownLines[notice]);
+		if (shownLines[notice] !== normalizeSpace(panel.notices.join(' ')))
+			problems.push(`${panel.action}: the notice reads "${shownLines[notice]}"`);
 		const fieldsBelow = panel.fields.filter((field) => field.label !== 'Trigger On');
 		if (first < 0 || notice < first || fieldsBelow.some((field) => at(field.label) < first))
 			problems.push(`${panel.action}: 'Trigger On' is not first: ${shownLines.join(' | ')}`);
@@ -602,6 +617,7 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 		await ndv.waitFor({ state: 'hidden' });
 	}
 	expect(problems).toEqual([]);
+	expect(new Set(noticesShown.values()).size).toBe(opened.length);
 });
 
 async function recentChatIds(): Promise<string[]> {
@@ -677,13 +693,13 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	await modal.waitFor({ state: 'hidden' });
 });
 
-test('7. Set Status with an unknown email: the canvas subtitle adds the operation, the error details show the Svc code, never "Error code 200"', async () => {
+test('7. Set Status with an unknown email: the canvas subtitle reads "Operator: Set status", the error details show the Svc code, never "Error code 200"', async () => {
 	const { page } = browser;
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.setStatus);
 	const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${SET_STATUS.name}"]`);
 	const subtitle = await canvasSubtitle(node);
 	await nodePicture(node, '7-canvas-subtitle');
-	expect(subtitle).toBe('setStatus: operator');
+	expect(subtitle).toBe('Operator: Set status');
 	expect(subtitle).not.toBe(SET_STATUS.name);
 
 	await node.dblclick();

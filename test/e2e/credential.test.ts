@@ -31,7 +31,7 @@ const BROWSER_ID = 'svc-e2e-browser';
 const MESSAGES = {
 	ok: 'Connection successful!',
 	wrongLogin:
-		'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+		'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
 	forbidden:
 		'Access denied: the user is not an administrator, or there were too many login attempts. Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
 	noApiAccess:

@@ -216,7 +216,14 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(11);
+	expect(lines).toHaveLength(12);
+	// What the lines cannot show: example 7's hours, chats/missed's choices, what a wrong saved password does.
+	const welcome = started.npm.output().replaceAll(/\n {1,4}/g, ' ');
+	expect(welcome).toContain(
+		"only in business hours (Monday to Friday, 09:00 to 18:00 in the workflow's time zone)",
+	);
+	expect(welcome).toMatch(/"contact": "fields" .* "message" .* "none" nowhere/);
+	expect(welcome).toContain('A wrong password saved in it makes every published example fail');
 
 	// A chat, as the welcome text shows it: added (new and open), given a message, closed.
 	const [add, update, close] = ['chats/add', 'chats/update', 'chats/close'].flatMap(at);
@@ -249,6 +256,11 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const offline = (await curl(at('operators/cycle')[0])) as Array<{ status: string }>;
 	expect(offline.map(({ status }) => status)).toEqual(offline.map(() => 'offline'));
 	expect(await curl(at('__control/operators')[0])).toEqual(offline);
+	// One operator back online, the others still offline.
+	const back = (await curl(at('operators/status')[0])) as { id: number; status: string };
+	expect(back.status).toBe('online');
+	const now = (await curl(at('__control/operators')[0])) as Array<{ id: number; status: string }>;
+	expect(now.filter(({ status }) => status === 'online').map(({ id }) => id)).toEqual([back.id]);
 	// A rating of 1 and a missed chat, for examples 8 and 9, as the sandbox then serves them.
 	const rated = (await curl(at('chats/rate')[0])) as Chat;
 	expect(rated.rates?.at(-1)).toMatchObject({ rate: 1, created_at: expect.any(String) });

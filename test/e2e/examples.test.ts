@@ -372,6 +372,35 @@ test('7. nobody online: one execution when every operator went offline, one when
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const triggerRuns = (id: string) => jobExecutions[id].map(({ mode, status }) => ({ mode, status }));
 
+/**
+ * What the Slack or e-mail step that an example's green note describes would receive: the output of the node the note
+ * says to put it after, or, for a note that says to replace a node, that node's input. Each field the note maps (`$json.x`)
+ * must be a non-empty string there.
+ */
+function noteStepInput(exampleId: string, step: ExampleStep) {
+	const example = findExample(readExamples(), exampleId);
+	const note = example.nodes.find(
+		(node) => node.type === 'n8n-nodes-base.stickyNote' && node.parameters.color === 4,
+	)!;
+	const content = note.parameters.content as string;
+	const [, how, named] = /\b(after|Replace) \*\*(.+?)\*\*/.exec(content)!;
+	const feeding = Object.entries(example.connections).find(([, { main }]) =>
+		main.flat().some((link) => link?.node === named),
+	)?.[0];
+	const items = step.outputs[how === 'after' ? named : feeding!];
+	const fields = [...new Set([...content.matchAll(/\$json\.(\w+)/g)].map(([, field]) => field))];
+	return { items, fields };
+}
+
+function expectNoteStepGetsText(exampleId: string, step: ExampleStep) {
+	const { items, fields } = noteStepInput(exampleId, step);
+	expect(items.length).toBeGreaterThan(0);
+	for (const item of items)
+		for (const field of fields)
+			expect({ field, value: item[field] }).toEqual({ field, value: expect.stringMatching(/\S/) });
+	return fields;
+}
+
 test('8. bad rating: only the rating of 1 is emitted, once, with the transcript of its chat', () => {
 	const { step } = observedStep(JOB_COPIES.badRating, /Bad rating/);
 	// Exactly one execution, still after three more polls: the rating of 5 and the chat's older rating of 1 never came.
@@ -387,6 +416,7 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 			chat_id: RATED_CHATS.bad,
 			rating: 1,
 			operator_id: chat.operator_id,
+			operator_name: operators.get(chat.operator_id as number),
 			rated_at: rated.created_at,
 			detected_at: ISO,
 			chat: expect.objectContaining({ id: RATED_CHATS.bad, average_rate: 1 }),
@@ -410,15 +440,20 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 		const prefix = who ? `[${time}] ${who}: ` : `[${time}] `;
 		expect(lines[index + 1].slice(0, prefix.length)).toBe(prefix);
 	});
+	// Who and when: the operator by name and id, the time as the transcript shows it (n8n's zone is UTC here).
+	const by = `${operators.get(chat.operator_id as number)} (operator ${chat.operator_id})`;
+	const at = new Date(rated.created_at).toISOString().replace('T', ' ').slice(0, 19);
+	// chat_id stays the number the API gave.
 	expect(step.outputs['Message for the team lead']).toEqual([
 		{
-			text: `Chat ${RATED_CHATS.bad} was rated 1 of 5 (operator ${chat.operator_id}).`,
-			chat_id: String(RATED_CHATS.bad),
+			text: `Rating 1 of 5 by ${by} at ${at} in chat ${RATED_CHATS.bad}.`,
+			chat_id: RATED_CHATS.bad,
 			rating: 1,
 			operator_id: chat.operator_id,
 			transcript,
 		},
 	]);
+	expect(expectNoteStepGetsText(EXAMPLE_IDS.badRating, step)).toEqual(['text', 'transcript']);
 });
 
 test('9. missed chat: each unanswered chat once, with its contact; the draft goes to the one with an e-mail address', () => {
@@ -459,9 +494,11 @@ test('9. missed chat: each unanswered chat once, with its contact; the draft goe
 			body: expect.stringMatching(
 				new RegExp(`^Hello ${name as string},\n\nyou wrote to us in our chat`),
 			),
-			chat_id: String(chat_id),
+			chat_id,
 		},
 	]);
+	expect(chat_id).toEqual(expect.any(Number));
+	expect(expectNoteStepGetsText(EXAMPLE_IDS.missedChat, step)).toEqual(['to', 'subject', 'body']);
 });
 
 /** A Manual Trigger named Start, and a link to one node: the pieces of the small workflows below. */
@@ -475,11 +512,58 @@ const START: Workflow['nodes'][number] = {
 };
 const link = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
 
+/**
+ * An example whose trigger gives way to fixed items under its name, one item each, as the trigger emits them, run in
+ * `timezone`: the example's own nodes after it run on them. Imported and run once; gives the run.
+ */
+async function runOnFixedItems(
+	exampleId: string,
+	trigger: string,
+	items: object[],
+	timezone: string,
+) {
+	const example = findExample(readExamples(), exampleId);
+	const at = (x: number) => [x, 200] as [number, number];
+	const variant: Workflow = {
+		id: `${exampleId}Fixed`,
+		name: `${example.name} (fixed items, ${timezone})`,
+		nodes: [
+			...example.nodes.filter(({ name }) => name !== trigger),
+			START,
+			{
+				id: 'fixed-items',
+				name: 'Fixed items',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: at(-220),
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ items }), options: {} },
+			},
+			{
+				id: 'fixed-split',
+				name: trigger,
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: at(0),
+				parameters: { fieldToSplitOut: 'items', options: {} },
+			},
+		],
+		connections: {
+			...example.connections,
+			Start: link('Fixed items'),
+			'Fixed items': link(trigger),
+		},
+		settings: { ...example.settings, timezone },
+	};
+	await env.n8n.importWorkflows([variant]);
+	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
+	expect(errors).toEqual({});
+	return (node: string) => nodeOutput(runs[variant.id], node);
+}
+
 test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's time zone, at any hour of the run", async () => {
 	// The run above shows only the branch of the hour it happened in. Here the example's own IF and message run on
 	// fixed moments in Pacific/Auckland (UTC+13 in November), so that the zone decides: the first two are business
 	// hours only there, the third only in UTC.
-	const alert = findExample(readExamples(), EXAMPLE_IDS.nobodyOnline);
 	const team = [{ full_name: 'Anna Petrova' }, { full_name: 'Boris Ivanov' }];
 	const nobody = { available: false, count: 0, operators: [] };
 	const back = { available: true, count: 2, operators: team };
@@ -493,47 +577,54 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 		{ ...nobody, detected_at: '2026-11-24T19:59:00.000Z' }, // Wednesday 08:59 there
 		{ ...back, detected_at: '2026-11-27T21:00:00.000Z' }, // Saturday 10:00 there
 	];
-	const trigger = 'Operator availability';
-	const at = (x: number) => [x, 200] as [number, number];
-	const variant: Workflow = {
-		id: 'svcRunAlert7Hours',
-		name: `${alert.name} (fixed moments, Pacific/Auckland)`,
-		nodes: [
-			...alert.nodes.filter(({ name }) => name !== trigger),
-			START,
-			{
-				id: 'h-moments',
-				name: 'Moments',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: at(-220),
-				parameters: {
-					mode: 'raw',
-					jsonOutput: JSON.stringify({ moments: [...inHours, ...outside] }),
-					options: {},
-				},
-			},
-			// In the trigger's place and under its name: one item per moment, as the trigger emits them.
-			{
-				id: 'h-split',
-				name: trigger,
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: at(0),
-				parameters: { fieldToSplitOut: 'moments', options: {} },
-			},
-		],
-		connections: { ...alert.connections, Start: link('Moments'), Moments: link(trigger) },
-		settings: { ...alert.settings, timezone: 'Pacific/Auckland' },
-	};
-	await env.n8n.importWorkflows([variant]);
-	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
-	expect(errors).toEqual({});
-	expect(nodeOutput(runs[variant.id], 'Message for the team')).toEqual([
+	const output = await runOnFixedItems(
+		EXAMPLE_IDS.nobodyOnline,
+		'Operator availability',
+		[...inHours, ...outside],
+		'Pacific/Auckland',
+	);
+	expect(output('Message for the team')).toEqual([
 		{ text: 'Nobody is online since 09:30.' },
 		{ text: 'Back online (2): Anna Petrova, Boris Ivanov' },
 	]);
-	expect(nodeOutput(runs[variant.id], 'Outside business hours')).toEqual(outside);
+	expect(output('Outside business hours')).toEqual(outside);
+});
+
+test("8. the alert names the operator by name, else by id, at the rating's time in the workflow's zone; ids stay as given", async () => {
+	// The example's own Set node on fixed ratings in Europe/Berlin (UTC+1 in November): one with the operator's name and
+	// a number id, one without a name and with a GUID for the chat, as a server may give it.
+	const ratedAt = '2026-11-19T13:02:11.000Z';
+	const guid = '5f0c7a1e-9b2d-4c3e-8f4a-1d2e3f4a5b6c';
+	const ratings = [
+		{ chat_id: 10035, rating: 2, operator_id: 5, operator_name: 'Dmitri Sokolov' },
+		{ chat_id: guid, rating: 1, operator_id: 7, operator_name: null },
+	].map((rating) => ({
+		...rating,
+		rated_at: ratedAt,
+		chat: { transcript: `Chat ${rating.chat_id}` },
+	}));
+	const output = await runOnFixedItems(
+		EXAMPLE_IDS.badRating,
+		'Bad ratings',
+		ratings,
+		'Europe/Berlin',
+	);
+	expect(output('Message for the team lead')).toEqual([
+		{
+			text: 'Rating 2 of 5 by Dmitri Sokolov (operator 5) at 2026-11-19 14:02:11 in chat 10035.',
+			transcript: 'Chat 10035',
+			chat_id: 10035,
+			rating: 2,
+			operator_id: 5,
+		},
+		{
+			text: `Rating 1 of 5 by operator 7 at 2026-11-19 14:02:11 in chat ${guid}.`,
+			transcript: `Chat ${guid}`,
+			chat_id: guid,
+			rating: 1,
+			operator_id: 7,
+		},
+	]);
 });
 
 describe("the harness reads every outcome of n8n's execute-batch", () => {

@@ -1,5 +1,5 @@
-// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite, reused as is), the polling trigger and
-// its operator events (the 2.x scenario, reused as is). New Rating and Missed Chat on 1.x: n8n1-chat-events.test.ts.
+// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite), the polling trigger, example 12's MCP
+// server and the operator events (the 2.x scenarios), reused as is. New Rating and Missed Chat: n8n1-chat-events.test.ts.
 import './n8n1Flavour';
 import './actions.test';
 
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { nodeOutput } from '../../scripts/executions';
 import { readJson, type Workflow } from '../../scripts/n8n';
 import { runtimeFlavour, sandboxAllChats, useE2eEnvironment } from './environment';
+import { testMcpServer } from './mcp.scenario';
 import { testOperatorEvents } from './trigger-operators.scenario';
 
 const TRIGGER_WORKFLOW: Workflow = {
@@ -66,5 +67,7 @@ describe('n8n 1.x: the polling trigger', () => {
 		expect(emitted.sort()).toEqual(chats.map((chat) => String(chat.id)).sort());
 	});
 
+	// Before the operator events, whose triggers keep polling: the MCP checks count what reaches the sandbox.
+	testMcpServer(trigger);
 	testOperatorEvents(trigger);
 });

@@ -106,11 +106,15 @@ const N8N_DEFAULT_TIMEZONE = 'America/New_York';
 /** The members of IExecuteFunctions that the node uses, as plain functions. */
 export function executeContextMembers(options: ExecuteContextOptions) {
 	const items = options.items ?? [{ json: {} }];
-	const parametersFor = (itemIndex: number) =>
-		strictParameters(
-			options.description,
-			typeof options.parameters === 'function' ? options.parameters(itemIndex) : options.parameters,
-		);
+	// Resolved once per item, as n8n fills in a node's parameters once, not at every read (1,001 items read many).
+	const resolvedByItem = new Map<number, INodeParameters>();
+	const parametersFor = (itemIndex: number) => {
+		const values =
+			typeof options.parameters === 'function' ? options.parameters(itemIndex) : options.parameters;
+		const resolved = resolvedByItem.get(itemIndex) ?? strictParameters(options.description, values);
+		resolvedByItem.set(itemIndex, resolved);
+		return resolved;
+	};
 	const node = makeNode(options.description, parametersFor(0), options.typeVersion);
 	return {
 		getNode: () => node,

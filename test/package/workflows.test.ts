@@ -1,7 +1,11 @@
-// The GitHub Actions workflows, parsed (these machines cannot run GitHub): CI runs .ci/run; publishing is gated on all of it.
+// The workflows: GitHub Actions' parsed (these machines cannot run GitHub), CI runs .ci/run, publishing is gated on it; examples'.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+
+import { readExamples } from '../../scripts/examples';
 
 const workflowsDir = path.resolve(__dirname, '../../.github/workflows');
 
@@ -42,6 +46,88 @@ test("both workflows run .ci/run (the README's commands) and no test command of 
 	expect(fs.readFileSync(path.resolve(__dirname, '../../.ci/run'), 'utf8')).toMatch(
 		/^npm install$[\s\S]*^npm start -- --headless$[\s\S]*^npm test$/m,
 	);
+});
+
+describe('.ci/run leaves a fresh clone clean', () => {
+	const script = fs.readFileSync(path.resolve(__dirname, '../../.ci/run'), 'utf8');
+	// What runs after the README's commands, up to the final step.
+	const check = script.slice(script.indexOf('\nnpm test\n') + 10, script.indexOf('step "done"'));
+	const git = (cwd: string, ...args: string[]) =>
+		spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd });
+
+	/** The check run in a new repository with a committed lockfile, after `change` ran there. */
+	function runCheck(change: (dir: string) => void) {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-clean-'));
+		try {
+			fs.writeFileSync(path.join(dir, 'package-lock.json'), '{"lockfileVersion": 3}\n');
+			git(dir, 'init', '-q');
+			git(dir, 'add', '.');
+			git(dir, 'commit', '-qm', 'clone');
+			change(dir);
+			const run = spawnSync('bash', ['-euo', 'pipefail', '-c', `step() { :; }\n${check}`], {
+				cwd: dir,
+				encoding: 'utf8',
+			});
+			return { status: run.status, stderr: run.stderr };
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	}
+
+	test('it ends by checking the tracked files, after npm test', () => {
+		expect(check).toContain('git status --porcelain');
+		expect(script.indexOf('git status')).toBeGreaterThan(script.indexOf('\nnpm test\n'));
+	});
+
+	test('a tracked file the commands changed fails the run and is named; new untracked files do not', () => {
+		const rewritten = runCheck((dir) => {
+			fs.writeFileSync(path.join(dir, 'package-lock.json'), '{"lockfileVersion": 3, "x": 1}\n');
+			fs.writeFileSync(path.join(dir, 'screenshot.png'), '');
+		});
+		expect(rewritten.status).toBe(1);
+		expect(rewritten.stderr).toContain('M package-lock.json');
+		expect(rewritten.stderr).not.toContain('screenshot.png');
+		expect(runCheck((dir) => fs.writeFileSync(path.join(dir, 'dist.js'), ''))).toEqual({
+			status: 0,
+			stderr: '',
+		});
+	});
+});
+
+describe("the examples' Set nodes keep ids as the API gives them", () => {
+	const ID_LIKE = /(^|_)id$/i;
+	const setNodes = readExamples().flatMap((example) =>
+		example.nodes
+			.filter((node) => node.type === 'n8n-nodes-base.set')
+			.map((node) => ({ example: example.name, node })),
+	);
+
+	test('no assignment forces a type on an id field (a number or a GUID string); ids pass through as they are', () => {
+		expect(setNodes.length).toBeGreaterThanOrEqual(6);
+		const forced = setNodes.flatMap(({ example, node }) => {
+			const { assignments } = (node.parameters.assignments ?? {}) as {
+				assignments?: Array<{ name: string; type: string }>;
+			};
+			return (assignments ?? [])
+				.filter((assignment) => ID_LIKE.test(assignment.name))
+				.map((assignment) => `${example} / ${node.name}: ${assignment.name} as ${assignment.type}`);
+		});
+		expect(forced).toEqual([]);
+	});
+
+	test('examples 8 and 9 pass chat_id on from their trigger, untouched', () => {
+		const passed = setNodes
+			.filter(({ node }) => node.parameters.include === 'selected')
+			.map(({ node }) => [
+				node.name,
+				node.parameters.includeOtherFields,
+				node.parameters.includeFields,
+			]);
+		expect(passed).toEqual([
+			['Message for the team lead', true, 'chat_id, rating, operator_id'],
+			['Follow-up e-mail', true, 'chat_id'],
+		]);
+	});
 });
 
 describe('ci.yml', () => {

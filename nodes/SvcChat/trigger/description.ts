@@ -84,7 +84,7 @@ export const triggerProperties: INodeProperties[] = [
 		],
 		default: 'everyChange',
 		description:
-			"Which chats or operators' changes start the workflow. Within one poll a chat is emitted once, in its latest version.",
+			"What starts the workflow: chats, ratings, missed chats, waiting visitors or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
 	},
 	{
 		displayName:
@@ -96,11 +96,19 @@ export const triggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"'Fetch Test Event' shows up to 5 of the newest found in recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each one from 'Start From' on is emitted once.",
-		name: 'eventTestNotice',
+			"'Fetch Test Event' shows up to 5 ratings: the newest by their time (rated_at) among the ratings of recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each rating given from 'Start From' on is emitted once.",
+		name: 'ratingTestNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { emit: CHAT_EVENTS } },
+		displayOptions: { show: { emit: ['newRating'] } },
+	},
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 missed chats: the newest by their closing time among recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each chat missed from 'Start From' on is emitted once.",
+		name: 'missedChatTestNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { emit: ['missedChat'] } },
 	},
 	{
 		displayName:
@@ -273,14 +281,12 @@ function readRatingRange(read: ParameterReader): RatingRange {
 
 /** 'Wait Longer Than': minutes above 0, fractions allowed, as milliseconds. */
 function readWaitLongerThan(read: ParameterReader): number {
-	const value = read.raw('waitLongerThan');
-	const minutes = typeof value === 'string' && value.trim() ? Number(value) : value;
-	if (typeof minutes === 'number' && minutes > 0 && minutes * 60_000 < 2 ** 53)
-		return Math.round(minutes * 60_000);
-	throw read.fail(
-		`'${read.label('waitLongerThan')}' must be a number of minutes above 0, not ${showValue(value)}`,
-		`Set '${read.label('waitLongerThan')}' to the minutes a visitor may wait before the alert, e.g. 3, or 0.5 for 30 seconds.`,
-	);
+	const [value, label] = [read.raw('waitLongerThan'), read.label('waitLongerThan')];
+	const ms =
+		60_000 * (typeof value === 'string' && value.trim() ? Number(value) : (value as number));
+	if (['number', 'string'].includes(typeof value) && ms > 0 && ms < 2 ** 53) return Math.round(ms);
+	const fix = `Set '${label}' to the minutes a visitor may wait before the alert, e.g. 3, or 0.5 for 30 seconds.`;
+	throw read.fail(`'${label}' must be a number of minutes above 0, not ${showValue(value)}`, fix);
 }
 
 function readStart(read: ParameterReader, startFrom: string) {

@@ -7,7 +7,7 @@ import { isPlainObject } from '../helpers/values';
 import { serverBinding } from './poll';
 
 /** The pause after the n-th refused login in a row: 1, 2, 4 … 32 minutes, then 60: at most 6 wrong logins an hour. */
-export const PAUSE_MINUTES = [1, 2, 4, 8, 16, 32, 60];
+const PAUSE_MINUTES = [1, 2, 4, 8, 16, 32, 60];
 export const LOGIN_PAUSE_KEY = 'loginPause';
 
 /** Kept in static data beside the events' state: no secret, only the binding digest of host and e-mail. */

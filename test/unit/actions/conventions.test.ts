@@ -263,8 +263,13 @@ describe('one name per action', () => {
 
 describe('canvas subtitle', () => {
 	// n8n names a node added from the node creator after its action (makeNodeName), and shows the subtitle under it.
-	test("adds the operation and resource, as n8n's own nodes do (Airtable v2, Microsoft Outlook v2), never the name", () => {
-		expect(action.subtitle).toBe('={{ $parameter["operation"] + ": " + $parameter["resource"] }}');
+	test("names the resource and operation as their dropdowns do, in sentence case as the trigger's events, never the name", () => {
+		const resourceNames = Object.fromEntries(
+			(
+				action.properties.find((property) => property.name === 'resource')!
+					.options as INodePropertyOptions[]
+			).map((option) => [option.value, option.name]),
+		);
 		const selectors = action.properties.filter((property) => property.name === 'operation');
 		let checked = 0;
 		for (const selector of selectors) {
@@ -272,15 +277,23 @@ describe('canvas subtitle', () => {
 			for (const option of selector.options as INodePropertyOptions[]) {
 				const parameters = { resource, operation: option.value };
 				const name = NodeHelpers.makeNodeName(parameters, action);
+				const words = option.name.split(' ');
+				const operationWords = [words[0], ...words.slice(1).map((word) => word.toLowerCase())];
 				expect(name).toBe(option.action);
-				expect(subtitleFor(action, parameters)).toBe(`${option.value}: ${resource}`);
+				expect(subtitleFor(action, parameters)).toBe(
+					`${resourceNames[resource]}: ${operationWords.join(' ')}`,
+				);
 				expect(subtitleFor(action, parameters)).not.toBe(name);
 				checked++;
 			}
 		}
 		expect(checked).toBe(operationOptions.length);
 		expect(subtitleFor(action, { resource: 'operator', operation: 'setStatus' })).toBe(
-			'setStatus: operator',
+			'Operator: Set status',
+		);
+		expect(subtitleFor(action, { resource: 'chat', operation: 'getMany' })).toBe('Chat: Get many');
+		expect(subtitleFor(action, { resource: 'statistics', operation: 'getUsage' })).toBe(
+			'Statistic: Get usage',
 		);
 	});
 });
@@ -392,9 +405,9 @@ describe('the trigger in the node creator', () => {
 		for (const emit of ['everyChange', 'newChats', 'finishedChats'])
 			expect(shown(emit)).toEqual(CHAT);
 		// New Rating and Missed Chat: a chat in each item, shaped by Chat Output (no One Item per Message).
-		const EVENT = ['chatOutput', 'emit', 'eventTestNotice', 'options', 'startFrom'];
-		expect(shown('missedChat')).toEqual(EVENT);
-		expect(shown('newRating')).toEqual([...EVENT, 'ratings'].sort());
+		const EVENT = ['chatOutput', 'emit', 'options', 'startFrom'];
+		expect(shown('missedChat')).toEqual([...EVENT, 'missedChatTestNotice'].sort());
+		expect(shown('newRating')).toEqual([...EVENT, 'ratingTestNotice', 'ratings'].sort());
 		expect(shown('operatorStatusChanged')).toEqual([
 			'emit',
 			'operatorEventNotice',
@@ -403,22 +416,59 @@ describe('the trigger in the node creator', () => {
 			'toStatuses',
 		]);
 		expect(shown('operatorAvailabilityChanged')).toEqual([
+			'availabilityEventNotice',
 			'availableStatuses',
 			'emit',
-			'operatorEventNotice',
 			'roles',
 		]);
 		for (const emit of ['operatorStatusChanged', 'operatorAvailabilityChanged', 'newRating'])
 			expect(issuesOf(trigger, { emit })).toEqual([]);
 	});
 
-	test('a notice on the operator panels says what Fetch Test Event shows, that the first poll emits nothing, and that a change made while unpublished comes late', () => {
-		const notice = trigger.properties.find((property) => property.name === 'operatorEventNotice');
-		expect(notice?.type).toBe('notice');
-		expect(notice?.displayName).toMatch(/Fetch Test Event/);
-		expect(notice?.displayName).toMatch(/first poll of a newly active workflow .* emits nothing/);
-		expect(notice?.displayName).toMatch(
-			/unpublished or n8n was down, the first poll emits what changed meanwhile, late: .* between changed_after and detected_at/,
+	test('a notice on each operator panel says what Fetch Test Event shows, that the first poll emits nothing, and that a change made while unpublished comes late', () => {
+		for (const name of ['operatorEventNotice', 'availabilityEventNotice']) {
+			const notice = trigger.properties.find((property) => property.name === name);
+			expect(notice?.type).toBe('notice');
+			expect(notice?.displayName).toMatch(/Fetch Test Event/);
+			expect(notice?.displayName).toMatch(/first poll of a newly active workflow .* emits nothing/);
+			expect(notice?.displayName).toMatch(
+				/unpublished or n8n was down, the first poll emits what changed meanwhile, late: .* between changed_after and detected_at/,
+			);
+		}
+	});
+
+	test("each event's notice speaks of that event only, and says of what Fetch Test Event shows the newest", () => {
+		const noticeOf = (emit: string) => {
+			const shown = strictParameters(trigger, { emit });
+			const notices = trigger.properties.filter(
+				(property) => property.type === 'notice' && property.name in shown,
+			);
+			expect(notices).toHaveLength(1);
+			return notices[0].displayName;
+		};
+		const rating = noticeOf('newRating');
+		const missed = noticeOf('missedChat');
+		expect(rating).toMatch(/up to 5 ratings: the newest by their time \(rated_at\)/);
+		expect(rating).not.toMatch(/missed/i);
+		expect(missed).toMatch(/up to 5 missed chats: the newest by their closing time/);
+		expect(missed).not.toMatch(/rating/i);
+		const status = noticeOf('operatorStatusChanged');
+		const availability = noticeOf('operatorAvailabilityChanged');
+		expect(status).not.toMatch(/availab/i);
+		expect(availability).not.toMatch(/previous one/);
+		expect(availability).toMatch(/available now/);
+		const everyNotice = values(events!).map((emit) => noticeOf(emit as string));
+		const waiting = noticeOf('visitorWaiting');
+		expect(waiting).toMatch(/up to 5 chats whose visitor is waiting now/);
+		expect(waiting).not.toMatch(/rating|missed/i);
+		// The three chat-change events share one; each other event has its own.
+		expect(new Set(everyNotice).size).toBe(6);
+	});
+
+	test("'Trigger On' does not say that every event emits a chat once per poll: New Rating emits each rating", () => {
+		expect(events!.description).not.toMatch(/Within one poll a chat is emitted once/);
+		expect(events!.description).toMatch(
+			/New Rating emits each rating, two of one chat as two items/,
 		);
 	});
 

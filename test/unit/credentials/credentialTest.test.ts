@@ -140,10 +140,10 @@ describe('the credential test request', () => {
 	test('a wrong password: one text, true for the nodes and for the test, in the form without pointing at itself', () => {
 		expect(SVC_HTTP_ERRORS[401]).toEqual({
 			message: 'Wrong email or password',
-			fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+			fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
 		});
 		expect(byStatus['401']).toBe(
-			'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again.',
+			'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
 		);
 		for (const text of [byStatus['401'], SVC_HTTP_ERRORS[401].fix])
 			expect(text).not.toMatch(/retr(y|ies)|not locked|once/i);

@@ -28,7 +28,8 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(description.properties.map((p) => p.name)).toEqual([
 		'emit',
 		'testEventNotice',
-		'eventTestNotice',
+		'ratingTestNotice',
+		'missedChatTestNotice',
 		'waitingTestNotice',
 		'waitLongerThan',
 		'startFrom',
@@ -38,6 +39,7 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'chatOutput',
 		'options',
 		'operatorEventNotice',
+		'availabilityEventNotice',
 		'operators',
 		'toStatuses',
 		'availableStatuses',

@@ -70,7 +70,10 @@ test("an item per rating: the chat id, the rating, the rated operator's id and n
 describe("the rated operator's name", () => {
 	test('one GET /operators per poll, shared with Transcript; none when no rating is emitted', async () => {
 		const staticData: IDataObject = {};
-		const chats = [rated(1, [rate(1, AT, 3), rate(2, AT, 7)]), rated(2, [rate(5, AT, '7' as unknown as number)])];
+		const chats = [
+			rated(1, [rate(1, AT, 3), rate(2, AT, 7)]),
+			rated(2, [rate(5, AT, '7' as unknown as number)]),
+		];
 		replyPage(0, chats, 100);
 		const parameters = newRating({ chatOutput: 'transcript' });
 		const items = (await triggerHarness(parameters, staticData).poll())!;

@@ -303,7 +303,7 @@ test('10,000 visitors waiting at once are all remembered and alerted; beyond the
 });
 
 describe("'Wait Longer Than'", () => {
-	test.each([0, -1, 'three', '', null])(
+	test.each([0, -1, 'three', '', null, [5], true])(
 		'%p is an error that names the field and the fix',
 		async (value) => {
 			await expect(
