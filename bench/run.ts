@@ -11,6 +11,7 @@ import {
 	type P1Result,
 	type P1TranscriptResult,
 } from './p1-catchup';
+import { benchWaitingCatchUp, type P1WaitingResult } from './p1-waiting';
 import { benchRealN8n, type P2Result } from './p2-n8n';
 import { benchBroadcast, type P3Result } from './p3-broadcast';
 import { benchMemory, type P4Result } from './p4-memory';
@@ -51,6 +52,15 @@ function printP1Transcript(r: P1TranscriptResult): string[] {
 		`   Simplified   ${describe(r.simplified)}, client CPU ${describe(r.clientCpuMs.simplified)}`,
 		`   Transcript   ${describe(r.transcript)}, client CPU ${describe(r.clientCpuMs.transcript)}`,
 		`   ratio Transcript / Simplified = ${r.ratio} (client CPU ${r.cpuRatio}); target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+function printP1Waiting(r: P1WaitingResult): string[] {
+	return [
+		`P1 trigger catch-up, ${r.chats.toLocaleString('en-US')} chats, Every Change against Visitor Waiting (${r.waiting} waiting, same requests)`,
+		`   Every Change      ${describe(r.everyChange)}`,
+		`   Visitor Waiting   ${describe(r.visitorWaiting)}`,
+		`   ratio Visitor Waiting / Every Change = ${r.ratio}; target ${r.target}: ${yesNo(r.met)}`,
 	];
 }
 
@@ -159,16 +169,19 @@ async function main(): Promise<number> {
 			const cost = Math.round((100 * minimal.trigger.median) / result.trigger.median) / 100;
 			// The same catch-up with Output Transcript, against Simplified.
 			const transcript = await benchTranscriptCatchUp({ runs: runs + 2, chats: 20_000, log });
+			const waiting = await benchWaitingCatchUp({ runs: runs + 2, chats: 20_000, log });
 			results.P1 = {
 				...result,
 				minimalEntries30: { ...minimal, triggerOverPlainTrigger: cost },
 				transcript,
+				visitorWaiting: waiting,
 			};
 			return [
 				...printP1(result),
 				...printP1(minimal),
 				`   30 % minimal entries: trigger x${cost} of the trigger with none`,
 				...printP1Transcript(transcript),
+				...printP1Waiting(waiting),
 			];
 		},
 		P5: async () => {

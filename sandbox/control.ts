@@ -24,6 +24,10 @@ export interface SandboxControl {
 		id: number | string,
 		rating: { rate: number; operator_id?: number; created_at?: string },
 	): Chat;
+	/** A new chat whose visitor wrote and waits in the queue; with `id`, that chat's visitor writes again. */
+	visitorWaits(id?: number | string): Chat;
+	/** An operator's answer now, and the chat's state `chatting`. Throws for an unknown id. */
+	answerChat(id: number | string): Chat;
 	/** A new chat, closed, that no operator answered; the visitor's contact in its fields (default), a message, or none. */
 	addMissedChat(contact?: MissedContact): Chat;
 	/** n random update/close mutations, deterministic from the seed. */
@@ -93,6 +97,8 @@ export function createControl(
 		updateChat: (id) => state.updateChat(id),
 		closeChat: (id) => state.closeChat(id),
 		rateChat: (id, rating) => state.rateChat(id, rating),
+		visitorWaits: (id) => state.visitorWaits(id),
+		answerChat: (id) => state.answerChat(id),
 		addMissedChat: (contact = 'fields') => state.addChats(1, contact)[0],
 		mutateRandomChats: (n) => state.mutateRandomChats(requireCount(n)),
 		getChat: (id) => state.getChat(id),
@@ -171,6 +177,8 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'POST chats/rate': ({ body }) =>
 			control.rateChat(body.id as string, body as Parameters<SandboxControl['rateChat']>[1]),
 		'POST chats/missed': ({ body }) => control.addMissedChat(body.contact as MissedContact),
+		'POST chats/wait': ({ body }) => control.visitorWaits(body.id as string | undefined),
+		'POST chats/answer': ({ body }) => control.answerChat(body.id as string),
 		'POST chats/mutate': ({ body }) => control.mutateRandomChats(body.n as number),
 		'GET chat': ({ query }) => {
 			const chat = control.getChat(query.get('id') ?? '');

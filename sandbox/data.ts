@@ -119,8 +119,11 @@ export interface ChatRecord {
 	missed?: MissedContact;
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
-	/** Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation. */
-	live: boolean;
+	/**
+	 * Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation;
+	 * 'waiting': its visitor's first message, in the queue, unanswered (control visitorWaits).
+	 */
+	live: boolean | 'waiting';
 }
 
 // Message kinds of spec 2.5, in four groups: four consecutive chats between them show every kind.
@@ -158,10 +161,16 @@ const FIRST_INTEGER_CHAT_ID = 10_000;
  * a 10-chat demo has every message kind, GUID and integer ids, null categories, null state histories, rates,
  * visitors with and without fields, and closed and open chats; the seed picks the details.
  */
-function planChat(seed: number, index: number, live: boolean, missed?: MissedContact): ChatPlan {
+function planChat(
+	seed: number,
+	index: number,
+	live: boolean | 'waiting',
+	missed?: MissedContact,
+): ChatPlan {
 	const random = Random.of(seed, index, 1);
 	const durationMs = random.int(2, 40) * MINUTE_MS + random.int(0, MINUTE_MS - 1);
 	const id = index % 5 === 3 ? random.guid() : FIRST_INTEGER_CHAT_ID + index;
+	if (live === 'waiting') return { id, durationMs: 0, kinds: ['visitor'], states: ['queue'] };
 	const kinds = ['visitor', 'operator'];
 	kinds.splice(1, 0, ...KIND_GROUPS[index % KIND_GROUPS.length]);
 	const exchanges = random.int(0, 3);
@@ -190,7 +199,7 @@ export function newChatRecord(
 	seed: number,
 	index: number,
 	createdMs: number,
-	live = false,
+	live: boolean | 'waiting' = false,
 	missed?: MissedContact,
 ): ChatRecord {
 	const plan = planChat(seed, index, live, missed);

@@ -204,6 +204,9 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 			delete withoutCursor.last_ts;
 			payload = withoutCursor;
 		}
+		// The server's present, from its own clock (spec 4 shows no time; HTTP servers send one).
+		if (state.settings.dateHeader) response.setHeader('Date', state.now().toUTCString());
+		else response.sendDate = false;
 		let text = JSON.stringify(payload);
 		// truncated: the request was processed, but the reply is cut mid-JSON; headers stay consistent with what is sent.
 		if (fault?.kind === 'truncated') text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));

@@ -47,6 +47,8 @@ export interface SandboxSettings {
 	requireJsonContentType: boolean;
 	/** Not shown in the spec: the `error` code GET /chat gives for an id it does not have ('chat-not-found' by default). */
 	unknownChatError: string;
+	/** API replies carry a `Date` header from the sandbox's clock (default true); false sends none. */
+	dateHeader: boolean;
 }
 
 const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
@@ -280,6 +282,46 @@ export class SandboxState {
 		return this.recordChange(record);
 	}
 
+	/** A new chat whose visitor wrote and waits in the queue; with `id`, that chat's visitor writes again. */
+	visitorWaits(id?: unknown): Chat {
+		if (id === undefined) {
+			const record = newChatRecord(this.seed, this.records.length, this.now().getTime(), 'waiting');
+			if (this.byId.has(String(record.id))) throw new Error(`Chat id ${record.id} already exists`);
+			this.records.push(record);
+			this.byId.set(String(record.id), record);
+			return this.recordChange(record);
+		}
+		const record = this.requireRecord(id);
+		const count = record.baseMessageCount + record.extraMessages.length;
+		const message = 'Is anybody there?';
+		const at = this.now().toISOString();
+		record.extraMessages.push({
+			id: `${record.id}-m${count}`,
+			created_at: at,
+			kind: 'visitor',
+			message,
+		});
+		return this.recordChange(record);
+	}
+
+	/** An operator's answer (by the chat's operator, now), and a `chatting` state with that operator. */
+	answerChat(id: unknown): Chat {
+		const record = this.requireRecord(id);
+		const chat = this.build(record);
+		const [count, at] = [chat.messages?.length ?? 0, this.now().toISOString()];
+		const operator_id = chat.operator_id as number;
+		record.extraMessages.push({
+			id: `${record.id}-m${count}`,
+			created_at: at,
+			kind: 'operator',
+			message: 'Hello! Sorry for the wait, how can I help?',
+			operator_id,
+		});
+		const department_id = chat.state_history?.at(-1)?.department_id ?? null;
+		record.extraStates.push({ state: 'chatting', operator_id, at, department_id });
+		return this.recordChange(record);
+	}
+
 	/** Appends a `closed` state entry; a new version of the chat (closing twice repeats the state, as spec 3 allows). */
 	closeChat(id: unknown): Chat {
 		const record = this.requireRecord(id);
@@ -481,7 +523,13 @@ export function validateSettings(partial: unknown): Partial<SandboxSettings> {
 	const known = new Set(Object.keys(DEFAULT_SETTINGS));
 	for (const key of Object.keys(settings))
 		if (!known.has(key)) throw new Error(`Unknown setting ${key}`);
-	for (const key of ['apiAccess', 'lastTsAsString', 'equalTimestamps', 'requireJsonContentType']) {
+	for (const key of [
+		'apiAccess',
+		'lastTsAsString',
+		'equalTimestamps',
+		'requireJsonContentType',
+		'dateHeader',
+	]) {
 		if (key in settings && typeof settings[key] !== 'boolean')
 			throw new Error(`${key} must be true or false`);
 	}
@@ -537,4 +585,5 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
 	emptyPageLastTs: 'latest',
 	requireJsonContentType: true,
 	unknownChatError: 'chat-not-found',
+	dateHeader: true,
 };

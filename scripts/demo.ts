@@ -145,6 +145,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${post(control('chats/missed'))} -d '{"contact":"fields"}'
     "contact": "fields" puts the visitor's name, e-mail and phone in the visitor's fields,
     "message" only in a chat message, "none" nowhere.
+ 9. "Svc: tell the team when a visitor waits…" is published. A visitor writes (answer: chats/answer {"id"}):
+      ${post(control('chats/wait'))} -d '{}'
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.
@@ -197,8 +199,9 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	n8n.setOwner(OWNER);
 	await n8n.importCredentials([sandboxCredential(sandbox)]);
 	await n8n.importWorkflows(readExamples());
-	const { nobodyOnline, badRating, missedChat } = EXAMPLE_IDS;
-	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, nobodyOnline, badRating, missedChat]);
+	const { nobodyOnline, badRating, missedChat, visitorWaiting } = EXAMPLE_IDS;
+	const alerts = [nobodyOnline, badRating, missedChat, visitorWaiting];
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...alerts]);
 	// Keeps the demo data moving, so the trigger has something new to find.
 	let previous: string | number | undefined;
 	setInterval(() => {

@@ -26,6 +26,7 @@ export const EXAMPLE_IDS = {
 	nobodyOnline: 'svcExample7Nobody',
 	badRating: 'svcExample8Rating',
 	missedChat: 'svcExample9Missed',
+	visitorWaiting: 'svcExample10Waiting',
 	weeklyReport: 'svcExample11Report',
 	mcpServer: 'svcExample12Mcp',
 } as const;
@@ -63,10 +64,15 @@ export const pollEvery = (seconds: number) =>
 const ALERT_TRIGGER = 'Operator availability';
 const RATING_TRIGGER = 'Bad ratings';
 const MISSED_TRIGGER = 'Missed chats';
-/** How often the copies of examples 7 to 9 poll: each change is seen within it, and polled again before the next. */
+const WAITING_TRIGGER = 'Waiting visitors';
+/** How often the copies of examples 7 to 10 poll: each change is seen within it, and polled again before the next. */
 const POLL_SECONDS = 3;
-/** The copies of examples 8 and 9 that `runExamples` publishes. */
-export const JOB_COPIES = { badRating: 'svcRunRating3s', missedChat: 'svcRunMissed3s' };
+/** The copies of examples 8 to 10 that `runExamples` publishes (example 10's alerts after 3 s, not 3 minutes). */
+export const JOB_COPIES = {
+	badRating: 'svcRunRating3s',
+	missedChat: 'svcRunMissed3s',
+	visitorWaiting: 'svcRunWaiting3s',
+};
 /** Seeded chats (seed 1) that `runExamples` rates: the bad one already has a rating of 1, older than the trigger. */
 export const RATED_CHATS = { bad: 10004, good: 10000 };
 /**
@@ -195,7 +201,14 @@ export async function runExamples(
 	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
 	const rating = pollingCopy(example(EXAMPLE_IDS.badRating), JOB_COPIES.badRating);
 	const missed = pollingCopy(example(EXAMPLE_IDS.missedChat), JOB_COPIES.missedChat);
-	await n8n.importWorkflows([...examples, lunch, alert, rating, missed]);
+	const waiting = variant(
+		example(EXAMPLE_IDS.visitorWaiting),
+		JOB_COPIES.visitorWaiting,
+		`every ${POLL_SECONDS} s, a wait of 3 s`,
+		'n8n-nodes-svc.svcChatTrigger',
+		{ pollTimes: pollEvery(POLL_SECONDS), waitLongerThan: 0.05 },
+	);
+	await n8n.importWorkflows([...examples, lunch, alert, rating, missed, waiting]);
 
 	const steps: ExampleStep[] = [];
 	/** Records the `nth` execution of a workflow as a step, with the output of the nodes `shown`. */
@@ -222,7 +235,8 @@ export async function runExamples(
 	await scheduled(report, 'Every Monday at 08:00', reportTitle, ['Per operator', 'Report columns']);
 
 	// Webhooks and the chat triggers run in production once published.
-	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, alert.id, rating.id, missed.id]);
+	const copies = [alert.id, rating.id, missed.id, waiting.id];
+	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...copies]);
 	const webhook = async (call: WebhookCall, title: string, shown: string[]) => {
 		const { how, response } = await callWebhook(n8n, call);
 		await record({ title, workflowId: call.workflow.id, how, response }, shown, call.nth);
@@ -279,5 +293,13 @@ export async function runExamples(
 	const missedTitle = 'Missed chats: one with an e-mail address, one without any contact';
 	const missedShown = [MISSED_TRIGGER, 'Has an e-mail address?', 'Follow-up e-mail'];
 	await record({ title: missedTitle, workflowId: missed.id, how: polled }, missedShown);
+
+	// Example 10: two visitors write; one is answered at once, the other waits past 3 s.
+	await firstPoll(waiting, WAITING_TRIGGER);
+	sandbox.control.visitorWaits();
+	sandbox.control.answerChat(sandbox.control.visitorWaits().id);
+	const waitingTitle = 'A visitor waits more than 3 s; another, answered at once, does not count';
+	const waitingShown = [WAITING_TRIGGER, 'Message for the team'];
+	await record({ title: waitingTitle, workflowId: waiting.id, how: polled }, waitingShown);
 	return steps;
 }

@@ -1,4 +1,4 @@
-// The "Svc Chat Trigger": polls for new or changed chats, ratings and missed chats, never losing one, or operators' statuses.
+// The "Svc Chat Trigger": polls for new or changed chats, ratings, missed chats and waiting visitors, never losing one, or operators' statuses.
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IDataObject, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
@@ -21,7 +21,7 @@ export class SvcChatTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats", "newRating": "New rating", "missedChat": "Missed chat", "operatorStatusChanged": "Operator status changed", "operatorAvailabilityChanged": "Operator availability changed"}[$parameter["emit"]] }}',
+			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats", "newRating": "New rating", "missedChat": "Missed chat", "operatorStatusChanged": "Operator status changed", "operatorAvailabilityChanged": "Operator availability changed", "visitorWaiting": "Visitor waiting"}[$parameter["emit"]] }}',
 		description: SVC_CHAT_TRIGGER_DESCRIPTION,
 		defaults: { name: 'Svc Chat Trigger' },
 		polling: true,

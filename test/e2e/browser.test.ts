@@ -479,7 +479,7 @@ async function openSvcChatTriggers(): Promise<Locator> {
 	return creator;
 }
 
-test("6. the node creator lists the trigger's 7 events, and each event's panel shows its own fields and its own notice only", async () => {
+test("6. the node creator lists the trigger's 8 events, and each event's panel shows its own fields and its own notice only", async () => {
 	const { page } = browser;
 	const event = (value: string) => {
 		const found = triggerEvents.find((panel) => panel.event === value);
@@ -499,20 +499,28 @@ test("6. the node creator lists the trigger's 7 events, and each event's panel s
 		expect.arrayContaining(['Start From', 'Ratings', 'Chat Output']),
 	);
 	expect(labels('missedChat')).toEqual(expect.arrayContaining(['Start From', 'Chat Output']));
+	expect(labels('visitorWaiting')).toEqual(
+		expect.arrayContaining(['Wait Longer Than', 'Start From', 'Chat Output']),
+	);
 	for (const operatorEvent of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
 		for (const chatOnly of ['Start From', 'Output', 'Chat Output'])
 			expect(labels(operatorEvent)).not.toContain(chatOnly);
 	// Chat Output and Ratings belong to the two new events only, and Output to the other chat events.
 	for (const { event: value } of triggerEvents) {
-		const own = { newRating: ['Ratings', 'Chat Output'], missedChat: ['Chat Output'] }[value] ?? [];
-		for (const label of ['Ratings', 'Chat Output'])
+		const own =
+			{
+				newRating: ['Ratings', 'Chat Output'],
+				missedChat: ['Chat Output'],
+				visitorWaiting: ['Wait Longer Than', 'Chat Output'],
+			}[value] ?? [];
+		for (const label of ['Ratings', 'Wait Longer Than', 'Chat Output'])
 			expect({ value, label, shown: labels(value).includes(label) }).toEqual({
 				value,
 				label,
 				shown: own.includes(label),
 			});
 	}
-	expect(triggerEvents).toHaveLength(7);
+	expect(triggerEvents).toHaveLength(8);
 
 	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.editor);
 	const creator = await openSvcChatTriggers();
@@ -540,6 +548,7 @@ test("6. the node creator lists the trigger's 7 events, and each event's panel s
 		event('everyChange'),
 		event('newRating'),
 		event('missedChat'),
+		event('visitorWaiting'),
 		event('operatorStatusChanged'),
 		event('operatorAvailabilityChanged'),
 	];

@@ -267,7 +267,10 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const missed = (await curl(at('chats/missed')[0])) as Chat;
 	expect(missed.state_history?.at(-1)?.state).toBe('closed');
 	expect(missed.visitor?.fields?.email).toEqual(expect.any(String));
-	for (const chat of [rated, missed])
+	// A visitor waiting, for example 10.
+	const waiting = (await curl(at('chats/wait')[0])) as Chat;
+	expect(waiting.messages?.map(({ kind }) => kind)).toEqual(['visitor']);
+	for (const chat of [rated, missed, waiting])
 		expect(await curl(`curl -s '${started.sandboxUrl}/__control/chat?id=${chat.id}'`)).toEqual(
 			chat,
 		);

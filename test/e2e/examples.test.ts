@@ -65,13 +65,16 @@ const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (starte
 				exportExecutions = await started.n8n.readExecutions(step.workflowId);
 				chatsAtExport = (await sandboxAllChats(started.sandbox)).chats;
 			}
-			if (step.workflowId === JOB_COPIES.missedChat) {
-				// Three more polls of each of the two triggers: a rating or missed chat emitted twice would show.
+			if (
+				step.workflowId === JOB_COPIES.missedChat ||
+				step.workflowId === JOB_COPIES.visitorWaiting
+			) {
+				// Three more polls of each of the three triggers: an item emitted twice would show.
 				await morePolls(
 					started.sandbox,
 					'/api/v2/chats',
-					6,
-					'three more polls of examples 8 and 9',
+					9,
+					'three more polls of examples 8 to 10',
 				);
 				for (const id of Object.values(JOB_COPIES))
 					jobExecutions[id] = await started.n8n.readExecutions(id, { all: true });
@@ -132,6 +135,7 @@ test('every example ran', () => {
 		ALERT_CLOCK.id,
 		JOB_COPIES.badRating,
 		JOB_COPIES.missedChat,
+		JOB_COPIES.visitorWaiting,
 	]);
 });
 
@@ -710,4 +714,41 @@ describe("the harness reads every outcome of n8n's execute-batch", () => {
 			'n8n execute-batch runs no workflow ID without a digit: svcNoDigitHere',
 		);
 	});
+});
+
+test('10. visitor waiting: the visitor who waits past 3 s comes once; the one answered at once never', () => {
+	const { step } = observedStep(JOB_COPIES.visitorWaiting, /waits more than/);
+	expect(triggerRuns(JOB_COPIES.visitorWaiting)).toEqual([{ mode: 'trigger', status: 'success' }]);
+	const items = step.outputs['Waiting visitors'];
+	expect(items).toHaveLength(1);
+	const chat = env.sandbox.control.getChat(items[0].chat_id as number)!;
+	// Still waiting: one visitor message, in the queue, nobody assigned.
+	expect(chat.messages?.map(({ kind }) => kind)).toEqual(['visitor']);
+	const latest = chat.state_history!.at(-1)!;
+	const fields = chat.visitor?.fields ?? {};
+	expect(items[0]).toEqual({
+		chat_id: chat.id,
+		wait_began_at: chat.messages![0].created_at,
+		waited_seconds: expect.any(Number),
+		department_id: latest.department_id,
+		operator_id: latest.operator_id,
+		visitor_name: fields.name ?? null,
+		visitor_email: fields.email ?? null,
+		visitor_phone: fields.phone ?? null,
+		detected_at: ISO,
+		chat: expect.objectContaining({ id: chat.id, final_state: 'queue' }),
+	});
+	const waited = items[0].waited_seconds as number;
+	expect(waited).toBeGreaterThanOrEqual(3);
+	const department =
+		latest.department_id === null ? 'no department' : `department ${latest.department_id}`;
+	const operator =
+		latest.operator_id === null ? 'nobody assigned' : `operator ${latest.operator_id}`;
+	expect(step.outputs['Message for the team']).toEqual([
+		{
+			text: `${fields.name || 'A visitor'} has waited ${Math.floor(waited / 60)} min in chat ${chat.id} (${department}, ${operator}).`,
+			chat_id: String(chat.id),
+			waited_seconds: waited,
+		},
+	]);
 });

@@ -28,6 +28,33 @@ interface Trigger {
 	workflowId: string;
 }
 
+/** Creates each trigger's workflow through REST, as the editor does, and publishes them; they start from Now. */
+async function publishTriggers(env: E2eEnvironment, triggers: Trigger[]) {
+	const rest = await env.n8n.rest();
+	const credentials = await sandboxCredentialOf(env.n8n);
+	for (const trigger of triggers) {
+		const parameters = { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...trigger.parameters };
+		const node = { id: `e2e44000-${trigger.node.length}`, name: trigger.node, parameters };
+		const workflow: Omit<Workflow, 'id'> = {
+			name: `Chat events e2e: ${trigger.node}`,
+			nodes: [
+				{
+					...node,
+					type: 'n8n-nodes-svc.svcChatTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					credentials,
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			active: false,
+		};
+		trigger.workflowId = String((await rest('POST', 'workflows', workflow)).id);
+	}
+	await env.n8n.publishWorkflows(triggers.map(({ workflowId }) => workflowId));
+}
+
 /**
  * Defines the scenario's tests on `env`, an environment whose n8n runs by the time its tests start; its sandbox has
  * chats with an operator, more than RATED_AT_ONCE. Both triggers are created and published through REST, as the editor
@@ -58,29 +85,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 
 		beforeAll(async () => {
 			({ chats } = await sandboxAllChats(env.sandbox));
-			const rest = await env.n8n.rest();
-			const credentials = await sandboxCredentialOf(env.n8n);
-			for (const trigger of triggers) {
-				const parameters = { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...trigger.parameters };
-				const node = { id: `e2e44000-${trigger.node.length}`, name: trigger.node, parameters };
-				const workflow: Omit<Workflow, 'id'> = {
-					name: `Chat events e2e: ${trigger.node}`,
-					nodes: [
-						{
-							...node,
-							type: 'n8n-nodes-svc.svcChatTrigger',
-							typeVersion: 1,
-							position: [0, 0],
-							credentials,
-						},
-					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-					active: false,
-				};
-				trigger.workflowId = String((await rest('POST', 'workflows', workflow)).id);
-			}
-			await env.n8n.publishWorkflows(triggers.map(({ workflowId }) => workflowId));
+			await publishTriggers(env, triggers);
 		});
 
 		const polls = usePolls(env, '/api/v2/chats', () => triggers.length);
@@ -270,6 +275,86 @@ export function testChatEvents(env: E2eEnvironment): void {
 			expect(missing.items.slice(before.missed.items.length)).toEqual([
 				expect.objectContaining({ chat_id: chat.id, visitor_email: chat.visitor?.fields?.email }),
 			]);
+		});
+	});
+
+	describe(`Visitor Waiting in real n8n (${runtimeFlavour().name})`, () => {
+		// A threshold of 1.2 seconds (0.02 minutes), the chat Simplified; published after the tests above, from Now.
+		const waiting: Trigger = {
+			node: 'Waiting visitors',
+			parameters: { emit: 'visitorWaiting', waitLongerThan: 0.02, chatOutput: 'simplified' },
+			workflowId: '',
+		};
+		// The two triggers above poll on: each round of polls reads /chats three times.
+		const polls = usePolls(env, '/api/v2/chats', () => 3);
+		let chats: Chat[] = [];
+		beforeAll(async () => {
+			await publishTriggers(env, [waiting]);
+			await waitUntil(
+				async () =>
+					(await env.n8n.staticData(waiting.workflowId))?.[`node:${waiting.node}`]?.catchingUp ===
+					false,
+				{ what: 'the first poll of the waiting trigger', timeoutMs: POLL_WAIT_MS, everyMs: 500 },
+			);
+		});
+
+		/** The items of the trigger's successful polls, of the chats here only (other scenarios' chats may wait too). */
+		async function items() {
+			const all = polls.withoutFailedByN8n(
+				await env.n8n.readExecutions(waiting.workflowId, { all: true }),
+			);
+			expect(all.filter(({ status }) => status !== 'success')).toEqual([]);
+			const ids = chats.map(({ id }) => id);
+			return all
+				.flatMap((execution) => nodeOutput(execution.data, waiting.node))
+				.filter(({ chat_id }) => ids.includes(chat_id as Chat['id']));
+		}
+		const emitted = async (count: number) =>
+			await waitUntil(async () => (await items()).length >= count, {
+				what: `${count} waiting visitors`,
+				timeoutMs: POLL_WAIT_MS,
+				output: () => env.n8n.serverOutput.slice(-4_000),
+				everyMs: 500,
+			});
+
+		test("each wait past the threshold by the server's clock, with its item; one answered in time never", async () => {
+			chats = [0, 1, 2].map(() => env.sandbox.control.visitorWaits());
+			env.sandbox.control.answerChat(chats[1].id);
+			await emitted(2);
+			const found = await items();
+			expect(found.map(({ chat_id }) => chat_id).sort()).toEqual([chats[0].id, chats[2].id].sort());
+			for (const item of found) {
+				const chat = env.sandbox.control.getChat(item.chat_id as Chat['id'])!;
+				const latest = chat.state_history!.at(-1)!;
+				expect(item).toMatchObject({
+					wait_began_at: chat.messages![0].created_at,
+					department_id: latest.department_id,
+					operator_id: latest.operator_id,
+					visitor_name: chat.visitor!.fields!.name ?? null,
+					detected_at: expect.stringMatching(ISO_UTC) as string,
+					chat: expect.objectContaining({ id: chat.id }) as Item,
+				});
+				expect(item.waited_seconds).toBeGreaterThanOrEqual(1);
+			}
+		});
+
+		test('answered, then the visitor writes again: a new wait, alerted once more; every wait once, after quiet polls', async () => {
+			const [first] = chats;
+			env.sandbox.control.answerChat(first.id);
+			const again = env.sandbox.control.visitorWaits(first.id);
+			await emitted(3);
+			await polls.after(QUIET_POLLS);
+			const found = await items();
+			const waits = found.map(
+				({ chat_id, wait_began_at }) => `${String(chat_id)}@${String(wait_began_at)}`,
+			);
+			expect(waits.sort()).toEqual(
+				[
+					`${String(first.id)}@${first.messages![0].created_at}`,
+					`${String(first.id)}@${again.messages!.at(-1)!.created_at}`,
+					`${String(chats[2].id)}@${chats[2].messages![0].created_at}`,
+				].sort(),
+			);
 		});
 	});
 }

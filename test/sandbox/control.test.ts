@@ -1,7 +1,7 @@
 // The HTTP control routes under /__control/ (tests only, no auth) do what the in-process control does.
 import { startSandbox, type Sandbox } from '../../sandbox';
 import type { Chat } from '../../nodes/SvcChat/types';
-import { call, get, rt } from './client';
+import { call, get, manualClock, rt } from './client';
 
 let sandbox: Sandbox;
 
@@ -304,4 +304,37 @@ test('an unknown route or a body that is not JSON', async () => {
 	expect(
 		(await call(sandbox, 'POST', '/__control/settings', { body: '{', auth: null })).status,
 	).toBe(400);
+});
+
+test('a visitor waiting: a new chat in the queue with one unanswered visitor message; answered; writing again', async () => {
+	const waiting = (await control('POST', 'chats/wait', {})).json as Chat;
+	expect(waiting.state_history!.map(({ state }) => state)).toEqual(['queue']);
+	expect(waiting.messages!.map(({ kind }) => kind)).toEqual(['visitor']);
+	expect(sandbox.control.chatCount()).toBe(21);
+	const answered = (await control('POST', 'chats/answer', { id: waiting.id })).json as Chat;
+	expect(answered.messages!.at(-1)).toMatchObject({
+		kind: 'operator',
+		operator_id: answered.operator_id,
+	});
+	expect(answered.state_history!.at(-1)).toMatchObject({
+		state: 'chatting',
+		operator_id: answered.operator_id,
+	});
+	const again = sandbox.control.visitorWaits(waiting.id);
+	expect(again.messages!.map(({ kind }) => kind)).toEqual(['visitor', 'operator', 'visitor']);
+	expect(sandbox.control.getChat(waiting.id)).toEqual(again);
+	expect((await control('POST', 'chats/answer', { id: 'nope' })).status).toBe(404);
+});
+
+test("API replies carry a Date header from the sandbox's clock, or none with dateHeader false", async () => {
+	const clock = manualClock('2031-02-03T04:05:06.789Z');
+	const shifted = await startSandbox({ seed: 8, chats: 2, now: clock.now });
+	try {
+		const reply = await get(shifted, 'chats', { since: '0' });
+		expect(reply.headers.date).toBe('Mon, 03 Feb 2031 04:05:06 GMT');
+		shifted.control.setSettings({ dateHeader: false });
+		expect((await get(shifted, 'chats', { since: '0' })).headers.date).toBeUndefined();
+	} finally {
+		await shifted.stop();
+	}
 });

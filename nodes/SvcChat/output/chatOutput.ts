@@ -197,7 +197,7 @@ const kindsFrom = (from: string) =>
 	new Set<unknown>([...KINDS].filter(([, kind]) => kind.from === from).map(([kind]) => kind));
 /** The kinds by which an operator answers (spec 2.5); busy notices and the system kinds are no answer. */
 export const ANSWERING_KINDS = kindsFrom('operator');
-const VISITOR_KINDS = kindsFrom('visitor');
+export const VISITOR_KINDS = kindsFrom('visitor');
 
 /** A server time in milliseconds; NaN, which fails every comparison, for a value that is not a time. */
 const serverMs = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : NaN);

@@ -2,6 +2,7 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Chat, Cursor } from '../types';
+import { NOT_FOUND_CODE } from './endpoints';
 import {
 	readCredentials,
 	svcRequest,
@@ -45,9 +46,11 @@ const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 /**
  * The chats with every minimal list entry (spec 2.4: only id and created_at) replaced by the full chat from GET /chat,
  * in the same order. A request that still fails after its retries is thrown, naming the chat, and no further request
- * starts: a caller never goes past a chat it could not read.
+ * starts: a caller never goes past a chat it could not read. `dropGone`: ids remembered from earlier polls, and one
+ * the server no longer has stays a bare entry.
  */
-async function withFullChats(context: SvcApiContext, chats: Chat[], options: SvcRequestOptions) {
+type ReadOptions = SvcRequestOptions & { dropGone?: boolean };
+export async function withFullChats(context: SvcApiContext, chats: Chat[], options: ReadOptions) {
 	const missing = chats.flatMap((chat, index) =>
 		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
 	);
@@ -61,8 +64,11 @@ async function withFullChats(context: SvcApiContext, chats: Chat[], options: Svc
 			try {
 				filled[index] = (await svcRequest(context, 'chat', { ...options, qs: { id } })).chat;
 			} catch (error) {
+				const { dropGone } = options;
+				if (dropGone && NOT_FOUND_CODE.test(`${(error as NodeApiError).context?.svcError}`))
+					continue;
 				failed = true;
-				throw nameTheListedChat(error, id);
+				throw dropGone ? error : nameTheListedChat(error, id);
 			}
 		}
 	};
@@ -123,6 +129,8 @@ export interface ChatWalk {
 	caughtUp: boolean;
 	/** Why a later page could not be read (with `keepOnFailure`); the pages before it count. */
 	failure?: unknown;
+	/** The `Date` header of the last reply that had a readable one (ms, second precision). */
+	serverDateMs?: number;
 }
 
 /**
@@ -149,7 +157,8 @@ export async function walkChats(
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
 	const credentials = options.credentials ?? (await readCredentials(context));
-	const request = { itemIndex, endBy, credentials };
+	const onServerDate = (dateMs: number) => dateMs >= 0 && (walk.serverDateMs = dateMs);
+	const request = { itemIndex, endBy, credentials, onServerDate };
 	let chatsRead = 0;
 	let emptyPagesInARow = 0;
 	try {

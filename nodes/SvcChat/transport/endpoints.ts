@@ -58,7 +58,7 @@ const USAGE_FIGURES = ['contacts', 'missed', 'chats', 'offlines', 'avg_waiting_t
 // GET /chat's reply to an unknown id is not shown in the spec; only a code that says "not found" means it for sure.
 // `unknown` and undocumented codes give no reason, so they name the chat and say it may not exist (they may also be
 // a real failure); a documented code (argument-missing, no-tariff-option…) keeps its own message.
-const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
+export const NOT_FOUND_CODE = /not[-_ ]?found|no[-_ ]such/i;
 
 const endpoint = <Reply>(entry: Endpoint<Reply>): Endpoint<Reply> => entry;
 

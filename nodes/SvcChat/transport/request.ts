@@ -57,6 +57,8 @@ export interface SvcRequestOptions<Query extends IDataObject = IDataObject> {
 	credentials?: SvcCredentials;
 	/** Date.now() by which it must end, retries included: n8n silently abandons a poll that outlives its budget. */
 	endBy?: number;
+	/** Told the `Date` header of the accepted reply (ms; NaN when absent or unreadable): the server's present. */
+	onServerDate?: (dateMs: number) => void;
 }
 
 /** The one retry setting of the transport; tests replace its members (pauses that take no time) for one test. */
@@ -297,7 +299,10 @@ export async function svcRequest<
 			continue;
 		}
 		const decoded = response && decodeReply(endpoint, options.qs ?? {}, response, secrets);
-		if (decoded && !decoded.failure) return decoded.reply as ReplyTo<Path, Query>;
+		if (decoded && !decoded.failure) {
+			options.onServerDate?.(Date.parse(String(response?.headers.date)));
+			return decoded.reply as ReplyTo<Path, Query>;
+		}
 		const failure = decoded?.failure ?? {
 			text: describeNetworkError(networkCode, new URL(baseUrl).host),
 			networkCode,

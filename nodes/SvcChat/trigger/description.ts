@@ -14,7 +14,8 @@ const RATING_BOUNDS = { minValue: 1, maxValue: 5 };
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
 const CHAT_CHANGES = ['everyChange', 'finishedChats', 'newChats'];
 const CHAT_EVENTS: ChatEvent[] = ['missedChat', 'newRating'];
-const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS] } };
+const WAITING = 'visitorWaiting';
+const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS, WAITING] } };
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -73,10 +74,17 @@ export const triggerProperties: INodeProperties[] = [
 				description:
 					'Each operator whose status differs from the previous poll, including operators added or removed',
 			},
+			{
+				name: 'Visitor Waiting',
+				value: WAITING,
+				action: 'On visitor waiting',
+				description:
+					"Each open chat whose visitor has waited longer than 'Wait Longer Than' for an operator's answer, once per wait",
+			},
 		],
 		default: 'everyChange',
 		description:
-			"What starts the workflow: chats, ratings, missed chats or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
+			"What starts the workflow: chats, ratings, missed chats, waiting visitors or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
 	},
 	{
 		displayName:
@@ -101,6 +109,25 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 		displayOptions: { show: { emit: ['missedChat'] } },
+	},
+	{
+		displayName:
+			"'Fetch Test Event' shows up to 5 chats whose visitor is waiting now (among up to 300 recently changed), however long, or says nobody is waiting, and changes nothing the trigger remembers. Once the workflow is active, each wait that began from 'Start From' on is emitted once, when it is longer than 'Wait Longer Than' by the server's clock.",
+		name: 'waitingTestNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { emit: [WAITING] } },
+	},
+	{
+		displayName: 'Wait Longer Than',
+		name: 'waitLongerThan',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 3,
+		required: true,
+		description:
+			"Minutes the visitor has waited for an answer, by the server's clock; fractions allowed (0.5 is 30 seconds)",
+		displayOptions: { show: { emit: [WAITING] } },
 	},
 	{
 		displayName: 'Start From',
@@ -185,7 +212,7 @@ export const triggerProperties: INodeProperties[] = [
 		options: CHAT_OUTPUT_OPTIONS.filter((option) => option.value !== 'messages'),
 		default: 'simplified',
 		description: 'The shape of the chat each item carries (its chat field)',
-		displayOptions: { show: { emit: CHAT_EVENTS } },
+		displayOptions: { show: { emit: [...CHAT_EVENTS, WAITING] } },
 	},
 	{
 		...optionsCollection([
@@ -219,11 +246,15 @@ export function readTriggerSettings(context: IPollFunctions) {
 	const startFrom = read.choice<'now' | 'beginning' | 'date'>('startFrom');
 	// Checked as a whole first, so a broken Options value is named as such rather than through one of its fields.
 	read.collection('options', { fix: 'Set the options in the editor again.' });
-	const emit = read.choice<'everyChange' | 'newChats' | 'finishedChats' | ChatEvent>('emit');
+	const emit = read.choice<
+		'everyChange' | 'newChats' | 'finishedChats' | ChatEvent | 'visitorWaiting'
+	>('emit');
+	const withChat = isChatEvent(emit) || emit === WAITING;
 	return {
 		emit,
-		output: read.choice<ChatOutputMode>(isChatEvent(emit) ? 'chatOutput' : 'output'),
+		output: read.choice<ChatOutputMode>(withChat ? 'chatOutput' : 'output'),
 		ratings: emit === 'newRating' ? readRatingRange(read) : undefined,
+		waitMs: emit === WAITING ? readWaitLongerThan(read) : 0,
 		// A bad value is an error like a bad Limit, never a silent fall back to the default.
 		maxChatsPerPoll: read.wholeNumber('options.maxChatsPerPoll', {
 			min: 1,
@@ -246,6 +277,16 @@ function readRatingRange(read: ParameterReader): RatingRange {
 		`'${read.label('ratings')}' must be whole numbers from 1 to 5, 'From' not above 'To': not from ${showValue(from)} to ${showValue(to)}`,
 		"Set 'From' and 'To' between 1 and 5, e.g. 1 to 2 for bad ratings, or remove the range to get every rating.",
 	);
+}
+
+/** 'Wait Longer Than': minutes above 0, fractions allowed, as milliseconds. */
+function readWaitLongerThan(read: ParameterReader): number {
+	const [value, label] = [read.raw('waitLongerThan'), read.label('waitLongerThan')];
+	const ms =
+		60_000 * (typeof value === 'string' && value.trim() ? Number(value) : (value as number));
+	if (['number', 'string'].includes(typeof value) && ms > 0 && ms < 2 ** 53) return Math.round(ms);
+	const fix = `Set '${label}' to the minutes a visitor may wait before the alert, e.g. 3, or 0.5 for 30 seconds.`;
+	throw read.fail(`'${label}' must be a number of minutes above 0, not ${showValue(value)}`, fix);
 }
 
 function readStart(read: ParameterReader, startFrom: string) {

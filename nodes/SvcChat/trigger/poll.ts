@@ -14,6 +14,7 @@ import { isPlainObject } from '../helpers/values';
 import type { Chat } from '../types';
 import { readTriggerSettings, type TriggerSettings } from './description';
 import { findEvents, isChatEvent, type ChatEvent, type FoundEvent } from './events';
+import { isWaitMemory, takeDueWaits, type WaitMemory } from './waiting';
 
 /** "Fetch Test Event" shows at most this many chats (or ratings, missed chats), read from at most this many pages. */
 const TEST_EVENT_CHATS = 5;
@@ -55,6 +56,13 @@ export async function pollChats(context: IPollFunctions) {
 	reportFailure(context, walk, state.cursor);
 	const cursor = String(walk.lastTs);
 	const { emit } = settings;
+	if (emit === 'visitorWaiting') {
+		const memory = state.waiting ?? { from: startingPoint(state), waits: [] };
+		const taken = await takeDueWaits(context, memory, walk, settings.waitMs, walkOptions);
+		const output = await eventOutput(context, settings, taken.due, walk, walkOptions);
+		saveState(staticData, { ...state, cursor, waiting: taken.memory });
+		return output;
+	}
 	if (isChatEvent(emit)) {
 		const memory = eventMemory(state, emit);
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
@@ -80,9 +88,11 @@ export async function pollChats(context: IPollFunctions) {
  */
 function eventMemory(state: TriggerState, event: ChatEvent): EventMemory {
 	if (state.events?.of === event) return state.events;
-	const from = state.startedFrom === 'now' ? cursorToIso(state.cursor) : state.newChatsFrom;
-	return { of: event, from, seen: [] };
+	return { of: event, from: startingPoint(state), seen: [] };
 }
+
+const startingPoint = (state: TriggerState) =>
+	state.startedFrom === 'now' ? cursorToIso(state.cursor) : state.newChatsFrom;
 
 function describeStart({ startedFrom, newChatsFrom }: TriggerSettings['start']) {
 	if (startedFrom === 'now') return "Now (the server's present; nothing older is emitted)";
@@ -131,10 +141,22 @@ async function catchUpToNow(
 async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
 	const { emit } = settings;
 	const walk = await walkChats(context, 'recent', {
-		recentChats: isChatEvent(emit) ? TEST_EVENT_PAGE : TEST_EVENT_CHATS,
+		recentChats:
+			emit === 'visitorWaiting' || isChatEvent(emit) ? TEST_EVENT_PAGE : TEST_EVENT_CHATS,
 		maxPages: TEST_EVENT_PAGES,
 		keepOnFailure: true,
 	});
+	if (emit === 'visitorWaiting') {
+		// Every chat waiting now, however long, longest first.
+		const sample = (await takeDueWaits(context, { waits: [] }, walk, -Infinity)).due.slice(
+			0,
+			TEST_EVENT_CHATS,
+		);
+		if (sample.length) return await eventOutput(context, settings, sample, walk);
+		throw new NodeOperationError(context.getNode(), 'Nobody is waiting', {
+			description: `No visitor is waiting for an answer in the last ${walk.chats.length} changed chats, so there is no sample to show. Fetch again while one waits (in the sandbox: POST /__control/chats/wait); the active trigger does not need one.`,
+		});
+	}
 	if (isChatEvent(emit)) {
 		// Those the Ratings filter lets through, or else any.
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
@@ -304,6 +326,7 @@ type TriggerState = {
 	newChatsFrom?: string; // ISO time: chats created earlier are not new (New Chats Only)
 	seenIds?: string[]; // New Chats Only: least recently delivered first, at most SEEN_IDS_CAP
 	events?: EventMemory; // New Rating or Missed Chat: least recently delivered first, at most SEEN_EVENTS_CAP
+	waiting?: WaitMemory; // Visitor Waiting: the waits seen, at most WAITS_CAP
 	boundTo?: string; // absent in states saved before the binding was recorded
 };
 
@@ -312,7 +335,8 @@ export const isTextList = (value: unknown): value is string[] =>
 
 /** A copy of the stored state, or undefined when it is not valid; it keeps the binding as its digest only. */
 function storedState(value: IDataObject, boundTo: string): TriggerState | undefined {
-	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, events, host, account } = value;
+	const { startedFrom, cursor, catchingUp, newChatsFrom, seenIds, events, waiting } = value;
+	const { host, account } = value;
 	const isTime = (time: unknown) => time === undefined || toEpochMs(time) !== undefined;
 	const valid =
 		typeof startedFrom === 'string' &&
@@ -325,6 +349,7 @@ function storedState(value: IDataObject, boundTo: string): TriggerState | undefi
 				isChatEvent(String(events.of)) &&
 				isTime(events.from) &&
 				isTextList(events.seen))) &&
+		(waiting === undefined || isWaitMemory(waiting)) &&
 		[value.boundTo, host, account].every((text) => text === undefined || typeof text === 'string');
 	if (!valid) return undefined;
 	return {
@@ -335,6 +360,7 @@ function storedState(value: IDataObject, boundTo: string): TriggerState | undefi
 		newChatsFrom,
 		seenIds,
 		events,
+		waiting,
 	} as TriggerState;
 }
 

@@ -371,6 +371,7 @@ describe('the trigger in the node creator', () => {
 			missedChat: 'On missed chat',
 			operatorStatusChanged: 'On operator status changed',
 			operatorAvailabilityChanged: 'On operator availability changed',
+			visitorWaiting: 'On visitor waiting',
 		});
 	});
 
@@ -394,6 +395,7 @@ describe('the trigger in the node creator', () => {
 			missedChat: 'Missed chat',
 			operatorStatusChanged: 'Operator status changed',
 			operatorAvailabilityChanged: 'Operator availability changed',
+			visitorWaiting: 'Visitor waiting',
 		});
 	});
 
@@ -456,8 +458,11 @@ describe('the trigger in the node creator', () => {
 		expect(availability).not.toMatch(/previous one/);
 		expect(availability).toMatch(/available now/);
 		const everyNotice = values(events!).map((emit) => noticeOf(emit as string));
+		const waiting = noticeOf('visitorWaiting');
+		expect(waiting).toMatch(/up to 5 chats whose visitor is waiting now/);
+		expect(waiting).not.toMatch(/rating|missed/i);
 		// The three chat-change events share one; each other event has its own.
-		expect(new Set(everyNotice).size).toBe(5);
+		expect(new Set(everyNotice).size).toBe(6);
 	});
 
 	test("'Trigger On' does not say that every event emits a chat once per poll: New Rating emits each rating", () => {

@@ -30,6 +30,8 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'testEventNotice',
 		'ratingTestNotice',
 		'missedChatTestNotice',
+		'waitingTestNotice',
+		'waitLongerThan',
 		'startFrom',
 		'startDate',
 		'ratings',
@@ -54,8 +56,16 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'newRating',
 		'operatorAvailabilityChanged',
 		'operatorStatusChanged',
+		'visitorWaiting',
 	]);
 	expect(property('emit').default).toBe('everyChange');
+	// Visitor Waiting: minutes, fractions allowed, 3 by default; its chat shaped as the other events' (Chat Output).
+	expect(property('waitLongerThan')).toMatchObject({ type: 'number', default: 3, required: true });
+	expect(property('waitLongerThan').typeOptions).toEqual({ minValue: 0, numberPrecision: 2 });
+	for (const name of ['waitLongerThan', 'waitingTestNotice'])
+		expect(property(name).displayOptions).toEqual({ show: { emit: ['visitorWaiting'] } });
+	expect(property('chatOutput').displayOptions?.show?.emit).toContain('visitorWaiting');
+	expect(property('startFrom').displayOptions?.show?.emit).toContain('visitorWaiting');
 	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified', 'transcript']);
 	// New Rating and Missed Chat carry one chat per item: every shape but One Item per Message.
 	expect(values('chatOutput')).toEqual(values('output').filter((value) => value !== 'messages'));
