@@ -13,10 +13,7 @@ import { operationSubtitle, operations, resourceSelector, selectors } from './ac
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
 
-/**
- * Svc Chat Tool's description for the model, one per operation: its option's description, which says what it does and
- * returns. Declared here, n8n adds no "Set Automatically" selector of its own, whose text is only "Get chat in Svc Chat".
- */
+/** What the model reads per operation: its option's description (n8n's own says only "Get chat in Svc Chat"). */
 const toolDescription: INodeProperties = {
 	displayName: 'Tool Description',
 	name: 'toolDescription',

@@ -58,10 +58,7 @@ export const searchOperatorEmails = operatorSearch((operator) => operator.email)
 
 export const searchOperators = operatorSearch((operator) => String(operator.id));
 
-/**
- * Chats changed recently (walkChats' "recent"), oldest first, a page of the API at a time; the token is the server's
- * cursor. A search term matches the chat ID, the visitor's name, email or phone, and the category.
- */
+/** Recently changed chats, a page at a time (the token is the cursor); a term matches the ID, visitor and category. */
 export async function searchChats(
 	this: ILoadOptionsFunctions,
 	filter?: string,

@@ -1,5 +1,10 @@
 // Parameter blocks the operations and the trigger share (Return All / Limit, Options, Include Cursor, locators), written once.
-import type { INodeProperties, INodePropertyMode, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	INodeProperties,
+	INodePropertyMode,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 /** "Return All" and "Limit", as in every Get Many of n8n; a `hint` says what Limit counts (lint fixes the description). */
 export const returnAllOrLimit = (hint?: string): INodeProperties[] => [
@@ -116,4 +121,11 @@ export const listLocator = (
 				: { validation: [{ type: 'regex' as const, properties: { regex, errorMessage } }] }),
 		})),
 	],
+});
+
+/** A notice on the panel, shown where `show` says: n8n shows its displayName as the text. */
+type Show = IDisplayOptions['show'];
+export const notice = (name: string, show: Show, text: string): INodeProperties => ({
+	...{ name, displayName: text, type: 'notice', default: '' },
+	displayOptions: { show },
 });

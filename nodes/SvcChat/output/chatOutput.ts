@@ -337,10 +337,7 @@ type ChatFormatterOptions = Pick<SvcRequestOptions, 'credentials' | 'endBy' | 'i
 	operatorNames?: OperatorNames; // read already by the caller (New Rating's names): no second request
 };
 
-/**
- * The one way both nodes shape chats. What `mode` needs from the server is read here, once (Transcript's operator
- * names, GET /operators, and for no other mode); the function returned formats synchronously.
- */
+/** The one way both nodes shape chats: what `mode` needs from the server is read once; it then formats in sync. */
 export async function chatFormatter(
 	context: IExecuteFunctions | IPollFunctions,
 	mode: ChatOutput,

@@ -18,9 +18,8 @@ function compareCursors(a: Cursor, b: Cursor): number {
 }
 
 /**
- * The cursor to continue from: `last_ts` exactly as received, except that one below `since` is ignored (going back
- * would replay history), and a missing one keeps `since` on an empty page and is an error on a page with chats,
- * since no cursor is then safe to store.
+ * The cursor to continue from: `last_ts` as received, but one below `since` is ignored (it would replay history); a
+ * missing one keeps `since` on an empty page and is an error on a page with chats (no cursor is safe to store).
  */
 function nextCursor(
 	context: SvcApiContext,
@@ -44,10 +43,8 @@ export const FULL_CHAT_CONCURRENCY = 4;
 const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 
 /**
- * The chats with every minimal list entry (spec 2.4: only id and created_at) replaced by the full chat from GET /chat,
- * in the same order. A request that still fails after its retries is thrown, naming the chat, and no further request
- * starts: a caller never goes past a chat it could not read. `dropGone`: ids remembered from earlier polls, and one
- * the server no longer has stays a bare entry.
+ * The chats, minimal list entries (spec 2.4) replaced by GET /chat in order. A failure after retries is thrown, naming
+ * the chat, and no request follows: no caller passes an unread chat. `dropGone`: a chat the server lost stays bare.
  */
 type ReadOptions = SvcRequestOptions & { dropGone?: boolean };
 export async function withFullChats(context: SvcApiContext, chats: Chat[], options: ReadOptions) {
@@ -134,12 +131,9 @@ export interface ChatWalk {
 }
 
 /**
- * THE walk over `GET /chats` (spec 4.6): from `since` (or from a recent point), one page at a time, following
- * `last_ts` while `more_chats_available` is true, until a limit is met. At least one page is always read, so every
- * poll makes progress; a page counts only once each of its chats could be read in full.
- *
- * "recent" starts at the first look-back step whose first page holds `recentChats` chats (or more to come): measured on
- * n8n's clock, but only the server's answer decides, so a clock ahead of the server's passes over empty steps.
+ * THE walk over `GET /chats` (spec 4.6) from `since`, page by page along `last_ts` until a limit; at least one page, so
+ * every poll progresses, and a page counts once its chats are read in full. "recent" starts at the first look-back step
+ * whose first page holds `recentChats` (n8n's clock picks the steps, the server's answer decides).
  */
 export async function walkChats(
 	context: SvcApiContext,

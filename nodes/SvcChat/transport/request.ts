@@ -216,9 +216,8 @@ export function toNodeApiError(context: SvcApiContext, failure: SvcFailure, item
 }
 
 /**
- * THE request, through n8n's authenticated request helper (n8n's proxy, SSL and logging settings, and the cancel
- * signal, so Stop ends a broadcast), with bounded retries. It resolves to the endpoint's reply type (for stats, the
- * mode's), which holds because each shape check lets only its reply by; a failure throws the NodeApiError n8n shows.
+ * THE request, through n8n's authenticated helper (its proxy, SSL, logging and cancel signal), with bounded retries. It
+ * resolves to the endpoint's checked reply type; a failure throws the NodeApiError n8n shows.
  */
 export async function svcRequest<
 	Path extends EndpointPath,

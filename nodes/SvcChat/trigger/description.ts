@@ -5,7 +5,7 @@ import { CHAT_OUTPUT_OPTIONS, type ChatOutputMode } from '../output/chatOutput';
 import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { showValue } from '../helpers/values';
 import { pollParameters, type ParameterReader } from '../parameters';
-import { includeCursorOption, optionsCollection } from '../descriptions/parameterBlocks';
+import { includeCursorOption, optionsCollection, notice } from '../descriptions/parameterBlocks';
 import { isChatEvent, type ChatEvent, type RatingRange } from './events';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
@@ -86,38 +86,26 @@ export const triggerProperties: INodeProperties[] = [
 		description:
 			"What starts the workflow: chats, ratings, missed chats, waiting visitors or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
 	},
-	{
-		displayName:
-			"'Fetch Test Event' shows up to 5 recently changed chats, so you can map their fields: those of the last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history. It ignores 'Start From' and does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
-		name: 'testEventNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { emit: CHAT_CHANGES } },
-	},
-	{
-		displayName:
-			"'Fetch Test Event' shows up to 5 ratings: the newest by their time (rated_at) among the ratings of recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each rating given from 'Start From' on is emitted once.",
-		name: 'ratingTestNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { emit: ['newRating'] } },
-	},
-	{
-		displayName:
-			"'Fetch Test Event' shows up to 5 missed chats: the newest by their closing time among recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each chat missed from 'Start From' on is emitted once.",
-		name: 'missedChatTestNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { emit: ['missedChat'] } },
-	},
-	{
-		displayName:
-			"'Fetch Test Event' shows up to 5 chats whose visitor is waiting now (among up to 300 recently changed), however long, or says nobody is waiting, and changes nothing the trigger remembers. Once the workflow is active, each wait that began from 'Start From' on is emitted once, when it is longer than 'Wait Longer Than' by the server's clock.",
-		name: 'waitingTestNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { emit: [WAITING] } },
-	},
+	notice(
+		'testEventNotice',
+		{ emit: CHAT_CHANGES },
+		"'Fetch Test Event' shows up to 5 recently changed chats, so you can map their fields: those of the last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history. It ignores 'Start From' and does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
+	),
+	notice(
+		'ratingTestNotice',
+		{ emit: ['newRating'] },
+		"'Fetch Test Event' shows up to 5 ratings: the newest by their time (rated_at) among the ratings of recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each rating given from 'Start From' on is emitted once.",
+	),
+	notice(
+		'missedChatTestNotice',
+		{ emit: ['missedChat'] },
+		"'Fetch Test Event' shows up to 5 missed chats: the newest by their closing time among recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each chat missed from 'Start From' on is emitted once.",
+	),
+	notice(
+		'waitingTestNotice',
+		{ emit: [WAITING] },
+		"'Fetch Test Event' shows up to 5 chats whose visitor is waiting now (among up to 300 recently changed), however long, or says nobody is waiting, and changes nothing the trigger remembers. Once the workflow is active, each wait that began from 'Start From' on is emitted once, when it is longer than 'Wait Longer Than' by the server's clock.",
+	),
 	{
 		displayName: 'Wait Longer Than',
 		name: 'waitLongerThan',
@@ -237,9 +225,8 @@ export type OperatorEvent = 'operatorAvailabilityChanged' | 'operatorStatusChang
 export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
 /**
- * Read once per poll; every bad value is an error naming the field, as in the action node. `start` is the state a
- * cursor starts from: when its startedFrom changes, the cursor starts again (rule 7). Now has no cursor until it has
- * caught up with the server's present. Chats created before newChatsFrom are not "new" (New Chats Only).
+ * Read once per poll; a bad value is an error naming the field. `start`: the state a cursor starts from (a changed
+ * startedFrom starts again, rule 7); Now has no cursor until it caught up; chats created before newChatsFrom are not new.
  */
 export function readTriggerSettings(context: IPollFunctions) {
 	const read = pollParameters(context, triggerProperties);

@@ -12,18 +12,10 @@ export const LOGIN_PAUSE_KEY = 'loginPause';
 
 /** Kept in static data beside the events' state: no secret, only the binding digest of host and e-mail. */
 type LoginPause = { refusals: number; until: string; boundTo: string };
-
 const isPause = (value: unknown): value is LoginPause =>
-	isPlainObject(value) &&
-	Number.isInteger(value.refusals) &&
-	typeof value.until === 'string' &&
-	typeof value.boundTo === 'string';
+	isPlainObject(value) && Number.isInteger(value.refusals) && typeof value.until === 'string';
 
-/**
- * What the password was at the last refusal, as a digest in this process's memory only, never in static data (which
- * anyone who may read the workflow can read): a corrected password retries at once. Lost at a restart, where the
- * pause then simply runs out.
- */
+/** The refused password's digest, in memory only, never in static data (readable with the workflow); gone at a restart. */
 const passwordAtRefusal = new WeakMap<IDataObject, string>();
 /** The states this process has polled: the first poll of a publication or update retries at once. */
 const polledStates = new WeakSet<IDataObject>();
@@ -35,10 +27,8 @@ const isRefusedLogin = (error: unknown) =>
 	isPlainObject(error) && ['401', '403'].includes(String(error.httpCode));
 
 /**
- * Runs one scheduled poll of any event, unless an earlier poll's login was refused and its pause still runs: then it
- * makes no request and starts no execution. A pause ends early when the credential changed (host, e-mail or password)
- * or the workflow was published or updated again. A refused login starts the next, longer pause and says so in its
- * error; any other failure leaves the pause as it is, and a good poll clears it.
+ * Runs a scheduled poll of any event, unless a refused login's pause runs: then no request, no execution. A changed
+ * credential or a new publication ends it; a refused login starts the next, and a good poll clears it.
  */
 export async function unlessPaused<Result>(
 	context: IPollFunctions,

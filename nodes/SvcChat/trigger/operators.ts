@@ -8,6 +8,7 @@ import {
 	OPERATOR_BY_ID,
 	OPERATOR_ROLE_OPTIONS,
 	OPERATOR_STATUS_OPTIONS,
+	notice,
 } from '../descriptions/parameterBlocks';
 import { isPlainObject } from '../helpers/values';
 import { pollParameters } from '../parameters';
@@ -21,20 +22,16 @@ const OPERATOR_POLLS =
 	"The first poll of a newly active workflow records every operator's status and emits nothing; each later poll emits what changed since the one before. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at. There, changed_after is the last poll before the pause that reported a change (n8n saves a quiet poll's time only with durable poll cursors), so the window can be wider than the pause.";
 
 export const operatorProperties: INodeProperties[] = [
-	{
-		displayName: `'Fetch Test Event' shows the operators as they are now, each with its current status as the previous one, and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
-		name: 'operatorEventNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: forEvents('operatorStatusChanged'),
-	},
-	{
-		displayName: `'Fetch Test Event' shows whether an operator is available now (in 'Available Statuses'), and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
-		name: 'availabilityEventNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: forEvents('operatorAvailabilityChanged'),
-	},
+	notice(
+		'operatorEventNotice',
+		{ emit: ['operatorStatusChanged'] },
+		`'Fetch Test Event' shows the operators as they are now, each with its current status as the previous one, and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
+	),
+	notice(
+		'availabilityEventNotice',
+		{ emit: ['operatorAvailabilityChanged'] },
+		`'Fetch Test Event' shows whether an operator is available now (in 'Available Statuses'), and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
+	),
 	{
 		displayName: 'Operators',
 		name: 'operators',
@@ -199,11 +196,7 @@ function statusChanges(stored: OperatorState, current: OperatorItem[], settings:
 	];
 }
 
-/**
- * One poll of an operator event: the first with no state, an edit to the event or a moved credential records the
- * statuses and emits nothing. The state is written only after GET /operators succeeded: no change lost or told twice.
- * Each item tells when the change happened: after `changed_after` (the stored checkedAt), before `detected_at`.
- */
+/** One poll of an operator event: a first, edited or moved state records and emits nothing; a good read saves it. */
 export async function pollOperators(context: IPollFunctions, event: OperatorEvent, endBy?: number) {
 	const settings = readOperatorSettings(context, event);
 	const credentials = await readCredentials(context);

@@ -100,10 +100,7 @@ function describeStart({ startedFrom, newChatsFrom }: TriggerSettings['start']) 
 	return `the Start Date ${newChatsFrom ?? ''}`.trim();
 }
 
-/**
- * Start From "Now": read up to the server's present, emitting nothing, so the cursor is one the server issued whatever
- * n8n's clock says. A long backlog takes several polls, each bounded.
- */
+/** Start From "Now": reads to the server's present, emitting nothing: the cursor is the server's, not n8n's clock. */
 async function catchUpToNow(
 	context: IPollFunctions,
 	state: TriggerState,
@@ -132,12 +129,7 @@ async function catchUpToNow(
 	return { ...state, seenIds, cursor, catchingUp: !walk.caughtUp, newChatsFrom };
 }
 
-/**
- * "Fetch Test Event": a few recent chats to map fields from, leaving the stored cursor alone. If none match Emit (say,
- * none finished yet), the recent chats anyway: a sample beats "no data". New Chats Only needs the stored state to be
- * judged, so every chat counts. New Rating and Missed Chat show the newest found, ignoring their memory; with none
- * found there is no honest sample, so it is an error that says so.
- */
+/** "Fetch Test Event", the state untouched: recent matches (else any); for events, the newest found, or an error. */
 async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
 	const { emit } = settings;
 	const walk = await walkChats(context, 'recent', {
@@ -206,10 +198,7 @@ const toOutput = async (
 	options?: WalkOptions,
 ) => emitRecords(context, settings, await shaped(context, settings, chats, options), walk);
 
-/**
- * A rating's or missed chat's item, its chat in the chosen Chat Output, stamped with this poll's time. A rating names
- * its operator from the one GET /operators of the poll, which Transcript shares, and only when there is one to emit.
- */
+/** A rating's or missed chat's item with its chat; a rating names its operator from the poll's one GET /operators. */
 async function eventOutput(
 	context: IPollFunctions,
 	settings: TriggerSettings,
@@ -275,12 +264,9 @@ function reportFailure(context: IPollFunctions, walk: ChatWalk, since: string | 
 }
 
 /**
- * The server and account a state belongs to (`boundTo`: SHA-256 of the origin and the lower-case e-mail), and why a
- * `stored` state cannot be used with them (`moved`). A cursor is a moment on one server's clock: on another server it
- * would skip history, even from the Beginning. The host is normalized as the requests normalize it. Static data is
- * plain JSON that n8n's API shows to people who may not read the credential, so neither is kept in clear. A state saved
- * before the binding is adopted, not reset: this package never moved users between servers. The reason names the new
- * server (typed by whoever changed the credential), never an e-mail.
+ * The server and account a state belongs to (`boundTo`: SHA-256 of the normalized origin and lower-case e-mail, as
+ * static data is readable with the workflow), and why a `stored` state cannot be used (`moved`): a cursor is a moment on
+ * one server's clock. A state saved before the binding is adopted. The reason names the new server, never an e-mail.
  */
 export function serverBinding(
 	credentials: { host?: unknown; email?: unknown },
@@ -307,10 +293,9 @@ export function serverBinding(
 }
 
 /**
- * New Chats Only keeps a capped list of seen ids (most recently delivered last) and leaves out chats created before
- * `newChatsFrom`. Not a created_at threshold that rises as ids are dropped: chats come in order of their LATEST change,
- * so a never-seen old chat can follow newer ones and would be dropped for good. Dropping the least recently delivered
- * id costs at worst a duplicate, never a loss; 5,000 ids keep the static data n8n saves each poll under 200 kB.
+ * New Chats Only keeps capped seen ids, not a rising created_at threshold: chats come by their LATEST change, so an old
+ * unseen one can follow newer ones. Dropping the least recently delivered id costs at worst a duplicate; 5,000 ids
+ * keep the static data under 200 kB.
  */
 export const SEEN_IDS_CAP = 5000;
 /** New Rating and Missed Chat keep digests of 16 characters: 10,000 of them are under 200 kB too. */
@@ -382,11 +367,7 @@ export function rememberSeen(seen: string[] = [], keys: string[], cap = SEEN_IDS
 	return [...seen.filter((key) => !delivered.has(key)), ...delivered].slice(-cap);
 }
 
-/**
- * Of `found` (in order of delivery), those not seen before and not older than `from` (a time that cannot be read
- * counts as new: a duplicate is better than a loss), and the seen list after them, which every one from `from` on
- * joins, wanted or not, so that a filter changed later does not bring back what was passed over.
- */
+/** Of `found`, those unseen and not older than `from`, and the seen list, which all from `from` join, wanted or not. */
 export function takeUnseen<Found extends { key: string; at: unknown; wanted?: boolean }>(
 	found: Found[],
 	from: string | undefined,

@@ -64,10 +64,7 @@ function waitEvent(chat: Chat, [id, startMs]: Wait, presentMs: number): FoundEve
 	return { key: `${id}@${startMs}`, at: item.wait_began_at, wanted: true, chat, item };
 }
 
-/**
- * One poll: the waits remembered and seen in `walk`; due (longest first), those past `waitMs` by the server's present
- * and not yet alerted. A due chat the walk did not bring is read again: answered, closed or gone, it is dropped.
- */
+/** One poll's due waits (past `waitMs` by the server's present, longest first); a due chat not in `walk` is re-read. */
 export async function takeDueWaits(
 	context: IPollFunctions,
 	memory: WaitMemory,
