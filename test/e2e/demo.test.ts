@@ -216,7 +216,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(12);
+	expect(lines).toHaveLength(13);
 	// What the lines cannot show: example 7's hours, chats/missed's choices, what a wrong saved password does.
 	const welcome = started.npm.output().replaceAll(/\n {1,4}/g, ' ');
 	expect(welcome).toContain(

@@ -747,7 +747,8 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 	expect(step.outputs['Message for the team']).toEqual([
 		{
 			text: `${fields.name || 'A visitor'} has waited ${Math.floor(waited / 60)} min in chat ${chat.id} (${department}, ${operator}).`,
-			chat_id: String(chat.id),
+			// Passed on as the API gave them (a number or a GUID string), not forced to text.
+			chat_id: chat.id,
 			waited_seconds: waited,
 		},
 	]);

@@ -115,7 +115,7 @@ describe("the examples' Set nodes keep ids as the API gives them", () => {
 		expect(forced).toEqual([]);
 	});
 
-	test('examples 8 and 9 pass chat_id on from their trigger, untouched', () => {
+	test('examples 8, 9 and 10 pass chat_id on from their trigger, untouched', () => {
 		const passed = setNodes
 			.filter(({ node }) => node.parameters.include === 'selected')
 			.map(({ node }) => [
@@ -124,6 +124,7 @@ describe("the examples' Set nodes keep ids as the API gives them", () => {
 				node.parameters.includeFields,
 			]);
 		expect(passed).toEqual([
+			['Message for the team', true, 'chat_id, waited_seconds'],
 			['Message for the team lead', true, 'chat_id, rating, operator_id'],
 			['Follow-up e-mail', true, 'chat_id'],
 		]);
