@@ -33,8 +33,8 @@ test('each free worker takes the longest file it may start: the longest first, b
 	].map((file) => fakeTest(file));
 	expect(order(tests).slice(0, 4)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/browser.test.ts',
 		'e2e/trigger-events.test.ts',
+		'e2e/browser.test.ts',
 		'e2e/examples.test.ts',
 	]);
 });
@@ -69,15 +69,14 @@ test('the n8n 1.x files wait until their runtime could be installed (120 s), tho
 	// Before it: what keeps three workers busy for the first 120 s, by the measured times.
 	expect(sorted.slice(0, firstN8n1)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/browser.test.ts',
 		'e2e/trigger-events.test.ts',
-		'e2e/examples.test.ts',
+		'e2e/browser.test.ts',
 	]);
 	// Then, among the others, the longest first.
 	expect(sorted.filter((file) => /n8n1|networkFaults/.test(file))).toEqual([
+		'e2e/n8n1.test.ts',
 		'e2e/n8n1-chat-events.test.ts',
 		'e2e/networkFaults.test.ts',
-		'e2e/n8n1.test.ts',
 	]);
 });
 
