@@ -70,13 +70,16 @@ export async function searchChats(
 		maxPages: filter ? MAX_CHAT_PAGES_PER_SEARCH : 1,
 		onPage: (page) => {
 			for (const chat of page.chats) {
-				const contact = visitorContact(chat);
-				if (!matches(filter, chat.id, contact.name, contact.email, contact.phone, chat.category))
-					continue;
+				const {
+					visitor_name: visitor,
+					visitor_email: email,
+					visitor_phone: phone,
+				} = visitorContact(chat);
+				if (!matches(filter, chat.id, visitor, email, phone, chat.category)) continue;
 				// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
 				const created =
 					typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
-				const who = contact.name ?? contact.email ?? contact.phone;
+				const who = visitor ?? email ?? phone;
 				const name = [`#${chat.id}`, who, created].filter(Boolean).join(' · ');
 				results.set(String(chat.id), { name, value: String(chat.id) });
 			}

@@ -12,7 +12,7 @@ const someText = (value: unknown) =>
 	typeof value === 'string' && value.trim() ? value : undefined;
 
 /**
- * The visitor's name, email and phone, each from the visitor fields, else from the latest `contacts` message (the
+ * The visitor's name, email and phone (as the items name them), each from the visitor fields, else from the latest `contacts` message (the
  * form a visitor leaves when nobody answers), else null: the one rule of Simplified, Missed Chat and the chat search.
  */
 export function visitorContact(chat: Chat) {
@@ -21,5 +21,9 @@ export function visitorContact(chat: Chat) {
 	const forms = messages.filter((one) => one?.kind === 'contacts' && isPlainObject(one.message));
 	const form = (forms.at(-1)?.message ?? {}) as IDataObject;
 	const contact = (member: string) => someText(fields[member]) ?? someText(form[member]) ?? null;
-	return { name: contact('name'), email: contact('email'), phone: contact('phone') };
+	return {
+		visitor_name: contact('name'),
+		visitor_email: contact('email'),
+		visitor_phone: contact('phone'),
+	};
 }

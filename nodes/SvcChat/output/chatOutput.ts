@@ -118,16 +118,13 @@ function averageRate(chat: Chat): number | null {
 
 /** A flat record of the fields people filter and report on. */
 function simplifyChat(chat: Chat): IDataObject {
-	const contact = visitorContact(chat);
 	const times = responseTimes(chat);
 	return {
 		id: chat.id,
 		created_at: chat.created_at,
 		operator_id: chat.operator_id ?? null,
 		visitor_id: chat.visitor?.id ?? null,
-		visitor_name: contact.name,
-		visitor_email: contact.email,
-		visitor_phone: contact.phone,
+		...visitorContact(chat),
 		start_page: chat.start_page?.url ?? null,
 		category: chat.category ?? null,
 		subcategory: chat.subcategory ?? null,
@@ -279,7 +276,7 @@ function transcriptWriter(timeZone: unknown, operators: OperatorNames) {
 		const header = `Chat ${String(chat.id)}, times in ${zone}`;
 		const messages: unknown[] = Array.isArray(chat.messages) ? chat.messages : [];
 		if (!messages.length) return `${header}\nNo messages.`;
-		const visitorName = visitorContact(chat).name;
+		const visitorName = visitorContact(chat).visitor_name;
 		const visitor = visitorName ? `${visitorName} (visitor)` : 'Visitor';
 		// One list of pieces, joined once: no string per line to collect, which in n8n's large heap costs time.
 		const pieces = [header];

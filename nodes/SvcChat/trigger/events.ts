@@ -66,13 +66,6 @@ function missedChatOf(chat: Chat): FoundEvent[] {
 	if (finalState(chat) !== 'closed' || messages.some((one) => ANSWERING_KINDS.has(one.kind)))
 		return [];
 	const closedAt = (chat.state_history as IDataObject[]).at(-1)?.at ?? null;
-	const contact = visitorContact(chat);
-	const item = {
-		chat_id: chat.id,
-		closed_at: closedAt,
-		visitor_name: contact.name,
-		visitor_email: contact.email,
-		visitor_phone: contact.phone,
-	};
+	const item = { chat_id: chat.id, closed_at: closedAt, ...visitorContact(chat) };
 	return [{ key: digest([chat.id]), at: closedAt, wanted: true, chat, item }];
 }

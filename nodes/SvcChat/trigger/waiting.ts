@@ -52,14 +52,13 @@ function track(waits: Wait[], chats: Chat[], fromMs: number): Wait[] {
 function waitEvent(chat: Chat, [id, startMs]: Wait, presentMs: number): FoundEvent {
 	const history = Array.isArray(chat.state_history) ? chat.state_history : [];
 	const latest: IDataObject = history.filter(isPlainObject).at(-1) ?? chat;
-	const { name, email, phone } = visitorContact(chat);
 	const item = {
 		chat_id: chat.id,
 		wait_began_at: new Date(startMs).toISOString(),
 		waited_seconds: Math.floor((presentMs - startMs) / 1000),
 		department_id: latest.department_id ?? null,
 		operator_id: latest.operator_id ?? null,
-		...{ visitor_name: name, visitor_email: email, visitor_phone: phone },
+		...visitorContact(chat),
 	};
 	return { key: `${id}@${startMs}`, at: item.wait_began_at, wanted: true, chat, item };
 }
