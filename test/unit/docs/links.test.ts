@@ -48,7 +48,7 @@ const linkTargets = (markdown: string) =>
 test('every link and anchor of the README, docs/ and the other READMEs resolves', () => {
 	for (const file of FILES) expect(existsSync(path.join(ROOT, file))).toBe(true);
 	expect(checkLinks(ROOT, FILES)).toEqual([]);
-}, 30_000);
+}, 60_000);
 
 test("the README's links work on npm's page: in-page anchors, or absolute links to the repository", () => {
 	// npm shows the README without the files around it (docs/ does not ship), so a relative link would lead nowhere.
@@ -101,5 +101,5 @@ describe('a broken link fails the check', () => {
 			]),
 		);
 		expect(problems).toHaveLength(4);
-	}, 30_000);
+	}, 60_000);
 });
