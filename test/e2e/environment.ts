@@ -161,7 +161,7 @@ export async function sandboxAllChats(sandbox: Sandbox): Promise<{ chats: Chat[]
 }
 
 /**
- * Whether n8n failed this poll itself, around the node: under load (its database starved; README, "A poll that fails")
+ * Whether n8n failed this poll itself, around the node: under load (its database starved; docs/reliability.md, "A poll that fails")
  * it stores an error without a message, which the node's errors always have. Such a poll is reported, not the node's.
  */
 const failedByN8n = ({ status, data }: StoredExecution) =>

@@ -173,7 +173,7 @@ test('11. weekly report: per operator, the chats begun in the 7 days before the 
 	// The run began within a minute before `at`: no chat may begin in that minute a week earlier, or its side is unknown.
 	const edge = chatsAtReport.filter((chat) => Math.abs(createdMs(chat) - weekAgo) < 60_000);
 	expect(edge).toEqual([]);
-	// First response worked out here from the messages (README, "Response times"): the visitor's earliest message, and
+	// First response worked out here from the messages (docs/outputs.md, "Response times"): the visitor's earliest message, and
 	// the earliest operator or file_operator message at or after it.
 	const firstResponse = ({ messages = [] }: Chat) => {
 		const times = (kinds: string[]) =>

@@ -339,7 +339,7 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 		// same instant the sandbox holds every read, so that no later poll is between its two writes at the kill: on
 		// default settings n8n saves a poll's static data and creates its execution side by side (`__emit` in n8n
 		// 2.41.1's trigger-execution-context.factory.js), and a kill between them loses that poll's chats for good
-		// (README, "Across restarts and crashes"). A fresh clone's run once killed main there, two seconds after it saw the
+		// (docs/trigger.md, "Across restarts and crashes"). A fresh clone's run once killed main there, two seconds after it saw the
 		// execution. The hold ends while main is down.
 		const before = await lastId(IDS.backlog);
 		await waitFor(

@@ -97,7 +97,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 
 		/**
 		 * The executions of a trigger's workflow: the items of the successful ones, in order, and what each poll the node
-		 * failed said. A poll that n8n fails itself, around the node (under load, its database pool starved: README, "A
+		 * failed said. A poll that n8n fails itself, around the node (under load, its database pool starved: docs/reliability.md, "A
 		 * poll that fails"), is stored with an error that has no message, which the node's errors always have: it is not
 		 * the node's, and the items show that it lost and repeated nothing.
 		 */

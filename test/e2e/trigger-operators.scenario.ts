@@ -294,7 +294,7 @@ export function testOperatorEvents(env: E2eEnvironment): void {
 			for (const [event, checkedAt] of Object.entries(kept)) {
 				expect(checkedAt).toMatch(ISO_UTC);
 				expect(Date.parse(checkedAt as string)).toBeLessThan(unpublishedAt);
-				// What changed_after will be (README, "When it happened"): the start of the last poll that reported a change
+				// What changed_after will be (docs/trigger.md, "When it happened"): the start of the last poll that reported a change
 				// before unpublishing, between that report's own bounds; not a quiet poll after it.
 				const [last] = runsBefore[event as keyof typeof runsBefore].at(-1)!.items;
 				expect(Date.parse(checkedAt as string)).toBeGreaterThan(

@@ -43,7 +43,7 @@ test('Status Changed: a sequence of changes, additions and removals, each report
 	});
 	expect(await poll()).toBeNull();
 
-	// Changed and changed back between two polls: not seen, as the README says.
+	// Changed and changed back between two polls: not seen, as docs/trigger.md says.
 	control.setOperatorStatus(2, 'dinner');
 	control.setOperatorStatus(2, 'online');
 	const added = control.addOperator({ email: 'fiona@svc.test', status: 'online' });

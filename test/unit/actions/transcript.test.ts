@@ -168,7 +168,7 @@ describe('Transcript lines', () => {
 			visitor_id: 'v-1',
 			visitor_name: 'Jane Roe',
 			visitor_email: 'jane@example.com',
-			// Not in the visitor fields: from the latest contacts message (README, "The visitor's contact").
+			// Not in the visitor fields: from the latest contacts message (docs/outputs.md, "The visitor's contact").
 			visitor_phone: '+15550000001',
 			start_page: 'https://shop.example/',
 			category: 'Orders',

@@ -135,7 +135,7 @@ describe('the credential test request', () => {
 		for (const message of Object.values(byStatus)) expect(message).not.toContain(' in the Svc API');
 	});
 
-	// README "Credentials": n8n's test sends a request answered 401 a second time, so "the node does not retry" would be
+	// README "Credentials", docs/reliability.md: n8n's test sends a request answered 401 a second time, so "the node does not retry" would be
 	// false there; the form is the credentials, so "in the Svc API credentials" points at where the user already is.
 	test('a wrong password: one text, true for the nodes and for the test, in the form without pointing at itself', () => {
 		expect(SVC_HTTP_ERRORS[401]).toEqual({

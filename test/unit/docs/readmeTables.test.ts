@@ -1,0 +1,90 @@
+// The README's tables of operations and trigger events list what the nodes define: every one, in the nodes' order.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+
+const README = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+
+const options = (properties: INodeProperties[], name: string) =>
+	properties.filter((p) => p.name === name).flatMap((p) => p.options as INodePropertyOptions[]);
+
+const trigger = new SvcChatTrigger().description.properties;
+/** The events of 'Trigger On', in the order the editor lists them. */
+const events = options(trigger, 'emit');
+
+/**
+ * THE ONE PLACE TO SWITCH: the README's one-line text of an event, from the event's definition in the code.
+ * Today that is the option's description. Once each event has its one definition with a one-line summary (issue 59),
+ * return that summary here instead, and the README's table must then repeat it.
+ */
+const summaryOf = (event: INodePropertyOptions): string => event.description ?? '';
+
+const action = new SvcChat().description.properties;
+/** The actions as the nodes panel names them, resource by resource, each resource's operations in their order. */
+const actions = options(action, 'resource').flatMap((resource) =>
+	action
+		.filter(
+			(p) =>
+				p.name === 'operation' &&
+				(p.displayOptions?.show?.resource as string[] | undefined)?.includes(
+					String(resource.value),
+				),
+		)
+		.flatMap((p) => (p.options as INodePropertyOptions[]).map((operation) => operation.action)),
+);
+
+/** The rows of the table under `## <heading>`, as their cells. */
+function tableUnder(markdown: string, heading: string): string[][] {
+	const section = markdown.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
+	if (!section) throw new Error(`README.md has no "## ${heading}" section`);
+	return section
+		.split('\n')
+		.filter((line) => line.startsWith('|'))
+		.slice(2) // the header and its separator
+		.map((line) =>
+			line
+				.slice(1, -1)
+				.split('|')
+				.map((cell) => cell.trim()),
+		);
+}
+
+/** What the events table gets wrong against the options: names or order, then each event's text. */
+function eventProblems(markdown: string): string[] {
+	const rows = tableUnder(markdown, 'Trigger events');
+	const names = rows.map(([name]) => name).join(', ');
+	const expected = events.map((event) => event.name).join(', ');
+	if (names !== expected) return [`events ${names}; the options are ${expected}`];
+	return rows.flatMap(([name, text], index) =>
+		text === summaryOf(events[index])
+			? []
+			: [`${name}: "${text}" is not "${summaryOf(events[index])}"`],
+	);
+}
+
+test('the README lists every event of Trigger On by its name, in the order of the options, with its text', () => {
+	expect(events.length).toBeGreaterThanOrEqual(8);
+	for (const event of events) expect(summaryOf(event)).not.toBe('');
+	expect(eventProblems(README)).toEqual([]);
+});
+
+test('an events table that leaves out an event, reorders two, or changes a text does not pass', () => {
+	const missing = README.replace(/^\| New Rating .*\n/m, '');
+	expect(eventProblems(missing)).toEqual([expect.stringContaining('the options are')]);
+	const [first, second] = README.match(/^\| (Every Change|Finished Chats Only) .*$/gm)!;
+	const reordered = README.replace(first, '@').replace(second, first).replace('@', second);
+	expect(eventProblems(reordered)).toEqual([expect.stringContaining('the options are')]);
+	const changed = README.replace(
+		'Each rating once, when it appears',
+		'Each rating, when it appears',
+	);
+	expect(eventProblems(changed)).toEqual([expect.stringMatching(/^New Rating: /)]);
+});
+
+test('the README lists every action by its name in the nodes panel, in the order of the node', () => {
+	expect(actions).toHaveLength(12);
+	expect(tableUnder(README, 'Operations').map(([name]) => name)).toEqual(actions);
+});
