@@ -14,9 +14,14 @@ const REDIRECT_REFUSED: SvcErrorText = {
 	fix: 'Enter the final host (the address the chat server answers on) in the Host field.',
 };
 
-const PLAIN_HTTP = '^\\s*[hH][tT][tT][pP]://';
-const PLAIN_HTTP_TO_LOOPBACK =
-	'^\\s*[hH][tT][tT][pP]://(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])([:/?#]|\\s*$)';
+// Prefixes, never `_cnd.regex`: n8n checks these at every read of the credential, and a regex in its 250 ms vm fails a
+// busy execution. Missed (no notice, still refused): leading spaces, other scheme casings, "http://127.0.0.1.example".
+const PLAIN_HTTP = ['http://', 'HTTP://', 'Http://'];
+const startsWith = (prefix: string) => ({ _cnd: { startsWith: prefix } });
+const toLoopback = (scheme: string) => [
+	{ _cnd: { eq: `${scheme}localhost` } },
+	...['localhost:', 'localhost/', '127.', '[::1]'].map((host) => startsWith(scheme + host)),
+];
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, i) => 400 + i)];
@@ -64,8 +69,8 @@ export class SvcApi implements ICredentialType {
 			type: 'notice',
 			default: '',
 			displayOptions: {
-				show: { host: [{ _cnd: { regex: PLAIN_HTTP } }] },
-				hide: { host: [{ _cnd: { regex: PLAIN_HTTP_TO_LOOPBACK } }] },
+				show: { host: PLAIN_HTTP.map(startsWith) },
+				hide: { host: PLAIN_HTTP.flatMap(toLoopback) },
 			},
 		},
 		{

@@ -74,28 +74,17 @@ export const includeCursorOption = (description: string): INodeProperties => ({
 	description,
 });
 
-/** The typed modes of an operator's locator: by email (Set Status, the trigger), by ID (broadcasts, the trigger). */
+/** An operator's typed modes: by email (Set Status, the trigger), by ID (broadcasts, the trigger). The nodes check them. */
 export const OPERATOR_BY_EMAIL = {
 	displayName: 'By Email',
 	name: 'email',
 	placeholder: 'name@email.com',
-	regex: '^\\s*[^@\\s]+@[^@\\s]+\\s*$',
-	errorMessage: 'Enter an email such as name@email.com',
 };
-export const OPERATOR_BY_ID = {
-	displayName: 'By ID',
-	name: 'id',
-	placeholder: 'e.g. 12',
-	regex: '^\\s*\\d+\\s*$',
-	errorMessage: 'An operator ID is a whole number',
-};
+export const OPERATOR_BY_ID = { displayName: 'By ID', name: 'id', placeholder: 'e.g. 12' };
 
-type TypedMode = Pick<INodePropertyMode, 'displayName' | 'name' | 'placeholder'> & {
-	regex?: string;
-	errorMessage?: string;
-};
+type TypedMode = Pick<INodePropertyMode, 'displayName' | 'name' | 'placeholder'>;
 
-/** A required resource locator: From List, then typed modes that a `regex` checks in the editor as they are typed. */
+/** A required resource locator: From List, then typed modes, without a `validation` regex (n8n runs it at every execution). */
 export const listLocator = (
 	field: { displayName: string; name: string; description: string; searchListMethod: string },
 	...typedModes: TypedMode[]
@@ -113,13 +102,7 @@ export const listLocator = (
 			type: 'list',
 			typeOptions: { searchListMethod: field.searchListMethod, searchable: true },
 		},
-		...typedModes.map(({ regex, errorMessage = '', ...typed }) => ({
-			...typed,
-			type: 'string' as const,
-			...(regex === undefined
-				? {}
-				: { validation: [{ type: 'regex' as const, properties: { regex, errorMessage } }] }),
-		})),
+		...typedModes.map((typed) => ({ ...typed, type: 'string' as const })),
 	],
 });
 

@@ -21,6 +21,9 @@ const RESET_FIX = 'Set this field in the editor again, or fix its expression.';
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
+/** An email as the API takes it: one "@", text on both sides, no spaces (checked here, never by an n8n regex). */
+export const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+$/;
+
 /** The value of a resource locator ({ __rl, mode, value }); a plain value (older workflows, expressions) as it is. */
 const locatorValue = (value: unknown) =>
 	isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
@@ -76,6 +79,13 @@ export class ParameterReader {
 		const text = this.optionalText(name);
 		if (text === undefined) throw this.fail(`'${this.label(name)}' is empty`, fix);
 		return text;
+	}
+
+	/** An email (EMAIL_SHAPE), trimmed; `fix` also ends the message of a value that is not one. */
+	email(name: string, { fix }: Fix): string {
+		const email = this.requiredText(name, { fix });
+		if (EMAIL_SHAPE.test(email)) return email;
+		throw this.fail(`'${this.label(name)}' is not an email (${showValue(email)})`, fix);
 	}
 
 	/** A whole number of `min` (default 0) or more; digits typed as text count too, 2.5, -1, "1e3" and 2 ** 64 do not. */

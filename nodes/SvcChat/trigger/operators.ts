@@ -10,8 +10,8 @@ import {
 	OPERATOR_STATUS_OPTIONS,
 	notice,
 } from '../descriptions/parameterBlocks';
-import { isPlainObject } from '../helpers/values';
-import { pollParameters } from '../parameters';
+import { isPlainObject, showValue } from '../helpers/values';
+import { EMAIL_SHAPE, pollParameters } from '../parameters';
 import type { OperatorEvent } from './description';
 import { isTextList, OPERATOR_STATE_KEY, serverBinding } from './poll';
 
@@ -150,9 +150,10 @@ function readOperatorSettings(context: IPollFunctions, event: OperatorEvent): Op
 	const wanted = read.rows('operators.operator').map((row, index) => {
 		const value = isPlainObject(row.operator) ? row.operator.value : row.operator;
 		const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
-		if (!text)
+		const problem = text ? `is neither an email nor an ID (${showValue(text)})` : 'has no operator';
+		if (!/^\d+$/.test(text) && !EMAIL_SHAPE.test(text))
 			throw read.fail(
-				`'${read.label('operators.operator')}', entry ${index + 1} has no operator`,
+				`'${read.label('operators.operator')}', entry ${index + 1} ${problem}`,
 				'Pick the operator from the list, enter their email or ID, or remove the entry.',
 			);
 		return text.toLowerCase();

@@ -198,6 +198,17 @@ describe('Operator > Set Status', () => {
 		expect(error.description).toContain('enter their email');
 		expect(error.context?.itemIndex).toBe(1);
 	});
+
+	// The locator's By Email mode has no `validation` regex (n8n runs one at every execution): the node checks.
+	test.each(['anna', 'anna@', 'an na@svc.test', '@svc.test'])(
+		'%j is not an email: it fails before any request, naming the field and the fix',
+		async (email) => {
+			const error = await runNodeError({ ...setStatus, email });
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toBe(`'Operator' is not an email (${JSON.stringify(email)}) [item 0]`);
+			expect(error.description).toBe('Pick the operator from the list, or enter their email.');
+		},
+	);
 });
 
 describe('Operator > Set Status: outcomes the spec leaves open', () => {

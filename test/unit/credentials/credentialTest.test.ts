@@ -5,6 +5,7 @@ import { NodeHelpers, type INodeProperties } from 'n8n-workflow';
 
 import { SvcApi } from '../../../credentials/SvcApi.credentials';
 import { SVC_ERROR_CODES, SVC_HTTP_ERRORS } from '../../../nodes/SvcChat/transport/errors';
+import { normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
 
 const credentialType = new SvcApi();
 const byName = Object.fromEntries(
@@ -50,25 +51,35 @@ describe('the credential type', () => {
 		expect('httpRequestNode' in credentialType).toBe(false);
 	});
 
-	test('the form warns about plain http:// to any host but loopback as soon as it is typed', () => {
+	test('the form warns about plain http:// to any host but loopback as soon as it is typed, as the transport refuses it', () => {
 		const shown = (host: string) =>
 			NodeHelpers.displayParameter({ host }, byName.plainHttpNotice, null, null);
+		const refused = (host: string) => /^Plain http:\/\//.test(normalizeBaseUrl(host).problem ?? '');
+		// The common typings: the notice says what the transport does.
 		for (const host of [
 			'http://acme.svc.example',
-			' HTTP://acme.svc.example/',
+			'HTTP://acme.svc.example/',
+			'Http://acme.svc.example:80',
 			'http://localhost.:80',
-			'http://127.0.0.1.nip.example',
-		]) {
-			expect([host, shown(host)]).toEqual([host, true]);
-		}
-		for (const host of [
+			'http://localhost.svc.example',
 			'acme.svc.example',
 			'https://acme.svc.example',
 			'http://127.0.0.1:3000',
+			'HTTP://127.0.0.1',
 			'http://localhost',
+			'Http://localhost/',
+			'HTTP://localhost:5678',
 			'http://[::1]:8080/',
 		]) {
-			expect([host, shown(host)]).toEqual([host, false]);
+			expect([host, shown(host)]).toEqual([host, refused(host)]);
+		}
+		// What its prefix conditions miss (no regex, see the credential): no notice, but refused all the same.
+		for (const host of [
+			' HTTP://acme.svc.example/',
+			'hTTp://acme.svc.example',
+			'http://127.0.0.1.nip.example',
+		]) {
+			expect([host, shown(host), refused(host)]).toEqual([host, false, true]);
 		}
 	});
 });

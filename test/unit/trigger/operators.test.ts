@@ -184,6 +184,19 @@ describe('Operator Status Changed', () => {
 		).rejects.toThrow("'Operators', entry 1 has no operator");
 	});
 
+	// By Email and By ID have no `validation` regex (n8n runs one at every execution): the trigger checks each entry.
+	test('an Operators entry that is neither an email nor an ID is refused, naming the entry and the fix', async () => {
+		const pick = (mode: string, value: string) => ({ operator: { __rl: true, mode, value } });
+		const operators = { operator: [pick('id', '4'), pick('id', 'op 7'), pick('email', 'anna')] };
+		const poll = triggerHarness({ ...STATUS, operators }, {}).poll();
+		await expect(poll).rejects.toThrow(
+			'\'Operators\', entry 2 is neither an email nor an ID ("op 7")',
+		);
+		await expect(poll).rejects.toMatchObject({
+			description: expect.stringContaining('enter their email or ID'),
+		});
+	});
+
 	test('a filter that is not a list of texts is refused, naming the field', async () => {
 		await expect(triggerHarness({ ...STATUS, roles: 7 }, {}).poll()).rejects.toThrow(
 			"The 'Roles' filter must be a list of texts",

@@ -56,7 +56,7 @@ const UNKNOWN_OUTCOME_NOTE =
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
-	const email = read.requiredText('email', {
+	const email = read.email('email', {
 		fix: 'Pick the operator from the list, or enter their email.',
 	});
 	const status = read.requiredText('status', { fix: 'Choose a status, e.g. online.' });
