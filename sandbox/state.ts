@@ -12,6 +12,8 @@ import {
 	type MissedContact,
 	type SeedOperator,
 	MISSED_CONTACTS,
+	REGULAR_VISITOR_AGES_H,
+	regularChatIndex,
 } from './data';
 import { Random } from './random';
 
@@ -83,6 +85,8 @@ export interface StateOptions {
 	admin: { email: string; password: string };
 	now: () => Date;
 	settings: SandboxSettings;
+	/** Gives REGULAR_VISITOR the seeded chats of REGULAR_VISITOR_AGES_H. */
+	regularVisitor?: boolean;
 }
 
 export interface ChatsPage {
@@ -151,6 +155,9 @@ export class SandboxState {
 			firstTs[index] =
 				(record.createdMs + record.durationMs) * 1000 + Random.of(seed, index, 4).int(0, 999);
 		}
+		if (this.options.regularVisitor)
+			for (const [place, ageH] of REGULAR_VISITOR_AGES_H.entries())
+				if (count) this.records[regularChatIndex(ageH, count)].regular = place;
 		const order = Array.from({ length: count }, (_, i) => i).sort(
 			(a, b) => firstTs[a] - firstTs[b] || a - b,
 		);

@@ -1,7 +1,9 @@
-// Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
+// Chat > Get Many: the chats changed since a date or cursor, or the newest first, of one visitor or all (spec 4.6).
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { walkChats } from '../../transport/chats';
+import type { Chat } from '../../types';
+
+import { walkChats, walkNewestFirst } from '../../transport/chats';
 import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../output/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -11,8 +13,63 @@ import {
 	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
+import { visitorMatcher, type VisitorMatch } from '../../helpers/chat';
+
+const oldestFirst = { displayOptions: { show: { order: ['oldestFirst'] } } };
 
 export const properties: INodeProperties[] = [
+	{
+		displayName: 'Order',
+		name: 'order',
+		type: 'options',
+		options: [
+			{
+				name: 'Oldest First',
+				value: 'oldestFirst',
+				description: 'As the API lists changes: from Since on, the least recently changed first',
+			},
+			{
+				name: 'Newest First',
+				value: 'newestFirst',
+				description:
+					"The most recently changed first: read back from the server's present in widening windows (1 hour, 1 day, 1 week, 30 days) up to Look Back At Most, stopping once Limit chats are found",
+			},
+		],
+		default: 'oldestFirst',
+	},
+	{
+		displayName: 'Look Back At Most (Days)',
+		name: 'lookBackDays',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 30,
+		displayOptions: { show: { order: ['newestFirst'] } },
+		description:
+			"How far back from the server's present to search. Each item gets searched_back_to, how far the search read; when nothing is found, one item says so (chats_found 0).",
+	},
+	{
+		displayName: 'Visitor',
+		name: 'visitor',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. jane@example.com',
+		description:
+			"Only this visitor's chats (empty: every chat), by the visitor fields, else the latest contact form of the chat",
+	},
+	{
+		displayName: 'Match Visitor By',
+		name: 'visitorMatch',
+		type: 'options',
+		options: [
+			{ name: 'Email or Phone', value: 'emailOrPhone', description: 'Email when it has an @' },
+			{ name: 'Email', value: 'email', description: 'Without regard to case' },
+			{ name: 'Phone', value: 'phone', description: 'By its digits: +1 (555) 010-20 is 155501020' },
+			{ name: 'Name', value: 'name', description: 'The whole name, without regard to case' },
+			{ name: 'Visitor ID', value: 'visitorId', description: "The server's or your site's ID" },
+		],
+		default: 'emailOrPhone',
+		displayOptions: { hide: { visitor: [''] } },
+	},
 	{
 		displayName: 'Since',
 		name: 'since',
@@ -32,6 +89,7 @@ export const properties: INodeProperties[] = [
 		],
 		default: 'date',
 		description: 'Where to start reading changes',
+		...oldestFirst,
 	},
 	{
 		displayName: 'Since Date',
@@ -39,7 +97,7 @@ export const properties: INodeProperties[] = [
 		type: 'dateTime',
 		default: '={{ $now.minus({ hours: 24 }).toISO() }}',
 		required: true,
-		displayOptions: { show: { since: ['date'] } },
+		displayOptions: { show: { since: ['date'], order: ['oldestFirst'] } },
 		description:
 			'Chats created or changed after this time (24 hours ago by default). A time without a time zone is read as UTC.',
 	},
@@ -49,7 +107,7 @@ export const properties: INodeProperties[] = [
 		type: 'string',
 		default: '0',
 		required: true,
-		displayOptions: { show: { since: ['cursor'] } },
+		displayOptions: { show: { since: ['cursor'], order: ['oldestFirst'] } },
 		placeholder: 'e.g. 1714557600000000',
 		description:
 			"The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
@@ -84,17 +142,33 @@ function readSinceCursor(read: ParameterReader): string {
 	);
 }
 
+const DAY_MS = 86_400_000;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
-	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = read.flag('options.includeCursor');
+	const visitor = read.optionalText('visitor');
+	const keep = visitor
+		? visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor)
+		: undefined;
+	const limit = read.limit();
+	const format = async (chats: Chat[]) =>
+		(await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats);
+	if (read.choice('order', { fallback: 'oldestFirst' as string }) === 'newestFirst') {
+		const fix = 'Give a whole number of days, 1 or more.';
+		const lookBackMs = read.wholeNumber('lookBackDays', { fix, min: 1, fallback: 30 }) * DAY_MS;
+		const found = await walkNewestFirst(this, { limit, lookBackMs, keep, itemIndex });
+		const searched = { searched_back_to: new Date(found.searchedBackToMs).toISOString() };
+		const cursor = includeCursor ? { last_ts: String(found.lastTs) } : {};
+		if (!found.chats.length) return [{ chats_found: 0, ...searched, ...cursor }];
+		return (await format(found.chats)).map((record) => ({ ...record, ...searched, ...cursor }));
+	}
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
-	const { chats, lastTs } = await walkChats(this, since, walk);
-	const format = await chatFormatter(this, output, { itemIndex, perNodeRun: true });
-	const records = format(chats);
+	const walk = { limit, wholePages: includeCursor, itemIndex, keep };
+	const { chats, lastTs } = await walkChats(this, readSinceCursor(read), walk);
+	const records = await format(chats);
 	if (!includeCursor) return records;
 	return records.map((record) => ({ ...record, last_ts: String(lastTs) }));
 }
