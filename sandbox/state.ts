@@ -203,6 +203,13 @@ export class SandboxState {
 		return count;
 	}
 
+	/** The regular visitor's chats (option regularVisitor) and their change cursors, in the order /chats gives them. */
+	regularChats(): Array<{ chat: Chat; last_ts: number }> {
+		const records = this.records.filter((record) => record.regular !== undefined);
+		records.sort((a, b) => a.lastTs - b.lastTs);
+		return records.map((record) => ({ chat: this.build(record), last_ts: record.lastTs }));
+	}
+
 	/** The cursor of the latest change (0 when there are no chats). */
 	latestTs(): number {
 		return this.logTs.length ? this.logTs[this.logTs.length - 1] : 0;
