@@ -29,27 +29,22 @@ export function visitorContact(chat: Chat) {
 }
 
 export type VisitorMatch = 'emailOrPhone' | 'email' | 'phone' | 'name' | 'visitorId';
-const digits = (text: unknown) => (typeof text === 'string' ? text.replace(/\D/g, '') : '');
+const MATCHED = { email: 'visitor_email', phone: 'visitor_phone', name: 'visitor_name' } as const;
+const digits = (text: unknown) => String(text ?? '').replace(/\D/g, '');
 const folded = (text: unknown) =>
-	typeof text === 'string' ? text.trim().replace(/\s+/g, ' ').toLowerCase() : '';
+	String(text ?? '')
+		.trim()
+		.replace(/\s+/g, ' ')
+		.toLowerCase();
 
-/**
- * Whether a chat is this visitor's, by `visitorContact`: e-mail and name without regard to case or spacing, phone by
- * its digits; the visitor ID is the server's (visitor.id) or the site's (the id visitor field). Never matches nothing.
- */
+/** Whether a chat is this visitor's, by `visitorContact` (phone by its digits, the rest folded); the ID is either's. */
 export function visitorMatcher(by: VisitorMatch, wanted: string) {
 	if (by === 'emailOrPhone') by = wanted.includes('@') ? 'email' : 'phone';
 	const [want, same] = by === 'phone' ? [digits(wanted), digits] : [folded(wanted), folded];
-	return (chat: Chat) => {
-		const contact = visitorContact(chat);
-		const values =
-			by === 'visitorId'
-				? [chat.visitor?.id, isPlainObject(chat.visitor?.fields) && chat.visitor.fields.id]
-				: [
-						contact[
-							by === 'name' ? 'visitor_name' : by === 'email' ? 'visitor_email' : 'visitor_phone'
-						],
-					];
-		return want !== '' && values.some((value) => same(value) === want);
-	};
+	return (chat: Chat) =>
+		want !== '' &&
+		(by === 'visitorId'
+			? [chat.visitor?.id, isPlainObject(chat.visitor?.fields) && chat.visitor.fields.id]
+			: [visitorContact(chat)[MATCHED[by]]]
+		).some((value) => same(value) === want);
 }

@@ -48,9 +48,10 @@ const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
  */
 type ReadOptions = SvcRequestOptions & { dropGone?: boolean; only?: (chat: Chat) => boolean };
 export async function withFullChats(context: SvcApiContext, chats: Chat[], options: ReadOptions) {
-	const { only = () => true } = options;
 	const missing = chats.flatMap((chat, index) =>
-		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) && only(chat) ? [index] : [],
+		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) && (options.only?.(chat) ?? true)
+			? [index]
+			: [],
 	);
 	const filled = [...chats];
 	let next = 0;
@@ -94,16 +95,14 @@ export interface ChatPage {
 // A server that keeps saying "more" while handing back nothing is stopped after this many empty pages in a row.
 const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 
-/** The widening windows of "recent" and Newest First: 1 hour, 1 day, 1 week, 30 days, 1 year back. */
+/** The widening windows of "recent" and Newest First: 1 hour, 1 day, 1 week, 30 days, 1 year. */
 const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
 /** Where each window starts (ms, newest first), the steps shorter than `lookBackMs`, then the look-back (or 0). */
-const windowStarts = (presentMs: number, lookBackMs = Infinity) => [
-	...LOOKBACK_STEPS_MS.filter((ms) => ms < lookBackMs && ms <= presentMs).map(
-		(ms) => presentMs - ms,
-	),
-	Math.max(0, presentMs - lookBackMs),
-];
+const windowStarts = (presentMs: number, lookBackMs = Infinity) =>
+	[...LOOKBACK_STEPS_MS.filter((ms) => ms < lookBackMs && ms <= presentMs), lookBackMs].map((ms) =>
+		Math.max(0, presentMs - ms),
+	);
 const msToCursor = (ms: number) => String(Math.floor(ms) * 1000);
 
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'notRetried'> {
@@ -122,7 +121,7 @@ export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'no
 	deadlineMs?: number;
 	/** When a later page fails, end at the last good page and report the failure instead of throwing. */
 	keepOnFailure?: boolean;
-	/** Only the chats it keeps count and are returned (applied to each chat's latest version). */
+	/** Only the chats it keeps (each in its latest version) count and are returned. */
 	keep?: (chat: Chat) => boolean;
 	/** Sees each page once all its chats are read in full; returning true ends the walk after it. */
 	onPage?: (page: ChatPage) => boolean | void;
@@ -221,13 +220,12 @@ export async function walkChats(
 	return { ...walk, chats: [...byId.values()] };
 }
 
-/** Clocks further apart than this (the Date header has whole seconds) move the first window to the server's. */
+// Clocks further apart than this (Date has whole seconds) move the first window to the server's.
 const CLOCK_TOLERANCE_MS = 60_000;
 
 /**
- * Newest First: windows read back from the server's present, each forward up to where the newer one began; chats newest
- * first, each once (the newer window's), until `limit` are kept or the look-back is read. The present is the first
- * reply's Date, else the latest change: n8n's clock only places the first page, read again when the clocks differ.
+ * Newest First: windows back from the server's present (its first Date, else its latest change; n8n's clock only places
+ * the first page), each read forward to where the newer began; each chat once, the newer window's, until `limit`.
  */
 export async function walkNewestFirst(
 	context: SvcApiContext,
@@ -237,21 +235,17 @@ export async function walkNewestFirst(
 	const credentials = await readCredentials(context);
 	const found: Chat[] = [];
 	const newer = new Set<string>();
-	/** One window from `since` up to `upper` (else to the end); take() adds its chats that no newer window had. */
+	// One window from `since` up to `upper` (else to the end); take() adds the chats no newer window had.
 	const read = async (since: Cursor, upper?: Cursor, maxPages?: number) => {
 		const ids: string[] = [];
 		const walk = await walkChats(context, since, {
 			...{ itemIndex, credentials, maxPages },
-			// A chat a newer window had is neither read in full again nor kept.
 			fullChats: (chat) => !newer.has(String(chat.id)),
 			keep: (chat) => (ids.push(String(chat.id)), !keep || keep(chat)),
 			onPage: (page) => upper !== undefined && compareCursors(page.lastTs, upper) >= 0,
 		});
-		const take = () => {
-			found.push(...walk.chats.filter((chat) => !newer.has(String(chat.id))).reverse());
-			for (const id of ids) newer.add(id);
-		};
-		return { walk, take };
+		const fresh = () => walk.chats.filter((chat) => !newer.has(String(chat.id))).reverse();
+		return { walk, take: () => (found.push(...fresh()), ids.forEach((id) => newer.add(id))) };
 	};
 	let searchedBackToMs = Date.now() - LOOKBACK_STEPS_MS[0];
 	let first = await read(msToCursor(searchedBackToMs), undefined, 1);
@@ -262,8 +256,7 @@ export async function walkNewestFirst(
 		lastTs = first.walk.lastTs;
 	} else if (!first.walk.caughtUp) {
 		const rest = await read(lastTs);
-		rest.take();
-		lastTs = rest.walk.lastTs;
+		({ lastTs } = (rest.take(), rest.walk));
 	}
 	first.take();
 	presentMs ??= Number(lastTs) / 1000;

@@ -2,7 +2,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Chat } from '../../types';
-
 import { walkChats, walkNewestFirst } from '../../transport/chats';
 import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../output/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
@@ -23,19 +22,12 @@ export const properties: INodeProperties[] = [
 		name: 'order',
 		type: 'options',
 		options: [
-			{
-				name: 'Oldest First',
-				value: 'oldestFirst',
-				description: 'As the API lists changes: from Since on, the least recently changed first',
-			},
-			{
-				name: 'Newest First',
-				value: 'newestFirst',
-				description:
-					"The most recently changed first: read back from the server's present in widening windows (1 hour, 1 day, 1 week, 30 days) up to Look Back At Most, stopping once Limit chats are found",
-			},
+			{ name: 'Oldest First', value: 'oldestFirst' },
+			{ name: 'Newest First', value: 'newestFirst' },
 		],
 		default: 'oldestFirst',
+		description:
+			"Oldest First as the API lists changes, from Since on. Newest First reads back from the server's present in widening windows (1 hour, 1 day, 1 week, 30 days) and stops at the one that holds Limit chats.",
 	},
 	{
 		displayName: 'Look Back At Most (Days)',
@@ -44,8 +36,7 @@ export const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: 30,
 		displayOptions: { show: { order: ['newestFirst'] } },
-		description:
-			"How far back from the server's present to search. Each item gets searched_back_to, how far the search read; when nothing is found, one item says so (chats_found 0).",
+		description: 'searched_back_to says how far it read; when none is found, chats_found is 0',
 	},
 	{
 		displayName: 'Visitor',
@@ -53,8 +44,7 @@ export const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. jane@example.com',
-		description:
-			"Only this visitor's chats (empty: every chat), by the visitor fields, else the latest contact form of the chat",
+		description: "Only this visitor's: by the visitor fields, else its latest contact form",
 	},
 	{
 		displayName: 'Match Visitor By',
@@ -142,23 +132,24 @@ function readSinceCursor(read: ParameterReader): string {
 	);
 }
 
-const DAY_MS = 86_400_000;
-
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = read.flag('options.includeCursor');
 	const visitor = read.optionalText('visitor');
-	const keep = visitor
-		? visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor)
-		: undefined;
+	const keep = visitor && visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor);
 	const limit = read.limit();
 	const format = async (chats: Chat[]) =>
 		(await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats);
 	if (read.choice('order', { fallback: 'oldestFirst' as string }) === 'newestFirst') {
 		const fix = 'Give a whole number of days, 1 or more.';
-		const lookBackMs = read.wholeNumber('lookBackDays', { fix, min: 1, fallback: 30 }) * DAY_MS;
-		const found = await walkNewestFirst(this, { limit, lookBackMs, keep, itemIndex });
+		const lookBackMs = read.wholeNumber('lookBackDays', { fix, min: 1, fallback: 30 }) * 864e5;
+		const found = await walkNewestFirst(this, {
+			limit,
+			lookBackMs,
+			keep: keep || undefined,
+			itemIndex,
+		});
 		const searched = { searched_back_to: new Date(found.searchedBackToMs).toISOString() };
 		const cursor = includeCursor ? { last_ts: String(found.lastTs) } : {};
 		if (!found.chats.length) return [{ chats_found: 0, ...searched, ...cursor }];
@@ -166,7 +157,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	}
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const walk = { limit, wholePages: includeCursor, itemIndex, keep };
+	const walk = { limit, wholePages: includeCursor, itemIndex, keep: keep || undefined };
 	const { chats, lastTs } = await walkChats(this, readSinceCursor(read), walk);
 	const records = await format(chats);
 	if (!includeCursor) return records;
