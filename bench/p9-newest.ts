@@ -2,9 +2,9 @@
 // against what example 12 did before: the 30 days read forward, filtered by the visitor, the last 5 kept.
 import type { IDataObject } from 'n8n-workflow';
 
-import { SvcChat } from '../nodes/SvcChat/SvcChat.node';
 import { REGULAR_VISITOR } from '../sandbox/data';
 import { credentialsFor, executeContextForTiming } from './harness';
+import { loadNodes } from './nodes';
 import { startSandboxProcess } from './sandboxProcess';
 import { alternating, figures, round, type Figures } from './stats';
 
@@ -34,7 +34,7 @@ export async function benchNewestFirst({
 }): Promise<P9Result> {
 	const sandbox = await startSandboxProcess({ chats, seed: 1, regularVisitor: true });
 	try {
-		const node = new SvcChat();
+		const node = new (await loadNodes()).SvcChat();
 		const credentials = credentialsFor(sandbox);
 		const visitor = { visitor: REGULAR_VISITOR.emails[0], visitorMatch: 'email' };
 		const parameters = {
