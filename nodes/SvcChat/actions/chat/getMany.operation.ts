@@ -36,7 +36,7 @@ export const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: 30,
 		displayOptions: { show: { order: ['newestFirst'] } },
-		description: 'searched_back_to says how far it read; when none is found, chats_found is 0',
+		description: 'Each item says how far it read (searched_back_to); none found: chats_found 0',
 	},
 	{
 		displayName: 'Visitor',
@@ -51,10 +51,10 @@ export const properties: INodeProperties[] = [
 		name: 'visitorMatch',
 		type: 'options',
 		options: [
-			{ name: 'Email or Phone', value: 'emailOrPhone', description: 'Email when it has an @' },
 			{ name: 'Email', value: 'email', description: 'Without regard to case' },
-			{ name: 'Phone', value: 'phone', description: 'By its digits: +1 (555) 010-20 is 155501020' },
+			{ name: 'Email or Phone', value: 'emailOrPhone', description: 'Email when it has an @' },
 			{ name: 'Name', value: 'name', description: 'The whole name, without regard to case' },
+			{ name: 'Phone', value: 'phone', description: 'By its digits: +1 (555) 010-20 is 155501020' },
 			{ name: 'Visitor ID', value: 'visitorId', description: "The server's or your site's ID" },
 		],
 		default: 'emailOrPhone',
