@@ -29,6 +29,7 @@ const EXPECTED_SECONDS = {
 	'package/verification.test.ts': 22,
 	'e2e/agent.test.ts': 20,
 	'hardening/hostile.test.ts': 19,
+	'integration/newestFirst.sandbox.test.ts': 20,
 	'integration/trigger.soak.test.ts': 19,
 	'integration/specGaps.sandbox.test.ts': 18,
 	'package/runtime-install.test.ts': 16,
