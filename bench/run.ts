@@ -16,15 +16,16 @@ import { benchRealN8n, type P2Result } from './p2-n8n';
 import { benchBroadcast, type P3Result } from './p3-broadcast';
 import { benchMemory, type P4Result } from './p4-memory';
 import { benchNetwork, type P8Result } from './p8-network';
+import { benchNewestFirst, type P9Result } from './p9-newest';
 import { benchSimplifiedRelease, LAST_RELEASE, type P5Result } from './p5-release';
 import { describe } from './stats';
 import { killAllNow } from '../scripts/processes';
 
 const RESULTS_FILE = path.join(__dirname, 'results/latest.json');
-const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P8'] as const;
+const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P8', 'P9'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
-const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8] [--runs N] [--base COMMIT]
+const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8,P9] [--runs N] [--base COMMIT]
 
   --only   which benchmarks to run (default all; P2 needs the n8n runtime, installed on first use)
   --runs   runs per measurement, at least 5 (default 5; P1 and P5 use 2 more, they are the noisiest)
@@ -109,6 +110,14 @@ function printP4(r: P4Result): string[] {
 		line('backlog ', r.large),
 		line('baseline', r.baseline),
 		`   growth ratio ${r.ratio} for a ${r.backlogRatio}x larger backlog; target ${r.target}: ${yesNo(r.met)}`,
+	];
+}
+
+function printP9(r: P9Result): string[] {
+	return [
+		`P9 a visitor's 5 newest chats among ${r.chats.toLocaleString('en-US')} over 30 days: Newest First against the 30 days read forward, filtered`,
+		`   requests: Newest First ${r.requests.newestFirst}, forward ${r.requests.forward} (x${r.requestRatio} fewer; target: ${r.target}) ${r.met ? 'MET' : 'NOT MET'}`,
+		`   wall: Newest First ${describe(r.newestFirst.wallMs)}; forward ${describe(r.forward.wallMs)}`,
 	];
 }
 
@@ -213,6 +222,11 @@ async function main(): Promise<number> {
 			results.P8 = result;
 			return printP8(result);
 		},
+		P9: async () => {
+			const result = await benchNewestFirst({ runs, chats: 20_000, log });
+			results.P9 = result;
+			return printP9(result);
+		},
 		P2: async () => {
 			const result = await benchRealN8n({ runs, chats: 10_000, log });
 			results.P2 = result;
@@ -220,7 +234,7 @@ async function main(): Promise<number> {
 		},
 	};
 	// P2 last: it builds the package and boots a real n8n for every run.
-	for (const name of (['P1', 'P5', 'P3', 'P4', 'P8', 'P2'] as const).filter((step) =>
+	for (const name of (['P1', 'P5', 'P3', 'P4', 'P8', 'P9', 'P2'] as const).filter((step) =>
 		only.includes(step),
 	)) {
 		console.log(`\n${name}…`);

@@ -29,6 +29,8 @@ export async function startSandboxProcess(options: {
 	https?: boolean;
 	/** The sandbox's one-way network delay (sandbox/README.md). */
 	latencyMs?: number;
+	/** One visitor's chats spread over the 30 days (sandbox option regularVisitor). */
+	regularVisitor?: boolean;
 }): Promise<SandboxProcess> {
 	const args = [
 		path.join(ROOT, 'sandbox/cli.ts'),
@@ -38,6 +40,7 @@ export async function startSandboxProcess(options: {
 		String(options.seed ?? 1),
 		...(options.https ? ['--https'] : []),
 		...(options.latencyMs ? ['--latency-ms', String(options.latencyMs)] : []),
+		...(options.regularVisitor ? ['--regular-visitor'] : []),
 	];
 	const child = start(TSX, args, { cwd: ROOT });
 	const printed = await waitUntil(

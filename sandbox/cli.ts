@@ -12,6 +12,7 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --latency-ms N        one-way network delay: every byte each way waits N ms, a new connection one round trip more
   --last-ts-as-string   /chats answers last_ts as a string instead of a number
   --lockout-threshold N failed logins before 403 (default 5)
+  --regular-visitor     one visitor's chats spread over the 30 days (Rosa Regular, rosa.regular@mail.example)
   --help                this text`;
 
 function integer(name: string, text: string | undefined, fallback: number): number {
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
 			'latency-ms': { type: 'string' },
 			'last-ts-as-string': { type: 'boolean', default: false },
 			'lockout-threshold': { type: 'string' },
+			'regular-visitor': { type: 'boolean', default: false },
 			help: { type: 'boolean', default: false },
 		},
 		strict: true,
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
 		https: values.https,
 		latencyMs: integer('latency-ms', values['latency-ms'], 0),
 		lastTsAsString: values['last-ts-as-string'],
+		regularVisitor: values['regular-visitor'],
 		lockoutThreshold:
 			values['lockout-threshold'] === undefined
 				? undefined

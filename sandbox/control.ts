@@ -38,6 +38,8 @@ export interface SandboxControl {
 	fingerprint(chat: Chat): string;
 	/** The fingerprint of every chat version that existed since reset, initial versions included. */
 	allVersions(): string[];
+	/** The regular visitor's chats (option regularVisitor) with their change cursors, as /chats orders them. */
+	regularVisitorChats(): Array<{ chat: Chat; last_ts: number }>;
 	/** The cursor of the latest change: what /chats gives as last_ts once everything was read. */
 	latestCursor(): number;
 	/** Sets the status of the operator with this id or e-mail. */
@@ -106,6 +108,7 @@ export function createControl(
 		fingerprint: (chat) => fingerprint(chat),
 		allVersions: () => state.allVersions(),
 		latestCursor: () => state.latestTs(),
+		regularVisitorChats: () => state.regularChats(),
 		setOperatorStatus: (who, status) => {
 			if (typeof status !== 'string' || status === '')
 				throw new Error('status must be a non-empty string');
@@ -191,6 +194,7 @@ function routes(control: SandboxControl): Record<string, Route> {
 		}),
 		'GET versions': () => control.allVersions(),
 		'GET cursor': () => ({ last_ts: control.latestCursor() }),
+		'GET chats/regular': () => control.regularVisitorChats(),
 		'GET operators': () => control.getOperators(),
 		'POST operators/status': ({ body }) =>
 			control.setOperatorStatus((body.id ?? body.email) as string, body.status as string),

@@ -117,6 +117,8 @@ export interface ChatRecord {
 	extraRates: Rate[];
 	/** A chat no operator answered (control addMissedChat), and where its visitor's contact is. */
 	missed?: MissedContact;
+	/** The regular visitor's chat (option regularVisitor): its place in REGULAR_VISITOR_AGES_H. */
+	regular?: number;
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
 	/**
@@ -231,6 +233,27 @@ export function seededCreatedMs(
 	const jitter = Random.of(seed, index, 3).next() * slot * 0.5;
 	return Math.floor(start + index * slot + jitter);
 }
+
+/** One visitor who comes back (option regularVisitor), written each time a little differently, as people do. */
+export const REGULAR_VISITOR = {
+	id: 'v-regular-rosa',
+	siteId: 'crm-rosa',
+	name: 'Rosa Regular',
+	emails: ['rosa.regular@mail.example', 'Rosa.Regular@Mail.example'],
+	phones: ['+44 20 7946 0958', '442079460958'],
+};
+/** The regular visitor's chats, hours before the sandbox's start: 5 in the last day, then spread to 29.5 days. */
+export const REGULAR_VISITOR_AGES_H = [2.3, 5, 9, 14, 20, 36, 72, 144, 264, 360, 528, 708];
+
+/** The seeded chat (of `count`) created nearest `ageH` hours before the anchor: the regular visitor's. */
+export const regularChatIndex = (ageH: number, count: number) =>
+	Math.max(
+		0,
+		Math.min(
+			count - 1,
+			Math.round(count - (ageH * 3_600_000 - HISTORY_END_GAP_MS) / (HISTORY_SPAN_MS / count)),
+		),
+	);
 
 const FIRST_NAMES = [
 	'Olga',
@@ -427,6 +450,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 				? null
 				: [...(stateHistory ?? []), ...record.extraStates.map((s) => ({ ...s }))],
 		visitor: { id: `v-${random.hex(12)}`, fields },
+		...(record.regular === undefined ? {} : regularVisitor(record.regular)),
 		visit_session: {
 			ip: index % 7 === 5 ? null : `203.0.113.${random.int(1, 254)}`,
 			landing_page: { url: index % 7 === 6 ? null : random.pick(PAGES) },
@@ -451,4 +475,11 @@ export function fingerprint(chat: Pick<Chat, 'id' | 'messages' | 'state_history'
 export function recordFingerprint(record: ChatRecord): string {
 	const states = Math.max(record.baseStateCount, 0) + record.extraStates.length;
 	return `${record.id}:${record.baseMessageCount + record.extraMessages.length}:${states}`;
+}
+
+/** The regular visitor, every other time with its site's id, with the e-mail and phone written two ways. */
+function regularVisitor(place: number): Pick<Chat, 'visitor'> {
+	const { id, siteId, name, emails, phones } = REGULAR_VISITOR;
+	const fields = { name, email: emails[place % 2], phone: phones[place % 2] };
+	return { visitor: { id, fields: place % 2 ? fields : { ...fields, id: siteId } } };
 }

@@ -38,6 +38,8 @@ export interface SandboxOptions {
 	 * one more round trip before its first byte, as TCP's handshake makes it (see latency.ts).
 	 */
 	latencyMs?: number;
+	/** One visitor's chats spread over the 30 days (REGULAR_VISITOR in data.ts), for "a visitor's latest chats". */
+	regularVisitor?: boolean;
 	/** Any other starting settings (see README), e.g. `{ equalTimestamps: true }`; kept across control resets. */
 	settings?: Partial<SandboxSettings>;
 }
@@ -99,6 +101,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		seed,
 		chats,
 		admin,
+		regularVisitor: options.regularVisitor,
 		now: options.now ?? (() => new Date()),
 		settings: {
 			...DEFAULT_SETTINGS,

@@ -12,6 +12,8 @@ import {
 	type MissedContact,
 	type SeedOperator,
 	MISSED_CONTACTS,
+	REGULAR_VISITOR_AGES_H,
+	regularChatIndex,
 } from './data';
 import { Random } from './random';
 
@@ -83,6 +85,8 @@ export interface StateOptions {
 	admin: { email: string; password: string };
 	now: () => Date;
 	settings: SandboxSettings;
+	/** Gives REGULAR_VISITOR the seeded chats of REGULAR_VISITOR_AGES_H. */
+	regularVisitor?: boolean;
 }
 
 export interface ChatsPage {
@@ -151,6 +155,9 @@ export class SandboxState {
 			firstTs[index] =
 				(record.createdMs + record.durationMs) * 1000 + Random.of(seed, index, 4).int(0, 999);
 		}
+		if (this.options.regularVisitor)
+			for (const [place, ageH] of REGULAR_VISITOR_AGES_H.entries())
+				if (count) this.records[regularChatIndex(ageH, count)].regular = place;
 		const order = Array.from({ length: count }, (_, i) => i).sort(
 			(a, b) => firstTs[a] - firstTs[b] || a - b,
 		);
@@ -194,6 +201,13 @@ export class SandboxState {
 		for (const record of this.records)
 			if (record.createdMs >= fromMs && record.createdMs < toMs) count++;
 		return count;
+	}
+
+	/** The regular visitor's chats (option regularVisitor) and their change cursors, in the order /chats gives them. */
+	regularChats(): Array<{ chat: Chat; last_ts: number }> {
+		const records = this.records.filter((record) => record.regular !== undefined);
+		records.sort((a, b) => a.lastTs - b.lastTs);
+		return records.map((record) => ({ chat: this.build(record), last_ts: record.lastTs }));
 	}
 
 	/** The cursor of the latest change (0 when there are no chats). */

@@ -47,7 +47,7 @@ async function prepare() {
 	const changed = !isBuildCurrent();
 	if (changed) buildPackageInRepo();
 	log(`package ${changed ? 'built (npm run build)' : 'not built: dist/ is newer'} at ${elapsed()}`);
-	const sandbox = await startSandbox({ seed: 1, chats: 30 });
+	const sandbox = await startSandbox({ seed: 1, chats: 30, regularVisitor: true });
 	log(`Svc sandbox on ${sandbox.url} with ${sandbox.control.chatCount()} chats`);
 	return { runtime, sandbox };
 }
@@ -123,6 +123,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${webhook('svc-visitor-login')} \\
         -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
     Stored pairings:  curl -s ${control('pairings')}
+    "Svc: a CRM contact's latest chat transcripts" is published. A contact's 3 latest chats:
+      ${webhook('svc-contact-chats')} -d '{"email":"rosa.regular@mail.example"}'
  4. "Svc: daily operator statistics…" and "Svc: weekly first-response report…": open one and
     click "Execute workflow".
  5. "Svc: lunch break for online operators…": click "Execute workflow"; set "Wait until 14:00"

@@ -29,11 +29,12 @@ export const EXAMPLE_IDS = {
 	visitorWaiting: 'svcExample10Waiting',
 	weeklyReport: 'svcExample11Report',
 	mcpServer: 'svcExample12Mcp',
+	contactChats: 'svcExample13Contact',
 } as const;
 
 /** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */
-const { exportFinishedChats, crmBroadcast, visitorPairing } = EXAMPLE_IDS;
-export const PUBLISHED_EXAMPLES = [exportFinishedChats, crmBroadcast, visitorPairing];
+const { exportFinishedChats, crmBroadcast, visitorPairing, contactChats } = EXAMPLE_IDS;
+export const PUBLISHED_EXAMPLES = [exportFinishedChats, crmBroadcast, visitorPairing, contactChats];
 
 /** An `svcApi` credential (by default the examples' one) logging in to `sandbox` as its admin, as n8n exports it. */
 export function sandboxCredential(
@@ -255,6 +256,8 @@ export async function runExamples(
 		throw new Error(`"Website login" answered no auth_token: ${JSON.stringify(answer)}`);
 	const logout = { workflow: pairing, webhook: 'Website logout', body: { auth_token: token } };
 	await webhook({ ...logout, nth: 2 }, 'Website logout removes the pairing', ['Remove token']);
+	const contact = { workflow: example(contactChats), webhook: 'CRM contact' };
+	await webhook(contact, "A CRM contact's 3 latest chats, newest first", ['Latest 3 chats']);
 
 	// Publishing polled once at once; that poll read the history from the beginning.
 	const title = 'Finished chats exported (Svc Chat Trigger, polled when published)';

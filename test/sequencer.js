@@ -28,6 +28,7 @@ const EXPECTED_SECONDS = {
 	'hardening/fuzz.test.ts': 22,
 	'package/verification.test.ts': 22,
 	'e2e/agent.test.ts': 20,
+	'integration/newestFirst.sandbox.test.ts': 20,
 	'hardening/hostile.test.ts': 19,
 	'integration/trigger.soak.test.ts': 19,
 	'integration/specGaps.sandbox.test.ts': 18,

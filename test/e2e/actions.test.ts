@@ -241,7 +241,7 @@ describe('errors reach the n8n execution as node errors', () => {
 		const error = execution.data.resultData.error!;
 		expect(error.node?.name).toBe('Get chat');
 		expect(error.message).toBe(`${MAY_NOT_EXIST} [item 0]`);
-		expect(error.description).toMatch(/^Check the chat ID;.*If the chat exists, try again later/);
+		expect(error.description).toMatch(/^Check the chat ID: .*If the chat exists, try again later/);
 		expect(error.description).toContain('(Svc code: unknown)');
 	});
 

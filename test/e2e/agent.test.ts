@@ -52,7 +52,8 @@ let run: { data?: RunData; error?: string };
 
 beforeAll(async () => {
 	model = await startScriptedModel(script);
-	env = await startE2eEnvironment();
+	// Example 12's tools search a busy account: 20,000 chats over 30 days, one regular visitor among them.
+	env = await startE2eEnvironment({ sandbox: { seed: 58, chats: 20_000, regularVisitor: true } });
 	operatorsBefore = env.sandbox.control.getOperators();
 	const example = findExample(readExamples(), EXAMPLE_IDS.aiAgent);
 	const modelNode = example.nodes.find(

@@ -216,7 +216,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(13);
+	expect(lines).toHaveLength(14);
 	// What the lines cannot show: example 7's hours, chats/missed's choices, what a wrong saved password does.
 	const welcome = started.npm.output().replaceAll(/\n {1,4}/g, ' ');
 	expect(welcome).toContain(
@@ -253,6 +253,12 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 		auth_token: string;
 	};
 	expect(await curl(at('__control/pairings')[0])).toEqual({ [token]: expect.any(Object) });
+	// Example 13: the regular visitor's 3 latest chats, newest first, as transcripts.
+	const contact = (await curl(at('/webhook/svc-contact-chats')[0])) as Array<{
+		transcript: string;
+	}>;
+	expect(contact).toHaveLength(3);
+	expect(contact.every(({ transcript }) => transcript.includes('Rosa Regular'))).toBe(true);
 	const offline = (await curl(at('operators/cycle')[0])) as Array<{ status: string }>;
 	expect(offline.map(({ status }) => status)).toEqual(offline.map(() => 'offline'));
 	expect(await curl(at('__control/operators')[0])).toEqual(offline);

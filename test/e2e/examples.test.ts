@@ -49,44 +49,52 @@ async function morePolls(sandbox: Sandbox, path: string, count: number, what: st
 
 // The demo's data set. An n8n of its own (one start, then REST): the examples find their credential by its name,
 // "Svc sandbox", which must point at this file's sandbox, and example 7 sets every operator offline and back.
-const env = useE2eEnvironment({ sandbox: { seed: 1, chats: 30 } }, async (started) => {
-	operatorsBefore = started.sandbox.control.getOperators();
-	await runExamples(started.n8n, started.sandbox, {
-		onStep: async (step) => {
-			observed.push({
-				step,
-				at: Date.now(),
-				operators: started.sandbox.control.getOperators(),
-				pairings: started.sandbox.control.pairings(),
-			});
-			if (step.workflowId === EXAMPLE_IDS.weeklyReport)
-				chatsAtReport = (await sandboxAllChats(started.sandbox)).chats;
-			if (step.workflowId === EXAMPLE_IDS.exportFinishedChats) {
-				exportExecutions = await started.n8n.readExecutions(step.workflowId);
-				chatsAtExport = (await sandboxAllChats(started.sandbox)).chats;
-			}
-			if (
-				step.workflowId === JOB_COPIES.missedChat ||
-				step.workflowId === JOB_COPIES.visitorWaiting
-			) {
-				// Three more polls of each of the three triggers: an item emitted twice would show.
-				await morePolls(
-					started.sandbox,
-					'/api/v2/chats',
-					9,
-					'three more polls of examples 8 to 10',
-				);
-				for (const id of Object.values(JOB_COPIES))
-					jobExecutions[id] = await started.n8n.readExecutions(id, { all: true });
-			}
-			if (step.workflowId === ALERT_CLOCK.id && /back/.test(step.title)) {
-				// Two more polls after the last change: an availability reported twice would be a third execution.
-				await morePolls(started.sandbox, '/api/v2/operators', 2, 'two more polls of the operators');
-				alertExecutions = await started.n8n.readExecutions(step.workflowId, { all: true });
-			}
-		},
-	});
-});
+const env = useE2eEnvironment(
+	{ sandbox: { seed: 1, chats: 30, regularVisitor: true } },
+	async (started) => {
+		operatorsBefore = started.sandbox.control.getOperators();
+		await runExamples(started.n8n, started.sandbox, {
+			onStep: async (step) => {
+				observed.push({
+					step,
+					at: Date.now(),
+					operators: started.sandbox.control.getOperators(),
+					pairings: started.sandbox.control.pairings(),
+				});
+				if (step.workflowId === EXAMPLE_IDS.weeklyReport)
+					chatsAtReport = (await sandboxAllChats(started.sandbox)).chats;
+				if (step.workflowId === EXAMPLE_IDS.exportFinishedChats) {
+					exportExecutions = await started.n8n.readExecutions(step.workflowId);
+					chatsAtExport = (await sandboxAllChats(started.sandbox)).chats;
+				}
+				if (
+					step.workflowId === JOB_COPIES.missedChat ||
+					step.workflowId === JOB_COPIES.visitorWaiting
+				) {
+					// Three more polls of each of the three triggers: an item emitted twice would show.
+					await morePolls(
+						started.sandbox,
+						'/api/v2/chats',
+						9,
+						'three more polls of examples 8 to 10',
+					);
+					for (const id of Object.values(JOB_COPIES))
+						jobExecutions[id] = await started.n8n.readExecutions(id, { all: true });
+				}
+				if (step.workflowId === ALERT_CLOCK.id && /back/.test(step.title)) {
+					// Two more polls after the last change: an availability reported twice would be a third execution.
+					await morePolls(
+						started.sandbox,
+						'/api/v2/operators',
+						2,
+						'two more polls of the operators',
+					);
+					alertExecutions = await started.n8n.readExecutions(step.workflowId, { all: true });
+				}
+			},
+		});
+	},
+);
 
 function observedStep(workflowId: string, title: RegExp): Observed {
 	const found = observed.find(
@@ -130,6 +138,7 @@ test('every example ran', () => {
 		EXAMPLE_IDS.crmBroadcast,
 		EXAMPLE_IDS.visitorPairing,
 		EXAMPLE_IDS.visitorPairing,
+		EXAMPLE_IDS.contactChats,
 		EXAMPLE_IDS.exportFinishedChats,
 		ALERT_CLOCK.id,
 		ALERT_CLOCK.id,
@@ -317,6 +326,26 @@ test('4. website login pairs the visitor and answers with the snippet; logout re
 	expect(logout.step.response).toEqual({ status: 200, body: { result: 'ok', removed: true } });
 	expect(logout.pairings).toEqual({});
 	expect(rtRequests('provide_visitor_fields').map((entry) => entry.status)).toEqual([200, 200]);
+});
+
+test("13. a CRM contact's 3 latest chats: newest first as the API orders them, as transcripts, no Code node", () => {
+	const { step } = observedStep(EXAMPLE_IDS.contactChats, /CRM contact/);
+	const example = findExample(readExamples(), EXAMPLE_IDS.contactChats);
+	expect(example.nodes.map((node) => node.type)).not.toContain('n8n-nodes-base.code');
+	const { email } = pinnedBody(example, 'CRM contact');
+	const theirs = env.sandbox.control.regularVisitorChats().map(({ chat }) => chat);
+	expect(theirs.length).toBeGreaterThanOrEqual(3);
+	expect(theirs.every((chat) => chat.visitor?.fields?.email?.toLowerCase() === email)).toBe(true);
+	const answer = step.response?.body as Array<{ id: unknown; transcript: string }>;
+	expect(step.response?.status).toBe(200);
+	expect(answer.map((chat) => chat.id)).toEqual(
+		theirs
+			.slice(-3)
+			.reverse()
+			.map((chat) => chat.id),
+	);
+	for (const chat of answer)
+		expect(chat.transcript).toMatch(new RegExp(`^Chat ${String(chat.id)},`));
 });
 
 test('1. the chat trigger, published, polls at once and exports every message of every finished chat', async () => {

@@ -8,9 +8,10 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 import { selectors } from '../../nodes/SvcChat/actions/resources';
 import { SVC_ERROR_CODES } from '../../nodes/SvcChat/transport/errors';
 import type { Chat } from '../../nodes/SvcChat/types';
+import { REGULAR_VISITOR } from '../../sandbox/data';
 import { EXAMPLE_IDS, findExample, readExamples } from '../../scripts/examples';
 import { connectMcp, publishMcpExample } from '../../scripts/mcp';
-import { sandboxAllChats, SETUP_TIMEOUT_MS, type E2eEnvironment } from './environment';
+import { SETUP_TIMEOUT_MS, type E2eEnvironment } from './environment';
 
 const UNKNOWN_EMAIL = 'nobody-here@svc.test';
 const DAY_MS = 86_400_000;
@@ -21,20 +22,20 @@ const described = (resource: string, value: string) =>
 		?.description;
 
 /**
- * Connects over Streamable HTTP with the bearer token of a credential made here (the file holds none), lists the
+ * Needs a sandbox with the regular visitor (sandbox option regularVisitor). Connects over Streamable HTTP with the bearer token of a credential made here (the file holds none), lists the
  * tools, calls each, and checks what reached the sandbox. Leaves the workflow published.
  */
 export function testMcpServer(env: E2eEnvironment): void {
 	describe('examples/12: the MCP server, through the official MCP client', () => {
 		const token = `mcp-${randomBytes(24).toString('hex')}`;
 		const example = findExample(readExamples(), EXAMPLE_IDS.mcpServer);
+		const toolDescription = (name: string) =>
+			example.nodes.find((node) => node.name === name)?.parameters.toolDescription;
 		let url: string;
 		let client: Client;
-		let chats: Chat[];
+		/** The sandbox's regular visitor's chats, as the API orders them (oldest change first). */
+		let theirs: Chat[];
 		const resultTexts: string[] = [];
-		/** The chat IDs of a visitor, oldest change first, by the visitor field `field` (email, phone). */
-		const chatsOf = (field: string, value: string) =>
-			chats.filter((chat) => chat.visitor?.fields?.[field] === value).map((chat) => chat.id);
 		/** Calls a tool: its result, the result's text, and what reached the sandbox meanwhile ("METHOD path"). */
 		async function call(name: string, args: Record<string, unknown>) {
 			const before = env.sandbox.control.requestLog().length;
@@ -44,9 +45,17 @@ export function testMcpServer(env: E2eEnvironment): void {
 			resultTexts.push(text);
 			return { result, text, sent: requests.map(({ method, path }) => `${method} ${path}`) };
 		}
+		/**
+		 * The bound on /chats requests of a search that read back to `searchedBackTo`: one per 100 chats changed since
+		 * (the seeded chats are spread evenly over 30 days), plus one per window (at most 4) and one for the clocks.
+		 */
+		const bound = (searchedBackTo: unknown) => {
+			const spanMs = Date.now() - Date.parse(String(searchedBackTo));
+			return Math.ceil((env.sandbox.control.chatCount() * spanMs) / (30 * DAY_MS) / 100) + 5;
+		};
 
 		beforeAll(async () => {
-			chats = (await sandboxAllChats(env.sandbox)).chats;
+			theirs = env.sandbox.control.regularVisitorChats().map(({ chat }) => chat);
 			url = await publishMcpExample(env.n8n, token);
 			client = await connectMcp(url, token);
 		}, SETUP_TIMEOUT_MS);
@@ -68,22 +77,22 @@ export function testMcpServer(env: E2eEnvironment): void {
 			expect(argumentsOf('Recent_chats_of_a_visitor')).toEqual(['contact']);
 			expect(argumentsOf('List_operators')).toEqual([]);
 			expect(argumentsOf('Set_operator_status')).toEqual(['email', 'status']);
+			// n8n gives $fromAI one type: the ID goes as text, and the description says so.
 			expect(byName.Get_chat_transcript.inputSchema.properties?.chatId).toMatchObject({
 				type: 'string',
-				description: expect.stringMatching(/a number such as 1042/),
+				description: expect.stringMatching(/as text: "10032"/),
 			});
-			// The Svc Chat tools leave Tool Description as it comes: the node's own, per operation.
-			expect(byName.Get_chat_transcript.description).toBe(described('chat', 'get'));
-			expect(byName.Get_chat_transcript.description).toMatch(/Returns .*transcript/);
-			expect(byName.List_operators.description).toBe(described('operator', 'getMany'));
+			// What each tool returns, in the example's words; Set operator status keeps the node's own.
+			for (const name of ['Get chat transcript', 'List operators', 'Recent chats of a visitor'])
+				expect(byName[name.replaceAll(' ', '_')].description).toBe(toolDescription(name));
+			expect(byName.Get_chat_transcript.description).toMatch(/Returns one item: .*transcript/);
+			expect(byName.List_operators.description).not.toMatch(/filter/i);
+			expect(byName.Recent_chats_of_a_visitor.description).toMatch(/last 30 days.*chats_found: 0/);
 			expect(byName.Set_operator_status.description).toBe(described('operator', 'setStatus'));
-			expect(byName.Recent_chats_of_a_visitor.description).toMatch(
-				/Returns chat_ids and transcripts/,
-			);
 		});
 
 		test('Get chat transcript: the chat by ID as a transcript, read and nothing sent', async () => {
-			const chat = chats[chats.length - 1];
+			const chat = theirs[theirs.length - 1];
 			const { result, text, sent } = await call('Get_chat_transcript', { chatId: String(chat.id) });
 			expect(result.isError).toBeFalsy();
 			expect(text).toContain(`Chat ${chat.id}, times in`);
@@ -91,39 +100,47 @@ export function testMcpServer(env: E2eEnvironment): void {
 			expect(sent.filter((line) => !line.startsWith('GET'))).toEqual([]);
 		});
 
-		test('Recent chats of a visitor: by email and by phone, that visitor’s latest (at most 5), bounded reads only', async () => {
-			// A visitor all of whose chats lie inside the tool's 30 days, with email and phone.
-			const recent = (chat: Chat) => Date.parse(chat.created_at) > Date.now() - 29 * DAY_MS;
-			const visitor = chats.find(({ visitor }) => {
-				const { email, phone } = visitor?.fields ?? {};
-				const theirs = chats.filter((chat) => chat.visitor?.fields?.email === email);
-				return email && phone && theirs.every(recent);
-			})?.visitor?.fields;
-			if (!visitor) throw new Error('the sandbox has no recent visitor with an email and a phone');
-			for (const field of ['email', 'phone']) {
-				const contact = String(visitor[field]);
+		test('Get chat transcript: an ID no chat has is an error the model can act on', async () => {
+			const { result, text } = await call('Get_chat_transcript', { chatId: '999999999' });
+			expect(result.isError).toBe(true);
+			expect(text).toContain('Chat "999999999" not found');
+			expect(text).toContain('Check the chat ID: give the ID of an existing chat');
+			expect(text).not.toMatch(/\[item \d+\]|Get many chats/);
+		});
+
+		test('Recent chats of a visitor: by email and by phone, the 5 newest, newest first, in few requests', async () => {
+			const expected = theirs
+				.slice(-5)
+				.reverse()
+				.map((chat) => chat.id);
+			for (const contact of [REGULAR_VISITOR.emails[1], REGULAR_VISITOR.phones[0]]) {
 				const { result, text, sent } = await call('Recent_chats_of_a_visitor', { contact });
 				expect(result.isError).toBeFalsy();
-				// n8n gives the sub-workflow's items: one, from the Aggregate node.
-				const [reply] = JSON.parse(text) as Array<{ chat_ids: unknown[]; transcripts: string[] }>;
-				expect(reply.chat_ids).toEqual(chatsOf(field, contact).slice(-5));
-				expect(reply.transcripts.map((transcript) => transcript.split(',')[0])).toEqual(
-					reply.chat_ids.map((id) => `Chat ${String(id)}`),
+				const reply = JSON.parse(text) as Array<{
+					id: unknown;
+					transcript: string;
+					searched_back_to: string;
+				}>;
+				expect(reply.map((chat) => chat.id)).toEqual(expected);
+				expect(reply.map((chat) => chat.transcript.split(',')[0])).toEqual(
+					expected.map((id) => `Chat ${String(id)}`),
 				);
-				// At most 500 chats read: 5 pages of /chats.
 				const pages = sent.filter((line) => line === 'GET /api/v2/chats').length;
-				expect(pages).toBeGreaterThan(0);
-				expect(pages).toBeLessThanOrEqual(5);
+				expect(pages).toBeLessThanOrEqual(bound(reply[0].searched_back_to));
 				expect(sent.filter((line) => !line.startsWith('GET'))).toEqual([]);
 			}
 		});
 
-		test('Recent chats of a visitor: an unknown email gives empty lists, and nothing is sent', async () => {
+		test('Recent chats of a visitor: an unknown email says none in the last 30 days, and nothing is sent', async () => {
 			const { result, text, sent } = await call('Recent_chats_of_a_visitor', {
 				contact: UNKNOWN_EMAIL,
 			});
 			expect(result.isError).toBeFalsy();
-			expect(JSON.parse(text)).toEqual([{ chat_ids: [], transcripts: [] }]);
+			const [reply, ...more] = JSON.parse(text) as Array<Record<string, unknown>>;
+			expect(more).toEqual([]);
+			expect(reply).toEqual({ chats_found: 0, searched_back_to: expect.stringMatching(/Z$/) });
+			const lookedBack = Date.now() - Date.parse(String(reply.searched_back_to));
+			expect(Math.abs(lookedBack - 30 * DAY_MS)).toBeLessThan(10 * 60_000);
 			expect(sent.filter((line) => !line.startsWith('GET'))).toEqual([]);
 		});
 
@@ -159,7 +176,7 @@ export function testMcpServer(env: E2eEnvironment): void {
 
 		test('no secret in the workflow file, any tool result or what n8n said', () => {
 			const { password } = env.sandbox.admin;
-			expect(resultTexts.length).toBeGreaterThanOrEqual(7);
+			expect(resultTexts.length).toBeGreaterThanOrEqual(8);
 			for (const text of [JSON.stringify(example), ...resultTexts, env.n8n.serverOutput]) {
 				expect(text).not.toContain(token);
 				expect(text).not.toContain(password);

@@ -39,11 +39,14 @@ const TRIGGER_WORKFLOW: Workflow = {
 describe('n8n 1.x: the polling trigger', () => {
 	// One n8n for the chat trigger, activated as n8n starts, and for the operator events, whose triggers the scenario
 	// creates and publishes on it (they read GET /operators, the chat trigger /chats); the actions suite has its own.
-	const trigger = useE2eEnvironment({ sandbox: { seed: 21, chats: 250 } }, async (started) => {
-		await started.n8n.importWorkflows([TRIGGER_WORKFLOW]);
-		await started.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
-		await started.n8n.start();
-	});
+	const trigger = useE2eEnvironment(
+		{ sandbox: { seed: 21, chats: 250, regularVisitor: true } },
+		async (started) => {
+			await started.n8n.importWorkflows([TRIGGER_WORKFLOW]);
+			await started.n8n.publishWorkflows([TRIGGER_WORKFLOW.id]);
+			await started.n8n.start();
+		},
+	);
 
 	test('this file really runs the pinned n8n 1.123.x on Node 20', () => {
 		expect(runtimeFlavour().name).toBe('n8n-1');

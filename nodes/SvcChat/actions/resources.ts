@@ -97,7 +97,7 @@ export const selectors: Record<string, INodeProperties> = {
 				name: 'Get Many',
 				value: 'getMany',
 				description:
-					'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at, oldest first. Returns one item per chat (or per message), shaped by Output, up to Limit.',
+					'Retrieve the chats that are new or changed since a date, or since the position an earlier run stopped at, oldest first; or the most recently changed first; of every visitor or one. Returns one item per chat (or per message), shaped by Output, up to Limit.',
 				action: 'Get many chats',
 			},
 		],

@@ -26,14 +26,15 @@ export type SvcOperation = { properties: INodeProperties[] } & (
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
-/** The error that stops the run, naming its item ("[item N]", as n8n does); a note goes on a copy, so the thrown one stays. */
+/** The error that stops the run, naming its item ("[item N]", as n8n does; as a tool, not); a note goes on a copy. */
 function stopError(context: IExecuteFunctions, error: unknown, itemIndex: number, note?: string) {
 	const nodeError =
 		error instanceof Error && 'node' in error
 			? error
 			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 	const suffix = ` [item ${itemIndex}]`;
-	if (!nodeError.message.endsWith(suffix)) nodeError.message += suffix;
+	const asTool = context.getNode().type.endsWith('Tool'); // a model's tool call has one item
+	if (!asTool && !nodeError.message.endsWith(suffix)) nodeError.message += suffix;
 	if (note === undefined) return nodeError;
 	const prototype = Object.getPrototypeOf(nodeError) as object;
 	const copy = Object.create(prototype, Object.getOwnPropertyDescriptors(nodeError)) as Error & {

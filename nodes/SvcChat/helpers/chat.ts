@@ -27,3 +27,24 @@ export function visitorContact(chat: Chat) {
 		visitor_phone: contact('phone'),
 	};
 }
+
+export type VisitorMatch = 'emailOrPhone' | 'email' | 'phone' | 'name' | 'visitorId';
+const MATCHED = { email: 'visitor_email', phone: 'visitor_phone', name: 'visitor_name' } as const;
+const digits = (text: unknown) => String(text ?? '').replace(/\D/g, '');
+const folded = (text: unknown) =>
+	String(text ?? '')
+		.trim()
+		.replace(/\s+/g, ' ')
+		.toLowerCase();
+
+/** Whether a chat is this visitor's, by `visitorContact` (phone by its digits, the rest folded); the ID is either's. */
+export function visitorMatcher(by: VisitorMatch, wanted: string) {
+	if (by === 'emailOrPhone') by = wanted.includes('@') ? 'email' : 'phone';
+	const [want, same] = by === 'phone' ? [digits(wanted), digits] : [folded(wanted), folded];
+	return (chat: Chat) =>
+		want !== '' &&
+		(by === 'visitorId'
+			? [chat.visitor?.id, isPlainObject(chat.visitor?.fields) && chat.visitor.fields.id]
+			: [visitorContact(chat)[MATCHED[by]]]
+		).some((value) => same(value) === want);
+}

@@ -46,10 +46,12 @@ const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
  * The chats, minimal list entries (spec 2.4) replaced by GET /chat in order. A failure after retries is thrown, naming
  * the chat, and no request follows: no caller passes an unread chat. `dropGone`: a chat the server lost stays bare.
  */
-type ReadOptions = SvcRequestOptions & { dropGone?: boolean };
+type ReadOptions = SvcRequestOptions & { dropGone?: boolean; only?: (chat: Chat) => boolean };
 export async function withFullChats(context: SvcApiContext, chats: Chat[], options: ReadOptions) {
 	const missing = chats.flatMap((chat, index) =>
-		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) ? [index] : [],
+		Object.keys(chat).every((key) => LIST_ONLY_FIELDS.has(key)) && (options.only?.(chat) ?? true)
+			? [index]
+			: [],
 	);
 	const filled = [...chats];
 	let next = 0;
@@ -93,12 +95,19 @@ export interface ChatPage {
 // A server that keeps saying "more" while handing back nothing is stopped after this many empty pages in a row.
 const MAX_EMPTY_PAGES_IN_A_ROW = 3;
 
-/** How far back "recent" looks, widening step by step (1 hour to a year); after the last, the whole history. */
+/** The widening windows of "recent" and Newest First: 1 hour, 1 day, 1 week, 30 days, 1 year. */
 const LOOKBACK_STEPS_MS = [1, 24, 7 * 24, 30 * 24, 365 * 24].map((hours) => hours * 3_600_000);
 
+/** Where each window starts (ms, newest first), the steps shorter than `lookBackMs`, then the look-back (or 0). */
+const windowStarts = (presentMs: number, lookBackMs = Infinity) =>
+	[...LOOKBACK_STEPS_MS.filter((ms) => ms < lookBackMs && ms <= presentMs), lookBackMs].map((ms) =>
+		Math.max(0, presentMs - ms),
+	);
+const msToCursor = (ms: number) => String(Math.floor(ms) * 1000);
+
 export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'notRetried'> {
-	/** False keeps minimal list entries as they are: for a reader that needs only ids and creation times. */
-	fullChats?: boolean;
+	/** False keeps minimal list entries as they are (a reader of ids and creation times); a function, those it rejects. */
+	fullChats?: boolean | ((chat: Chat) => boolean);
 	/** "recent" looks back further while a step's first page holds fewer chats, and no more (default 1). */
 	recentChats?: number;
 	/** At most this many distinct chats are returned, and no page is fetched beyond the one that reaches it. */
@@ -112,6 +121,8 @@ export interface WalkOptions extends Omit<SvcRequestOptions, 'qs' | 'body' | 'no
 	deadlineMs?: number;
 	/** When a later page fails, end at the last good page and report the failure instead of throwing. */
 	keepOnFailure?: boolean;
+	/** Only the chats it keeps (each in its latest version) count and are returned. */
+	keep?: (chat: Chat) => boolean;
 	/** Sees each page once all its chats are read in full; returning true ends the walk after it. */
 	onPage?: (page: ChatPage) => boolean | void;
 }
@@ -141,12 +152,9 @@ export async function walkChats(
 	options: WalkOptions = {},
 ): Promise<ChatWalk> {
 	const { limit, maxChatsRead, maxPages, deadlineMs, onPage, itemIndex, endBy } = options;
+	const full = typeof options.fullChats === 'function' ? options.fullChats : undefined;
 	const byId = new Map<string, Chat>();
-	const now = Date.now();
-	const starts: Cursor[] =
-		since === 'recent'
-			? [...LOOKBACK_STEPS_MS.filter((ms) => ms <= now).map((ms) => String((now - ms) * 1000)), '0']
-			: [since];
+	const starts: Cursor[] = since === 'recent' ? windowStarts(Date.now()).map(msToCursor) : [since];
 	let cursor = starts.shift() as Cursor;
 	const walk: ChatWalk = { chats: [], lastTs: cursor, pagesRead: 0, caughtUp: false };
 	if (limit !== undefined && limit <= 0) return walk;
@@ -169,14 +177,14 @@ export async function walkChats(
 				chats:
 					options.fullChats === false
 						? reply.chats
-						: await withFullChats(context, reply.chats, request),
+						: await withFullChats(context, reply.chats, { ...request, only: full }),
 				moreChatsAvailable: reply.more_chats_available,
 			};
 			const stop = onPage?.(page) === true;
 			// Deleted first, so that a repeated chat moves to the place of its latest delivery.
 			for (const chat of page.chats) {
 				byId.delete(String(chat.id));
-				byId.set(String(chat.id), chat);
+				if (!options.keep || options.keep(chat)) byId.set(String(chat.id), chat);
 			}
 			walk.pagesRead++;
 			chatsRead += page.chats.length;
@@ -210,4 +218,53 @@ export async function walkChats(
 	// With no chat read before the failure (say the cursor stalled on the first page), there is nothing to keep.
 	if (walk.failure !== undefined && (!options.keepOnFailure || chatsRead === 0)) throw walk.failure;
 	return { ...walk, chats: [...byId.values()] };
+}
+
+// Clocks further apart than this (Date has whole seconds) move the first window to the server's.
+const CLOCK_TOLERANCE_MS = 60_000;
+
+/**
+ * Newest First: windows back from the server's present (its first Date, else its latest change; n8n's clock only places
+ * the first page), each read forward to where the newer began; each chat once, the newer window's, until `limit`.
+ */
+export async function walkNewestFirst(
+	context: SvcApiContext,
+	options: Pick<WalkOptions, 'keep' | 'limit' | 'itemIndex'> & { lookBackMs: number },
+) {
+	const { limit = Infinity, lookBackMs, keep, itemIndex } = options;
+	const credentials = await readCredentials(context);
+	const found: Chat[] = [];
+	const newer = new Set<string>();
+	// One window from `since` up to `upper` (else to the end); take() adds the chats no newer window had.
+	const read = async (since: Cursor, upper?: Cursor, maxPages?: number) => {
+		const ids: string[] = [];
+		const walk = await walkChats(context, since, {
+			...{ itemIndex, credentials, maxPages },
+			fullChats: (chat) => !newer.has(String(chat.id)),
+			keep: (chat) => (ids.push(String(chat.id)), !keep || keep(chat)),
+			onPage: (page) => upper !== undefined && compareCursors(page.lastTs, upper) >= 0,
+		});
+		const fresh = () => walk.chats.filter((chat) => !newer.has(String(chat.id))).reverse();
+		return { walk, take: () => (found.push(...fresh()), ids.forEach((id) => newer.add(id))) };
+	};
+	let searchedBackToMs = Date.now() - LOOKBACK_STEPS_MS[0];
+	let first = await read(msToCursor(searchedBackToMs), undefined, 1);
+	let { serverDateMs: presentMs, lastTs } = first.walk;
+	if (presentMs !== undefined && Math.abs(presentMs - Date.now()) > CLOCK_TOLERANCE_MS) {
+		searchedBackToMs = presentMs - LOOKBACK_STEPS_MS[0];
+		first = await read(msToCursor(searchedBackToMs));
+		lastTs = first.walk.lastTs;
+	} else if (!first.walk.caughtUp) {
+		const rest = await read(lastTs);
+		({ lastTs } = (rest.take(), rest.walk));
+	}
+	first.take();
+	presentMs ??= Number(lastTs) / 1000;
+	for (const fromMs of windowStarts(presentMs, lookBackMs)) {
+		if (found.length >= limit) break;
+		if (fromMs >= searchedBackToMs - CLOCK_TOLERANCE_MS) continue;
+		(await read(msToCursor(fromMs), msToCursor(searchedBackToMs))).take();
+		searchedBackToMs = fromMs;
+	}
+	return { chats: found.slice(0, limit), searchedBackToMs, lastTs };
 }

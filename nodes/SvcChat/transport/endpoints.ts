@@ -119,7 +119,8 @@ export const ENDPOINTS = {
 					: !NOT_FOUND_CODE.test(errorCode);
 			const chat = `Chat ${JSON.stringify(qs.id)}`;
 			if (status === 404 || (status === 200 && isJson && !found)) {
-				const fix = 'Check the chat ID. Get many chats lists the IDs of recent chats.';
+				const fix =
+					'Check the chat ID: give the ID of an existing chat, as a list of chats shows it.';
 				return { text: { message: `${chat} not found`, fix }, code: 'chat-not-found' };
 			}
 			if (status !== 200 || errorCode === undefined) return undefined;
@@ -127,7 +128,7 @@ export const ENDPOINTS = {
 			return {
 				text: {
 					message: `${chat} could not be read, and the server gave no reason: the chat may not exist`,
-					fix: `Check the chat ID; Get many chats lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. ${svcCodeNote(errorCode)}`,
+					fix: `Check the chat ID: give the ID of an existing chat, as a list of chats shows it. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. ${svcCodeNote(errorCode)}`,
 				},
 				code: errorCode,
 			};

@@ -2,6 +2,9 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Chat } from '../../../nodes/SvcChat/types';
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { createExecuteContext, testCredentials } from '../../harness/contexts';
+import { HOST } from '../../harness/fixtures';
 import { items, runNode, runNodeError, svc } from './runNode';
 
 const afterEachRestore: Array<() => void> = [];
@@ -137,10 +140,27 @@ describe('Chat > Get', () => {
 		expect(error.message).toBe('Chat "999" not found [item 0]');
 	});
 
+	test('as a tool (Svc Chat Tool), the error a model reads has no item number and says what to do', async () => {
+		svc().get('/api/v2/chat').query({ id: '999' }).reply(404, 'Not Found');
+		const node = new SvcChat();
+		const context = createExecuteContext({
+			description: { ...node.description, name: 'svcChatTool' },
+			parameters: { ...get, chatId: '999' },
+			credentials: testCredentials(HOST),
+		});
+		const error = (await node.execute.call(context).catch((thrown: unknown) => thrown)) as Error & {
+			description?: string;
+		};
+		expect(error.message).toBe('Chat "999" not found');
+		expect(error.description).toBe(
+			'Check the chat ID: give the ID of an existing chat, as a list of chats shows it.',
+		);
+	});
+
 	const MAY_NOT_EXIST =
 		'Chat "999" could not be read, and the server gave no reason: the chat may not exist';
 	const mayNotExistFix = (code: string) =>
-		`Check the chat ID; Get many chats lists the IDs of recent chats. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. (Svc code: ${code})`;
+		`Check the chat ID: give the ID of an existing chat, as a list of chats shows it. If the chat exists, try again later, and if it persists, contact Svc support with the time of the request. (Svc code: ${code})`;
 
 	test.each([['unknown'], ['svc-internal-trouble'], ['constructor']])(
 		'GET /chat answering %s (no reason given) names the chat, says it may not exist and keeps the code',

@@ -412,7 +412,7 @@ describe('a 200 reply of unexpected shape', () => {
 			const error = await failureOf('GET', 'chat', { qs: { id: 'c-77' } });
 			expect(error.message).toBe('Chat "c-77" not found');
 			expect(error.description).toBe(
-				'Check the chat ID. Get many chats lists the IDs of recent chats.',
+				'Check the chat ID: give the ID of an existing chat, as a list of chats shows it.',
 			);
 			nock.cleanAll();
 		}

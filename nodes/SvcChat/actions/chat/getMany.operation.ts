@@ -1,7 +1,8 @@
-// Chat > Get Many: the chats changed since a date or a microsecond cursor, paged through GET /chats (spec 4.6).
+// Chat > Get Many: the chats changed since a date or cursor, or the newest first, of one visitor or all (spec 4.6).
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { walkChats } from '../../transport/chats';
+import type { Chat } from '../../types';
+import { walkChats, walkNewestFirst } from '../../transport/chats';
 import { chatFormatter, chatOutputProperties, readChatOutputMode } from '../../output/chatOutput';
 import { itemParameters, type ParameterReader } from '../../parameters';
 import { dateToCursor, zonelessAsUtc } from '../../helpers/time';
@@ -11,8 +12,54 @@ import {
 	returnAllOrLimit,
 } from '../../descriptions/parameterBlocks';
 import { showValue } from '../../helpers/values';
+import { visitorMatcher, type VisitorMatch } from '../../helpers/chat';
+
+const oldestFirst = { displayOptions: { show: { order: ['oldestFirst'] } } };
 
 export const properties: INodeProperties[] = [
+	{
+		displayName: 'Order',
+		name: 'order',
+		type: 'options',
+		options: [
+			{ name: 'Oldest First', value: 'oldestFirst' },
+			{ name: 'Newest First', value: 'newestFirst' },
+		],
+		default: 'oldestFirst',
+		description:
+			"Oldest First as the API lists changes, from Since on. Newest First reads back from the server's present in widening windows (1 hour, 1 day, 1 week, 30 days) and stops at the one that holds Limit chats.",
+	},
+	{
+		displayName: 'Look Back At Most (Days)',
+		name: 'lookBackDays',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 30,
+		displayOptions: { show: { order: ['newestFirst'] } },
+		description: 'Each item says how far it read (searched_back_to); none found: chats_found 0',
+	},
+	{
+		displayName: 'Visitor',
+		name: 'visitor',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. jane@example.com',
+		description: "Only this visitor's: by the visitor fields, else its latest contact form",
+	},
+	{
+		displayName: 'Match Visitor By',
+		name: 'visitorMatch',
+		type: 'options',
+		options: [
+			{ name: 'Email', value: 'email', description: 'Without regard to case' },
+			{ name: 'Email or Phone', value: 'emailOrPhone', description: 'Email when it has an @' },
+			{ name: 'Name', value: 'name', description: 'The whole name, without regard to case' },
+			{ name: 'Phone', value: 'phone', description: 'By its digits: +1 (555) 010-20 is 155501020' },
+			{ name: 'Visitor ID', value: 'visitorId', description: "The server's or your site's ID" },
+		],
+		default: 'emailOrPhone',
+		displayOptions: { hide: { visitor: [''] } },
+	},
 	{
 		displayName: 'Since',
 		name: 'since',
@@ -32,6 +79,7 @@ export const properties: INodeProperties[] = [
 		],
 		default: 'date',
 		description: 'Where to start reading changes',
+		...oldestFirst,
 	},
 	{
 		displayName: 'Since Date',
@@ -39,7 +87,7 @@ export const properties: INodeProperties[] = [
 		type: 'dateTime',
 		default: '={{ $now.minus({ hours: 24 }).toISO() }}',
 		required: true,
-		displayOptions: { show: { since: ['date'] } },
+		displayOptions: { show: { since: ['date'], order: ['oldestFirst'] } },
 		description:
 			'Chats created or changed after this time (24 hours ago by default). A time without a time zone is read as UTC.',
 	},
@@ -49,7 +97,7 @@ export const properties: INodeProperties[] = [
 		type: 'string',
 		default: '0',
 		required: true,
-		displayOptions: { show: { since: ['cursor'] } },
+		displayOptions: { show: { since: ['cursor'], order: ['oldestFirst'] } },
 		placeholder: 'e.g. 1714557600000000',
 		description:
 			"The position an earlier run stopped at: the last_ts field of its items (turn on 'Include Cursor'). 0 reads the whole history.",
@@ -86,15 +134,32 @@ function readSinceCursor(read: ParameterReader): string {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
-	const since = readSinceCursor(read);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = read.flag('options.includeCursor');
+	const visitor = read.optionalText('visitor');
+	const keep = visitor && visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor);
+	const limit = read.limit();
+	const format = async (chats: Chat[]) =>
+		(await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats);
+	if (read.choice('order', { fallback: 'oldestFirst' as string }) === 'newestFirst') {
+		const fix = 'Give a whole number of days, 1 or more.';
+		const lookBackMs = read.wholeNumber('lookBackDays', { fix, min: 1, fallback: 30 }) * 864e5;
+		const found = await walkNewestFirst(this, {
+			limit,
+			lookBackMs,
+			keep: keep || undefined,
+			itemIndex,
+		});
+		const searched = { searched_back_to: new Date(found.searchedBackToMs).toISOString() };
+		const cursor = includeCursor ? { last_ts: String(found.lastTs) } : {};
+		if (!found.chats.length) return [{ chats_found: 0, ...searched, ...cursor }];
+		return (await format(found.chats)).map((record) => ({ ...record, ...searched, ...cursor }));
+	}
 	// With Include Cursor, Limit is met in whole pages, so the cursor handed back passes every chat returned and
 	// skips none: fed back, it always moves forward (a cut inside a page could only give back the cursor passed in).
-	const walk = { limit: read.limit(), wholePages: includeCursor, itemIndex };
-	const { chats, lastTs } = await walkChats(this, since, walk);
-	const format = await chatFormatter(this, output, { itemIndex, perNodeRun: true });
-	const records = format(chats);
+	const walk = { limit, wholePages: includeCursor, itemIndex, keep: keep || undefined };
+	const { chats, lastTs } = await walkChats(this, readSinceCursor(read), walk);
+	const records = await format(chats);
 	if (!includeCursor) return records;
 	return records.map((record) => ({ ...record, last_ts: String(lastTs) }));
 }
