@@ -2,10 +2,13 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IDataObject, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
-import { SVC_CHAT_TRIGGER_DESCRIPTION } from './descriptions/nodeDescriptions';
 import { searchOperators } from './descriptions/listSearch';
 import { pollParameters } from './parameters';
-import { triggerProperties } from './trigger/description';
+import {
+	SVC_CHAT_TRIGGER_DESCRIPTION,
+	TRIGGER_SUBTITLE,
+	triggerProperties,
+} from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
 import { unlessPaused } from './trigger/loginPause';
@@ -20,8 +23,7 @@ export class SvcChatTrigger implements INodeType {
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle:
-			'={{ {"everyChange": "Every change", "newChats": "New chats", "finishedChats": "Finished chats", "newRating": "New rating", "missedChat": "Missed chat", "operatorStatusChanged": "Operator status changed", "operatorAvailabilityChanged": "Operator availability changed", "visitorWaiting": "Visitor waiting"}[$parameter["emit"]] }}',
+		subtitle: TRIGGER_SUBTITLE,
 		description: SVC_CHAT_TRIGGER_DESCRIPTION,
 		defaults: { name: 'Svc Chat Trigger' },
 		polling: true,

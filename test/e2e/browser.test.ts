@@ -41,6 +41,7 @@ const WORKFLOW_IDS = {
 	editor: 'svcBrowserEditor',
 	departments: 'svcBrowserDepts',
 	trigger: 'svcBrowserTrigger',
+	waiting: 'svcBrowserWaiting',
 	setStatus: 'svcBrowserSetStatus',
 };
 /** Named as n8n names a node added from the node creator (after its action); no operator has the email. */
@@ -116,6 +117,22 @@ const workflows: Workflow[] = [
 		],
 		connections: {},
 		staticData: { [`node:${TRIGGER_NAME}`]: STORED_TRIGGER_STATE },
+	},
+	{
+		id: WORKFLOW_IDS.waiting,
+		name: 'Browser: visitor waiting',
+		nodes: [
+			{
+				id: 'w1',
+				name: TRIGGER_NAME,
+				type: 'n8n-nodes-svc.svcChatTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { emit: 'visitorWaiting' },
+				credentials,
+			},
+		],
+		connections: {},
 	},
 	{
 		id: WORKFLOW_IDS.setStatus,
@@ -226,9 +243,8 @@ test('1. the node creator lists Svc Chat with its own description and every acti
 	expect(shownDescription).toBe(
 		normalizeSpace(distNode('SvcChatTrigger.node.js', 'SvcChatTrigger').description),
 	);
-	expect(shownDescription).toMatch(
-		/new or changed chats, new ratings, missed chats, or a change of an operator's status or of operator availability$/,
-	);
+	// …and names every event of Trigger On, Visitor Waiting included (issue 59).
+	for (const { name } of triggerEvents) expect(shownDescription).toContain(name);
 
 	await byTestId(page, 'node-creator-item-name')
 		.filter({ hasText: /^Svc Chat$/ })
@@ -465,6 +481,24 @@ test('5. Fetch Test Event shows recent chats and leaves the stored cursor alone'
 	expect(after.staticData).toEqual(before.staticData);
 });
 
+test('5b. Visitor Waiting: Fetch Test Event shows the waits just begun first, not the oldest', async () => {
+	const { page } = browser;
+	const older = env.sandbox.control.visitorWaits();
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	const newer = env.sandbox.control.visitorWaits();
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.waiting);
+	await byTestId(page, 'canvas-node').filter({ hasText: TRIGGER_NAME }).dblclick();
+	const ndv = byTestId(page, 'ndv');
+	const ids = [newer, older].map((chat) => String(chat.id));
+	const lines = await executeStep(ndv, [/\d+ items?/, ...ids]);
+	await browser.screenshot('5b-visitor-waiting');
+	// Each item's row starts with its chat_id, the first column.
+	const rows = ids.map((id) => lines.findIndex((line) => line.startsWith(`${id} `)));
+	expect(rows[0]).toBeGreaterThanOrEqual(0);
+	expect(rows[0]).toBeLessThan(rows[1]);
+	await byTestId(ndv, 'ndv-close-button').click();
+});
+
 /** The Svc Chat entry of the node creator with its Triggers section open (closed at first under a workflow that has a trigger). */
 async function openSvcChatTriggers(): Promise<Locator> {
 	await openSvcChatActions();
@@ -500,7 +534,7 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 	);
 	expect(labels('missedChat')).toEqual(expect.arrayContaining(['Start From', 'Chat Output']));
 	expect(labels('visitorWaiting')).toEqual(
-		expect.arrayContaining(['Wait Longer Than', 'Start From', 'Chat Output']),
+		expect.arrayContaining(['Wait Longer Than (Minutes)', 'Start From', 'Chat Output']),
 	);
 	for (const operatorEvent of ['operatorStatusChanged', 'operatorAvailabilityChanged'])
 		for (const chatOnly of ['Start From', 'Output', 'Chat Output'])
@@ -511,9 +545,9 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 			{
 				newRating: ['Ratings', 'Chat Output'],
 				missedChat: ['Chat Output'],
-				visitorWaiting: ['Wait Longer Than', 'Chat Output'],
+				visitorWaiting: ['Wait Longer Than (Minutes)', 'Chat Output'],
 			}[value] ?? [];
-		for (const label of ['Ratings', 'Wait Longer Than', 'Chat Output'])
+		for (const label of ['Ratings', 'Wait Longer Than (Minutes)', 'Chat Output'])
 			expect({ value, label, shown: labels(value).includes(label) }).toEqual({
 				value,
 				label,
@@ -544,8 +578,11 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 	await page.keyboard.press('Escape');
 
 	// A chat event first: its panel shows the chat fields and proves the checks of fields that must be absent.
+	// Every event: New Chats Only and Finished Chats Only have their own notices too (issue 59).
 	const opened = [
 		event('everyChange'),
+		event('newChats'),
+		event('finishedChats'),
 		event('newRating'),
 		event('missedChat'),
 		event('visitorWaiting'),

@@ -650,6 +650,14 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 		{ ...nobody, detected_at: '2026-11-29T20:30:00.000Z' }, // Monday 09:30 there, Sunday in UTC
 		{ ...back, detected_at: '2026-11-25T04:59:00.000Z' }, // Wednesday 17:59 there, 04:59 in UTC
 	];
+	// Issue 59: a late report (more than 2 minutes after the check before) gives both ends of its window.
+	const late = {
+		...nobody,
+		changed_after: '2026-11-29T20:09:00.000Z', // Monday 09:09 there
+		detected_at: '2026-11-29T20:30:00.000Z',
+	};
+	const onTime = { ...late, changed_after: '2026-11-29T20:29:00.000Z' };
+	inHours.push(late, onTime);
 	const outside = [
 		{ ...nobody, detected_at: '2026-11-25T09:00:00.000Z' }, // Wednesday 22:00 there, 09:00 in UTC
 		{ ...back, detected_at: '2026-11-25T05:00:00.000Z' }, // Wednesday 18:00 there: the end is left out
@@ -665,6 +673,8 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 	expect(output('Message for the team')).toEqual([
 		{ text: 'Nobody is online since 09:30.' },
 		{ text: 'Back online (2): Anna Petrova, Boris Ivanov' },
+		{ text: 'Nobody is online since some time between Mon 09:09 and 09:30.' },
+		{ text: 'Nobody is online since 09:30.' },
 	]);
 	expect(output('Outside business hours')).toEqual(outside);
 });
@@ -751,7 +761,7 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 	const items = step.outputs['Waiting visitors'];
 	expect(items).toHaveLength(1);
 	const chat = env.sandbox.control.getChat(items[0].chat_id as number)!;
-	// Still waiting: one visitor message, in the queue, nobody assigned.
+	// Still waiting: one visitor message, in the queue; operator_id is the chat's, as in the chat it carries (issue 59).
 	expect(chat.messages?.map(({ kind }) => kind)).toEqual(['visitor']);
 	const latest = chat.state_history!.at(-1)!;
 	const fields = chat.visitor?.fields ?? {};
@@ -760,7 +770,7 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 		wait_began_at: chat.messages![0].created_at,
 		waited_seconds: expect.any(Number),
 		department_id: latest.department_id,
-		operator_id: latest.operator_id,
+		operator_id: chat.operator_id,
 		visitor_name: fields.name ?? null,
 		visitor_email: fields.email ?? null,
 		visitor_phone: fields.phone ?? null,
@@ -771,11 +781,12 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 	expect(waited).toBeGreaterThanOrEqual(3);
 	const department =
 		latest.department_id === null ? 'no department' : `department ${latest.department_id}`;
-	const operator =
-		latest.operator_id === null ? 'nobody assigned' : `operator ${latest.operator_id}`;
+	expect(items[0].chat).toMatchObject({ operator_id: chat.operator_id });
+	// Issue 59: minutes and seconds, never 3 min 48 s floored to "3 min" beside "more than 3 minutes".
+	const minutes = waited >= 60 ? `${Math.floor(waited / 60)} min ` : '';
 	expect(step.outputs['Message for the team']).toEqual([
 		{
-			text: `${fields.name || 'A visitor'} has waited ${Math.floor(waited / 60)} min in chat ${chat.id} (${department}, ${operator}).`,
+			text: `${fields.name || 'A visitor'} has waited ${minutes}${waited % 60} s in chat ${chat.id} (${department}, operator ${chat.operator_id}).`,
 			// Passed on as the API gave them (a number or a GUID string), not forced to text.
 			chat_id: chat.id,
 			waited_seconds: waited,

@@ -329,7 +329,7 @@ export function testChatEvents(env: E2eEnvironment): void {
 				expect(item).toMatchObject({
 					wait_began_at: chat.messages![0].created_at,
 					department_id: latest.department_id,
-					operator_id: latest.operator_id,
+					operator_id: chat.operator_id,
 					visitor_name: chat.visitor!.fields!.name ?? null,
 					detected_at: expect.stringMatching(ISO_UTC) as string,
 					chat: expect.objectContaining({ id: chat.id }) as Item,

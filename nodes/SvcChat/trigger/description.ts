@@ -6,6 +6,7 @@ import { dateToCursor, toEpochMs, zonelessAsUtc } from '../helpers/time';
 import { showValue } from '../helpers/values';
 import { pollParameters, type ParameterReader } from '../parameters';
 import { includeCursorOption, optionsCollection, notice } from '../descriptions/parameterBlocks';
+import { SVC_CHAT_DESCRIPTION } from '../descriptions/nodeDescriptions';
 import { isChatEvent, type ChatEvent, type RatingRange } from './events';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
@@ -17,6 +18,102 @@ const CHAT_EVENTS: ChatEvent[] = ['missedChat', 'newRating'];
 const WAITING = 'visitorWaiting';
 const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS, WAITING] } };
 
+const AMONG_RECENT = 'among up to 300 recently changed chats';
+const OPERATOR_POLLS =
+	"The first poll of a newly active workflow records every operator's status and emits nothing. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at. changed_after is then the last poll before the pause that reported a change, or the activation if none did, since n8n's default settings save a quiet poll's time only in memory (with durable poll cursors, every poll's): the window can be wider than the pause, never narrower. To treat a late report differently, compare the two times.";
+
+/**
+ * One definition per event of 'Trigger On': `emits` (what it emits and when: the option's description and the README's
+ * line), `sample` (what Fetch Test Event shows) and `more`; the notice, subtitle and node creator's text derive from it.
+ */
+export const TRIGGER_EVENTS = [
+	{
+		value: 'everyChange',
+		name: 'Every Change',
+		emits:
+			"Each chat that is new or has changed (a message, a rating, a state change…) since 'Start From', once per poll, in its latest version",
+		sample:
+			'up to 5 recently changed chats: those of the last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history',
+	},
+	{
+		value: 'finishedChats',
+		name: 'Finished Chats Only',
+		emits:
+			"Each chat whose latest state is closed, changed since 'Start From', once per poll, in its latest version: a finished chat that changes again (say, a late rating) comes again",
+		sample: `up to 5 of the most recently changed closed chats, ${AMONG_RECENT} (with none closed, recently changed ones, to map fields from)`,
+	},
+	{
+		value: 'missedChat',
+		name: 'Missed Chat',
+		emits:
+			"Each finished chat that no operator answered, once, with the visitor's name, email and phone; chats closed before 'Start From' are left out",
+		sample: `up to 5 missed chats, the last closed first, ${AMONG_RECENT}, or says there is none`,
+	},
+	{
+		value: 'newChats',
+		name: 'New Chats Only',
+		emits:
+			"Each chat once, the first time the trigger sees it; chats created before 'Start From' are left out, and later changes do not repeat it",
+		sample: `up to 5 of the newest chats by their creation (created_at), newest first, ${AMONG_RECENT}`,
+	},
+	{
+		value: 'newRating',
+		name: 'New Rating',
+		emits:
+			"Each rating once, when it appears: its value, the rated operator, its time and the chat; ratings given before 'Start From' are left out, and a chat's later changes do not repeat it",
+		sample: `up to 5 ratings, the last given (rated_at) first, of the chats ${AMONG_RECENT}, or says there is none`,
+	},
+	{
+		value: 'operatorAvailabilityChanged',
+		name: 'Operator Availability Changed',
+		emits:
+			"Once when no operator is left in the 'Available Statuses' (Online by default), and once when one is back",
+		sample: "whether an operator is available now (in 'Available Statuses')",
+		more: OPERATOR_POLLS,
+	},
+	{
+		value: 'operatorStatusChanged',
+		name: 'Operator Status Changed',
+		emits:
+			'Each operator whose status differs from the previous poll, including operators added or removed',
+		sample: 'the operators as they are now, each with its current status as the previous one',
+		more: OPERATOR_POLLS,
+	},
+	{
+		value: WAITING,
+		name: 'Visitor Waiting',
+		emits:
+			"Each open chat whose visitor has waited longer than 'Wait Longer Than' for an operator's answer, by the server's clock, once per wait; waits begun before 'Start From' are left out",
+		sample: `up to 5 visitors waiting now, however briefly, the latest wait first, ${AMONG_RECENT}, or says nobody is waiting`,
+	},
+] as const;
+
+type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+const subtitle = ({ name }: TriggerEvent) =>
+	name.replace(/ Only$/, '').replace(/ \w/g, (word) => word.toLowerCase());
+const notices = TRIGGER_EVENTS.map((event) =>
+	notice(
+		`${event.value}Notice`,
+		{ emit: [event.value] },
+		[
+			`${event.emits}.`,
+			`'Fetch Test Event' shows ${event.sample}, and changes nothing the trigger remembers.`,
+			'more' in event ? event.more : '',
+		]
+			.join(' ')
+			.trim(),
+	),
+);
+
+/** n8n's node creator shows it under the "Svc Chat" entry, so it starts with the app's; it names every event. */
+export const SVC_CHAT_TRIGGER_DESCRIPTION = `${SVC_CHAT_DESCRIPTION}, or start a workflow on ${TRIGGER_EVENTS.map(
+	({ name }) => name,
+)
+	.join(', ')
+	.replace(/, (?=[^,]*$)/, ' or ')}`;
+/** The canvas subtitle: the event's name in sentence case. */
+export const TRIGGER_SUBTITLE = `={{ ${JSON.stringify(Object.fromEntries(TRIGGER_EVENTS.map((event) => [event.value, subtitle(event)])))}[$parameter["emit"]] }}`;
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		// First, as n8n's triggers put their event; "Trigger On" is a label n8n's node creator reads events from (name: emit).
@@ -24,90 +121,19 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'emit',
 		type: 'options',
 		noDataExpression: true,
-		options: [
-			{
-				name: 'Every Change',
-				value: 'everyChange',
-				action: 'On every change',
-				description:
-					'A chat each time it is new or has changed (a message, a rating, a state change…)',
-			},
-			{
-				name: 'Finished Chats Only',
-				value: 'finishedChats',
-				action: 'On finished chats only',
-				description:
-					'Chats whose latest state is "closed". A finished chat that changes again (for example a late rating) is emitted again.',
-			},
-			{
-				name: 'Missed Chat',
-				value: 'missedChat',
-				action: 'On missed chat',
-				description:
-					"Each finished chat that no operator answered, once, with the visitor's name, email and phone",
-			},
-			{
-				name: 'New Chats Only',
-				value: 'newChats',
-				action: 'On new chats only',
-				description:
-					'Each chat once, the first time the trigger sees it; chats created before the starting point are left out',
-			},
-			{
-				name: 'New Rating',
-				value: 'newRating',
-				action: 'On new rating',
-				description:
-					"Each rating once, when it appears: its value, the rated operator, its time and the chat. A chat's later changes do not repeat it.",
-			},
-			{
-				name: 'Operator Availability Changed',
-				value: 'operatorAvailabilityChanged',
-				action: 'On operator availability changed',
-				description:
-					"Once when no operator is left in the 'Available Statuses' (Online by default), and once when one is back",
-			},
-			{
-				name: 'Operator Status Changed',
-				value: 'operatorStatusChanged',
-				action: 'On operator status changed',
-				description:
-					'Each operator whose status differs from the previous poll, including operators added or removed',
-			},
-			{
-				name: 'Visitor Waiting',
-				value: WAITING,
-				action: 'On visitor waiting',
-				description:
-					"Each open chat whose visitor has waited longer than 'Wait Longer Than' for an operator's answer, once per wait",
-			},
-		],
+		options: TRIGGER_EVENTS.map(({ name, value, emits }) => ({
+			name,
+			value,
+			action: `On ${name.toLowerCase()}`,
+			description: emits,
+		})),
 		default: 'everyChange',
 		description:
-			"What starts the workflow: chats, ratings, missed chats, waiting visitors or operators' changes. The first three emit a chat once per poll, in its latest version; New Rating emits each rating, two of one chat as two items.",
+			'What starts the workflow. The note below says what the chosen event emits and what Fetch Test Event shows.',
 	},
-	notice(
-		'testEventNotice',
-		{ emit: CHAT_CHANGES },
-		"'Fetch Test Event' shows up to 5 recently changed chats, so you can map their fields: those of the last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history. It ignores 'Start From' and does not move the trigger's place. Once the workflow is active, the trigger emits changes from 'Start From' on.",
-	),
-	notice(
-		'ratingTestNotice',
-		{ emit: ['newRating'] },
-		"'Fetch Test Event' shows up to 5 ratings: the newest by their time (rated_at) among the ratings of recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each rating given from 'Start From' on is emitted once.",
-	),
-	notice(
-		'missedChatTestNotice',
-		{ emit: ['missedChat'] },
-		"'Fetch Test Event' shows up to 5 missed chats: the newest by their closing time among recently changed chats (up to 300), or says there is none, and does not change what the trigger remembers. Once the workflow is active, each chat missed from 'Start From' on is emitted once.",
-	),
-	notice(
-		'waitingTestNotice',
-		{ emit: [WAITING] },
-		"'Fetch Test Event' shows up to 5 chats whose visitor is waiting now (among up to 300 recently changed), however long, or says nobody is waiting, and changes nothing the trigger remembers. Once the workflow is active, each wait that began from 'Start From' on is emitted once, when it is longer than 'Wait Longer Than' by the server's clock.",
-	),
+	...notices,
 	{
-		displayName: 'Wait Longer Than',
+		displayName: 'Wait Longer Than (Minutes)',
 		name: 'waitLongerThan',
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 2 },

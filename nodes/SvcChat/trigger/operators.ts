@@ -8,7 +8,6 @@ import {
 	OPERATOR_BY_ID,
 	OPERATOR_ROLE_OPTIONS,
 	OPERATOR_STATUS_OPTIONS,
-	notice,
 } from '../descriptions/parameterBlocks';
 import { isPlainObject, showValue } from '../helpers/values';
 import { EMAIL_SHAPE, pollParameters } from '../parameters';
@@ -17,21 +16,7 @@ import { isTextList, OPERATOR_STATE_KEY, serverBinding } from './poll';
 
 const forEvents = (...emit: OperatorEvent[]) => ({ show: { emit } });
 
-/** What both operator events' notices say about the polls after Fetch Test Event. */
-const OPERATOR_POLLS =
-	"The first poll of a newly active workflow records every operator's status and emits nothing; each later poll emits what changed since the one before. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at. There, changed_after is the last poll before the pause that reported a change (n8n saves a quiet poll's time only with durable poll cursors), so the window can be wider than the pause.";
-
 export const operatorProperties: INodeProperties[] = [
-	notice(
-		'operatorEventNotice',
-		{ emit: ['operatorStatusChanged'] },
-		`'Fetch Test Event' shows the operators as they are now, each with its current status as the previous one, and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
-	),
-	notice(
-		'availabilityEventNotice',
-		{ emit: ['operatorAvailabilityChanged'] },
-		`'Fetch Test Event' shows whether an operator is available now (in 'Available Statuses'), and changes nothing the trigger remembers. ${OPERATOR_POLLS}`,
-	),
 	{
 		displayName: 'Operators',
 		name: 'operators',

@@ -19,7 +19,7 @@ import { isWaitMemory, takeDueWaits, type WaitMemory } from './waiting';
 /** "Fetch Test Event" shows at most this many chats (or ratings, missed chats), read from at most this many pages. */
 const TEST_EVENT_CHATS = 5;
 const TEST_EVENT_PAGES = 3;
-/** Ratings and missed chats are rarer than changes: the test event looks back until a whole page of chats. */
+/** What the events but Every Change emit is rarer than a change: their test event looks back until a whole page. */
 const TEST_EVENT_PAGE = 100;
 /** Share of n8n's poll budget after which no further page is requested, leaving room for a slow last page. */
 export const POLL_BUDGET_SHARE = 0.5;
@@ -129,37 +129,28 @@ async function catchUpToNow(
 	return { ...state, seenIds, cursor, catchingUp: !walk.caughtUp, newChatsFrom };
 }
 
-/** "Fetch Test Event", the state untouched: recent matches (else any); for events, the newest found, or an error. */
+/** "Fetch Test Event", the state untouched: recent matches, newest first where they have a time, or an error. */
 async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings) {
 	const { emit } = settings;
 	const walk = await walkChats(context, 'recent', {
-		recentChats:
-			emit === 'visitorWaiting' || isChatEvent(emit) ? TEST_EVENT_PAGE : TEST_EVENT_CHATS,
+		recentChats: emit === 'everyChange' ? TEST_EVENT_CHATS : TEST_EVENT_PAGE,
 		maxPages: TEST_EVENT_PAGES,
 		keepOnFailure: true,
 	});
 	if (emit === 'visitorWaiting') {
-		// Every chat waiting now, however long, longest first.
-		const sample = (await takeDueWaits(context, { waits: [] }, walk, -Infinity)).due.slice(
-			0,
-			TEST_EVENT_CHATS,
-		);
+		// Every chat waiting now, however briefly: the latest waits, not the oldest (issue 59).
+		const { due } = await takeDueWaits(context, { waits: [] }, walk, -Infinity);
+		const sample = newestFirst(due, (event) => event.at);
 		if (sample.length) return await eventOutput(context, settings, sample, walk);
 		throw new NodeOperationError(context.getNode(), 'Nobody is waiting', {
 			description: `No visitor is waiting for an answer in the last ${walk.chats.length} changed chats, so there is no sample to show. Fetch again while one waits (in the sandbox: POST /__control/chats/wait); the active trigger does not need one.`,
 		});
 	}
 	if (isChatEvent(emit)) {
-		// Those the Ratings filter lets through, or else any.
+		// Those the Ratings filter lets through, or else any; the newest by their own time (rated, closed).
 		const found = walk.chats.flatMap((chat) => findEvents(chat, emit, settings.ratings));
 		const wanted = found.filter((event) => event.wanted);
-		// The newest by their own time (rated, closed), not by their chat's latest change; undated ones count as oldest.
-		const byTime = (wanted.length ? wanted : found).map((event) => ({
-			event,
-			ms: toEpochMs(event.at) ?? -Infinity,
-		}));
-		byTime.sort((a, b) => a.ms - b.ms);
-		const sample = byTime.slice(-TEST_EVENT_CHATS).map(({ event }) => event);
+		const sample = newestFirst(wanted.length ? wanted : found, (event) => event.at);
 		if (sample.length) return await eventOutput(context, settings, sample, walk);
 		const what = emit === 'newRating' ? 'rating' : 'missed chat';
 		throw new NodeOperationError(context.getNode(), `No ${what} found in recently changed chats`, {
@@ -167,7 +158,10 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 		});
 	}
 	const matching = emit === 'finishedChats' ? walk.chats.filter(isFinished) : walk.chats;
-	const sample = (matching.length ? matching : walk.chats).slice(-TEST_EVENT_CHATS);
+	const sample =
+		emit === 'newChats'
+			? newestFirst(walk.chats, (chat) => chat.created_at)
+			: (matching.length ? matching : walk.chats).slice(-TEST_EVENT_CHATS);
 	if (sample.length === 0) {
 		throw new NodeOperationError(context.getNode(), 'No chats found on the server', {
 			description:
@@ -175,6 +169,13 @@ async function fetchTestEvent(context: IPollFunctions, settings: TriggerSettings
 		});
 	}
 	return await toOutput(context, settings, sample, walk);
+}
+
+/** The TEST_EVENT_CHATS newest by `timeOf`, newest first; on equal times the later delivered, undated ones last. */
+function newestFirst<Found>(list: Found[], timeOf: (found: Found) => unknown): Found[] {
+	const timed = list.map((found) => ({ found, ms: toEpochMs(timeOf(found)) ?? -Infinity }));
+	timed.reverse().sort((a, b) => (b.ms > a.ms ? 1 : b.ms < a.ms ? -1 : 0));
+	return timed.slice(0, TEST_EVENT_CHATS).map(({ found }) => found);
 }
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';

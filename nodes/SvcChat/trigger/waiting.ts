@@ -48,16 +48,16 @@ function track(waits: Wait[], chats: Chat[], fromMs: number): Wait[] {
 	return [...byId.values()];
 }
 
-/** A wait's item; the chat follows in the chosen Chat Output. */
+/** A wait's item, the chat following in Chat Output: operator_id is the chat's own (never its state's), department_id its latest state's. */
 function waitEvent(chat: Chat, [id, startMs]: Wait, presentMs: number): FoundEvent {
 	const history = Array.isArray(chat.state_history) ? chat.state_history : [];
-	const latest: IDataObject = history.filter(isPlainObject).at(-1) ?? chat;
+	const latest: IDataObject = history.filter(isPlainObject).at(-1) ?? {};
 	const item = {
 		chat_id: chat.id,
 		wait_began_at: new Date(startMs).toISOString(),
 		waited_seconds: Math.floor((presentMs - startMs) / 1000),
 		department_id: latest.department_id ?? null,
-		operator_id: latest.operator_id ?? null,
+		operator_id: chat.operator_id ?? null,
 		...visitorContact(chat),
 	};
 	return { key: `${id}@${startMs}`, at: item.wait_began_at, wanted: true, chat, item };

@@ -401,24 +401,24 @@ describe('the trigger in the node creator', () => {
 
 	test("each panel shows only its event's fields, and each is valid as it comes", () => {
 		const shown = (emit: string) => Object.keys(strictParameters(trigger, { emit })).sort();
-		const CHAT = ['emit', 'options', 'output', 'startFrom', 'testEventNotice'];
+		const CHAT = ['emit', 'options', 'output', 'startFrom'];
 		for (const emit of ['everyChange', 'newChats', 'finishedChats'])
-			expect(shown(emit)).toEqual(CHAT);
+			expect(shown(emit)).toEqual([...CHAT, `${emit}Notice`].sort());
 		// New Rating and Missed Chat: a chat in each item, shaped by Chat Output (no One Item per Message).
 		const EVENT = ['chatOutput', 'emit', 'options', 'startFrom'];
-		expect(shown('missedChat')).toEqual([...EVENT, 'missedChatTestNotice'].sort());
-		expect(shown('newRating')).toEqual([...EVENT, 'ratingTestNotice', 'ratings'].sort());
+		expect(shown('missedChat')).toEqual([...EVENT, 'missedChatNotice'].sort());
+		expect(shown('newRating')).toEqual([...EVENT, 'newRatingNotice', 'ratings'].sort());
 		expect(shown('operatorStatusChanged')).toEqual([
 			'emit',
-			'operatorEventNotice',
+			'operatorStatusChangedNotice',
 			'operators',
 			'roles',
 			'toStatuses',
 		]);
 		expect(shown('operatorAvailabilityChanged')).toEqual([
-			'availabilityEventNotice',
 			'availableStatuses',
 			'emit',
+			'operatorAvailabilityChangedNotice',
 			'roles',
 		]);
 		for (const emit of ['operatorStatusChanged', 'operatorAvailabilityChanged', 'newRating'])
@@ -426,7 +426,7 @@ describe('the trigger in the node creator', () => {
 	});
 
 	test('a notice on each operator panel says what Fetch Test Event shows, that the first poll emits nothing, and that a change made while unpublished comes late', () => {
-		for (const name of ['operatorEventNotice', 'availabilityEventNotice']) {
+		for (const name of ['operatorStatusChangedNotice', 'operatorAvailabilityChangedNotice']) {
 			const notice = trigger.properties.find((property) => property.name === name);
 			expect(notice?.type).toBe('notice');
 			expect(notice?.displayName).toMatch(/Fetch Test Event/);
@@ -434,6 +434,11 @@ describe('the trigger in the node creator', () => {
 			expect(notice?.displayName).toMatch(
 				/unpublished or n8n was down, the first poll emits what changed meanwhile, late: .* between changed_after and detected_at/,
 			);
+			// Issue 59: as the README says it, the activation when no poll reported a change, and not only durable cursors.
+			expect(notice?.displayName).toMatch(
+				/last poll before the pause that reported a change, or the activation if none did/,
+			);
+			expect(notice?.displayName).toMatch(/compare the two times/);
 		}
 	});
 
@@ -448,9 +453,9 @@ describe('the trigger in the node creator', () => {
 		};
 		const rating = noticeOf('newRating');
 		const missed = noticeOf('missedChat');
-		expect(rating).toMatch(/up to 5 ratings: the newest by their time \(rated_at\)/);
+		expect(rating).toMatch(/up to 5 ratings, the last given \(rated_at\) first/);
 		expect(rating).not.toMatch(/missed/i);
-		expect(missed).toMatch(/up to 5 missed chats: the newest by their closing time/);
+		expect(missed).toMatch(/up to 5 missed chats, the last closed first/);
 		expect(missed).not.toMatch(/rating/i);
 		const status = noticeOf('operatorStatusChanged');
 		const availability = noticeOf('operatorAvailabilityChanged');
@@ -459,24 +464,22 @@ describe('the trigger in the node creator', () => {
 		expect(availability).toMatch(/available now/);
 		const everyNotice = values(events!).map((emit) => noticeOf(emit as string));
 		const waiting = noticeOf('visitorWaiting');
-		expect(waiting).toMatch(/up to 5 chats whose visitor is waiting now/);
+		expect(waiting).toMatch(/up to 5 visitors waiting now, however briefly, the latest wait first/);
 		expect(waiting).not.toMatch(/rating|missed/i);
-		// The three chat-change events share one; each other event has its own.
-		expect(new Set(everyNotice).size).toBe(6);
+		// Issue 59: New Chats Only and Finished Chats Only no longer share Every Change's notice.
+		expect(noticeOf('newChats')).toMatch(/newest chats by their creation \(created_at\)/);
+		expect(noticeOf('finishedChats')).toMatch(/most recently changed closed chats/);
+		expect(new Set(everyNotice).size).toBe(8);
 	});
 
-	test("'Trigger On' does not say that every event emits a chat once per poll: New Rating emits each rating", () => {
-		expect(events!.description).not.toMatch(/Within one poll a chat is emitted once/);
-		expect(events!.description).toMatch(
-			/New Rating emits each rating, two of one chat as two items/,
-		);
+	test("'Trigger On' claims nothing of particular events: each option and notice says what its event emits", () => {
+		expect(events!.description).not.toMatch(/first three|New Rating/);
 	});
 
 	test('a notice on the panel says what Fetch Test Event shows and what activation does', () => {
-		const notice = trigger.properties.find((property) => property.type === 'notice');
+		const notice = trigger.properties.find((property) => property.name === 'everyChangeNotice');
 		expect(notice?.displayName).toMatch(/Fetch Test Event/);
 		expect(notice?.displayName).toMatch(/'Start From'/);
-		expect(notice?.displayName).toMatch(/active/);
 		// What "recent" means: the look-back steps of transport/chats.ts, widened until 5 chats are found.
 		expect(notice?.displayName).toMatch(
 			/up to 5 .* last hour, or, with fewer than 5 there, of the last day, week, month, year or whole history/,

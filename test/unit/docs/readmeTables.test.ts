@@ -5,6 +5,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+import { TRIGGER_EVENTS } from '../../../nodes/SvcChat/trigger/description';
 
 const README = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
 
@@ -15,12 +16,9 @@ const trigger = new SvcChatTrigger().description.properties;
 /** The events of 'Trigger On', in the order the editor lists them. */
 const events = options(trigger, 'emit');
 
-/**
- * THE ONE PLACE TO SWITCH: the README's one-line text of an event, from the event's definition in the code.
- * Today that is the option's description. Once each event has its one definition with a one-line summary (issue 59),
- * return that summary here instead, and the README's table must then repeat it.
- */
-const summaryOf = (event: INodePropertyOptions): string => event.description ?? '';
+/** The README's one-line text of an event: its one definition's `emits` (also the option's description and its notice's start). */
+const summaryOf = (event: INodePropertyOptions): string =>
+	TRIGGER_EVENTS.find(({ value }) => value === event.value)?.emits ?? '';
 
 const action = new SvcChat().description.properties;
 /** The actions as the nodes panel names them, resource by resource, each resource's operations in their order. */
@@ -52,9 +50,9 @@ function tableUnder(markdown: string, heading: string): string[][] {
 		);
 }
 
-/** What the events table gets wrong against the options: names or order, then each event's text. */
-function eventProblems(markdown: string): string[] {
-	const rows = tableUnder(markdown, 'Trigger events');
+/** What the events table under `heading` gets wrong against the options: names or order, then each event's text. */
+function eventProblems(markdown: string, heading = 'Trigger events'): string[] {
+	const rows = tableUnder(markdown, heading);
 	const names = rows.map(([name]) => name).join(', ');
 	const expected = events.map((event) => event.name).join(', ');
 	if (names !== expected) return [`events ${names}; the options are ${expected}`];
@@ -82,6 +80,15 @@ test('an events table that leaves out an event, reorders two, or changes a text 
 		'Each rating, when it appears',
 	);
 	expect(eventProblems(changed)).toEqual([expect.stringMatching(/^New Rating: /)]);
+});
+
+test("docs/trigger.md's table repeats each event's text and what its Fetch Test Event shows", () => {
+	const page = readFileSync(path.resolve(__dirname, '../../../docs/trigger.md'), 'utf8');
+	expect(eventProblems(page, 'Events')).toEqual([]);
+	const samples = tableUnder(page, 'Events').map(([, , sample]) => sample);
+	expect(samples).toEqual(
+		events.map((event) => TRIGGER_EVENTS.find(({ value }) => value === event.value)?.sample),
+	);
 });
 
 test('the README lists every action by its name in the nodes panel, in the order of the node', () => {

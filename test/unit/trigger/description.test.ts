@@ -2,6 +2,8 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
+import { SVC_CHAT_DESCRIPTION } from '../../../nodes/SvcChat/descriptions/nodeDescriptions';
+import { TRIGGER_EVENTS } from '../../../nodes/SvcChat/trigger/description';
 
 const { description } = new SvcChatTrigger();
 const property = (name: string) =>
@@ -27,10 +29,7 @@ test('declares exactly the parameters of the shared contract, with their values 
 	// 'Trigger On' (emit) first, as n8n's triggers put their event first (issue 42).
 	expect(description.properties.map((p) => p.name)).toEqual([
 		'emit',
-		'testEventNotice',
-		'ratingTestNotice',
-		'missedChatTestNotice',
-		'waitingTestNotice',
+		...TRIGGER_EVENTS.map(({ value }) => `${value}Notice`),
 		'waitLongerThan',
 		'startFrom',
 		'startDate',
@@ -38,8 +37,6 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'output',
 		'chatOutput',
 		'options',
-		'operatorEventNotice',
-		'availabilityEventNotice',
 		'operators',
 		'toStatuses',
 		'availableStatuses',
@@ -61,8 +58,10 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(property('emit').default).toBe('everyChange');
 	// Visitor Waiting: minutes, fractions allowed, 3 by default; its chat shaped as the other events' (Chat Output).
 	expect(property('waitLongerThan')).toMatchObject({ type: 'number', default: 3, required: true });
+	// Issue 59: the editor shows "3.00" with no unit otherwise.
+	expect(property('waitLongerThan').displayName).toBe('Wait Longer Than (Minutes)');
 	expect(property('waitLongerThan').typeOptions).toEqual({ minValue: 0, numberPrecision: 2 });
-	for (const name of ['waitLongerThan', 'waitingTestNotice'])
+	for (const name of ['waitLongerThan', 'visitorWaitingNotice'])
 		expect(property(name).displayOptions).toEqual({ show: { emit: ['visitorWaiting'] } });
 	expect(property('chatOutput').displayOptions?.show?.emit).toContain('visitorWaiting');
 	expect(property('startFrom').displayOptions?.show?.emit).toContain('visitorWaiting');
@@ -105,4 +104,55 @@ test('the "Now" option says how clock differences are handled', () => {
 		(option) => option.value === 'now',
 	);
 	expect(now?.description).toMatch(/clock/);
+});
+
+// Issue 59: one definition per event, from which every text about it is derived, so none can drift from the others.
+describe('each event of Trigger On, from its one definition in TRIGGER_EVENTS', () => {
+	const subtitleOf = (emit: string): unknown =>
+		new Function('$parameter', `return (${String(description.subtitle).slice(3, -2)});`)({ emit });
+	const noticesOf = (emit: string) =>
+		description.properties.filter(
+			(p) => p.type === 'notice' && p.displayOptions?.show?.emit?.includes(emit),
+		);
+
+	test.each(TRIGGER_EVENTS.map((event) => [event.value, event]))('%s', (value, event) => {
+		const option = (property('emit').options as INodePropertyOptions[]).find(
+			(one) => one.value === value,
+		);
+		// The option: its name, and what it emits as its description (the README's line for it).
+		expect(option).toEqual({
+			name: event.name,
+			value,
+			action: `On ${event.name.toLowerCase()}`,
+			description: event.emits,
+		});
+		// Its own notice, shown for it alone: what it emits, then what Fetch Test Event shows.
+		const [notice, ...others] = noticesOf(value);
+		expect(others).toEqual([]);
+		expect(notice.displayOptions).toEqual({ show: { emit: [value] } });
+		expect(
+			notice.displayName.startsWith(`${event.emits}. 'Fetch Test Event' shows ${event.sample}`),
+		).toBe(true);
+		for (const other of TRIGGER_EVENTS.filter((one) => one.value !== value)) {
+			expect(notice.displayName).not.toContain(other.emits);
+			expect(notice.displayName).not.toContain(other.sample);
+		}
+		// The canvas subtitle and the node creator's description name it.
+		expect(subtitleOf(value)).toBe(
+			event.name.replace(/ Only$/, '').replace(/(?<=.)[A-Z]/g, (letter) => letter.toLowerCase()),
+		);
+		expect(description.description).toContain(event.name);
+		// The one line of the README's table of events: one sentence, no line break.
+		expect(event.emits).toMatch(/^[A-Z][^\n]+[^.]$/);
+	});
+
+	test("the table is Trigger On's list, the tooltip claims nothing of one event, and the node creator names all of them", () => {
+		expect(TRIGGER_EVENTS.map(({ value }) => value)).toEqual(values('emit'));
+		expect(property('emit').description).not.toMatch(
+			new RegExp(`first|${TRIGGER_EVENTS.map(({ name }) => name).join('|')}`, 'i'),
+		);
+		expect(description.description).toBe(
+			`${SVC_CHAT_DESCRIPTION}, or start a workflow on Every Change, Finished Chats Only, Missed Chat, New Chats Only, New Rating, Operator Availability Changed, Operator Status Changed or Visitor Waiting`,
+		);
+	});
 });

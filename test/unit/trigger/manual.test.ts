@@ -1,6 +1,7 @@
 // "Fetch Test Event" (manual mode): a few recent chats to map fields from, and the stored cursor is never read or written.
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Chat } from '../../../nodes/SvcChat/types';
 import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
 import { DAY, freezeClock, HOUR, NOW } from './clock';
 import { ids } from '../../harness/fixtures';
@@ -93,9 +94,15 @@ test('reads at most 3 pages, never the whole history', async () => {
 	expect(staticData).toEqual({});
 });
 
-test('Finished Chats Only prefers finished chats; Include Cursor shows the cursor of the sample', async () => {
-	replyPage(
-		microsAt(NOW - HOUR),
+/** Fewer than a page in every look-back step: the sample is read from the whole history, `chats` as its one page. */
+function onlyInHistory(chats: Chat[], lastTs: string) {
+	for (const lookBack of [HOUR, DAY, 7 * DAY, 30 * DAY, 365 * DAY])
+		replyPage(microsAt(NOW - lookBack), [], microsAt(NOW - lookBack));
+	replyPage(0, chats, lastTs);
+}
+
+test('Finished Chats Only shows finished chats, looking back to a page of chats; Include Cursor shows its cursor', async () => {
+	onlyInHistory(
 		[
 			makeChat(1, { states: ['closed'] }),
 			makeChat(2),
@@ -122,13 +129,29 @@ test('Finished Chats Only prefers finished chats; Include Cursor shows the curso
 });
 
 test('with no finished chat among the recent ones, it still shows recent chats so fields can be mapped', async () => {
-	replyPage(microsAt(NOW - HOUR), chatRange(1, 5), '77');
+	onlyInHistory(chatRange(1, 5), '77');
 	const items = await triggerHarness(
 		{ startFrom: 'now', emit: 'finishedChats', output: 'raw' },
 		{},
 		'manual',
 	).poll();
 	expect(ids(items)).toEqual([1, 2, 3, 4, 5]);
+});
+
+// Issue 59: New Chats Only showed the recently changed chats, as Every Change does, not the newest created.
+test('New Chats Only shows the newest chats by their creation, newest first, whatever changed last', async () => {
+	const created = (id: number, daysAgo: number) =>
+		makeChat(id, { createdAt: new Date(NOW - daysAgo * DAY).toISOString() });
+	onlyInHistory(
+		[2, 9, 1, 8, 3, 7, 6].map((daysAgo, index) => created(index + 1, daysAgo)),
+		'77',
+	);
+	const items = await triggerHarness(
+		{ startFrom: 'now', emit: 'newChats', output: 'raw' },
+		{},
+		'manual',
+	).poll();
+	expect(ids(items)).toEqual([3, 1, 5, 7, 6]);
 });
 
 test('an account without chats gives a clear error instead of an empty result', async () => {

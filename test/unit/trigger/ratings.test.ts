@@ -363,11 +363,11 @@ describe('Fetch Test Event', () => {
 		);
 		const items = await sample(newRating(), staticData);
 		expect(ratingsOf(items)).toEqual([
-			[1, 2, 7, AT],
-			[1, 3, 7, AT],
-			[3, 4, 7, AT],
-			[3, 5, 7, AT],
 			[3, 1, 7, LATER],
+			[3, 5, 7, AT],
+			[3, 4, 7, AT],
+			[1, 3, 7, AT],
+			[1, 2, 7, AT],
 		]);
 		expect(staticData).toEqual({ startedFrom: 'beginning', cursor: '7', catchingUp: false });
 	});
@@ -384,11 +384,11 @@ describe('Fetch Test Event', () => {
 			replyPage(microsAt(NOW - lookBack), [], microsAt(NOW));
 		replyPage(0, chats, microsAt(NOW));
 		expect(ratingsOf(await sample(newRating()))).toEqual([
-			[1, 4, 7, older(5)],
-			[1, 3, 7, older(4)],
-			[3, 2, 7, older(3)],
-			[3, 1, 7, older(2)],
 			[3, 2, 7, older(1)],
+			[3, 1, 7, older(2)],
+			[3, 2, 7, older(3)],
+			[1, 3, 7, older(4)],
+			[1, 4, 7, older(5)],
 		]);
 	});
 

@@ -110,7 +110,9 @@ describe('a wait: from the first visitor message after the latest answer until a
 
 	test("the item: chat id, wait start and seconds by the server's clock, department, operator, contact, detected_at, chat", async () => {
 		const chat = chatWith(1, [['visitor', NOW - 200_000]], 'chatting');
-		chat.state_history![0] = { state: 'chatting', operator_id: 9, at: at(NOW), department_id: 2 };
+		// Issue 59: operator_id is the chat's own, as in the chat the item carries, never its latest state's.
+		chat.operator_id = 9;
+		chat.state_history![0] = { state: 'queue', operator_id: null, at: at(NOW), department_id: 2 };
 		chat.visitor = { id: 'v', fields: { name: 'Mei Kim', email: 'mei@mail.example' } };
 		chat.messages!.push({
 			id: 'c',
@@ -309,7 +311,9 @@ describe("'Wait Longer Than'", () => {
 			await expect(
 				triggerHarness(waiting({ waitLongerThan: value }), {}).poll(),
 			).rejects.toMatchObject({
-				message: expect.stringContaining("'Wait Longer Than' must be a number of minutes above 0"),
+				message: expect.stringContaining(
+					"'Wait Longer Than (Minutes)' must be a number of minutes above 0",
+				),
 				description: expect.stringContaining('0.5 for 30 seconds'),
 			});
 		},
@@ -326,7 +330,7 @@ describe("'Wait Longer Than'", () => {
 	});
 });
 
-test('Fetch Test Event: the chats waiting now, longest first, however short; with none, "Nobody is waiting"', async () => {
+test('Fetch Test Event: the chats waiting now, the latest wait first, however short; with none, "Nobody is waiting"', async () => {
 	const staticData: IDataObject = {};
 	const chats = [
 		chatWith(1, [['visitor', NOW - 1000]]),
@@ -343,9 +347,10 @@ test('Fetch Test Event: the chats waiting now, longest first, however short; wit
 		.reply(200, { chats, more_chats_available: false, last_ts: microsAt(NOW) }, { Date: at(NOW) })
 		.persist();
 	const sample = await triggerHarness(waiting(), staticData, 'manual').poll();
+	// Issue 59: the waits just begun, not the weeks-old ones, so the one made to test it shows first.
 	expect(sample!.map(({ chat_id, waited_seconds }) => [chat_id, waited_seconds])).toEqual([
-		[2, 5],
 		[1, 1],
+		[2, 5],
 	]);
 	expect(staticData).toEqual({});
 	nock.cleanAll();
