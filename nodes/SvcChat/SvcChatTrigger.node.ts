@@ -8,10 +8,12 @@ import { pollParameters } from './parameters';
 import { triggerProperties } from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
-import { unlessPaused } from './trigger/loginPause';
+import { LoginPaused, triesAtOnce } from './transport/loginGuard';
 
 /** The state of each trigger with a poll under way: n8n starts a poll when it is due, even while the last one runs. */
 const pollsUnderWay = new WeakSet<IDataObject>();
+/** The states this process has polled: the first poll of a publication or update tries despite the account's pause. */
+const polledStates = new WeakSet<IDataObject>();
 
 export class SvcChatTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -46,9 +48,19 @@ export class SvcChatTrigger implements INodeType {
 			return null;
 		}
 		pollsUnderWay.add(state);
+		delete state.loginPause; // the per-trigger pause of earlier versions; the account's guard is in memory
+		if (!polledStates.has(state) && ['activate', 'update'].includes(this.getActivationMode()))
+			triesAtOnce.add(this);
+		polledStates.add(state);
 		try {
-			return await unlessPaused(this, state, async () => await pollEvent(this));
+			return await pollEvent(this);
+		} catch (error) {
+			// The account pauses after a refused login: no request was made, and no execution is started.
+			if (!(error instanceof LoginPaused)) throw error;
+			this.logger.debug(`Svc Chat Trigger: ${error.message}`);
+			return null;
 		} finally {
+			triesAtOnce.delete(this);
 			pollsUnderWay.delete(state);
 		}
 	}
