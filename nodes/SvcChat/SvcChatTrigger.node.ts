@@ -9,6 +9,7 @@ import { triggerProperties } from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
 import { LoginPaused, triesAtOnce } from './transport/loginGuard';
+import { testSvcCredentials } from './transport/request';
 
 /** The state of each trigger with a poll under way: n8n starts a poll when it is due, even while the last one runs. */
 const pollsUnderWay = new WeakSet<IDataObject>();
@@ -29,11 +30,11 @@ export class SvcChatTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true }],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' }],
 		properties: [...triggerProperties, ...operatorProperties],
 	};
 
-	methods = { listSearch: { searchOperators } };
+	methods = { listSearch: { searchOperators }, credentialTest: { testSvcCredentials } };
 
 	async poll(this: IPollFunctions) {
 		// Two polls from one state would both emit what is new since it. One that finds another under way gives way, and
@@ -53,12 +54,12 @@ export class SvcChatTrigger implements INodeType {
 			triesAtOnce.add(this);
 		polledStates.add(state);
 		try {
-			return await pollEvent(this);
-		} catch (error) {
 			// The account pauses after a refused login: no request was made, and no execution is started.
-			if (!(error instanceof LoginPaused)) throw error;
-			this.logger.debug(`Svc Chat Trigger: ${error.message}`);
-			return null;
+			return await pollEvent(this).catch((error: unknown) => {
+				if (!(error instanceof LoginPaused)) throw error;
+				this.logger.debug(`Svc Chat Trigger: ${error.message}`);
+				return null;
+			});
 		} finally {
 			triesAtOnce.delete(this);
 			pollsUnderWay.delete(state);

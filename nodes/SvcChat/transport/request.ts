@@ -368,10 +368,12 @@ export async function testSvcCredentials(
 	const failed = (text: SvcErrorText) => ({ status: 'Error' as const, message: inTheForm(text) });
 	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
 	if (problem !== undefined) return failed({ message: redact(problem, secrets), fix: HOST_FIX });
+	// n8n gives a credential test only its legacy `request` helper: there is no httpRequest to use instead.
+	const { request } = this.helpers;
 	return await underLoginGuard('credential test', credentials, undefined, async (answered) => {
 		let reply: { statusCode: number; body: unknown };
 		try {
-			reply = await this.helpers.request({
+			reply = await request({
 				uri: `${baseUrl}/api/v2/partner/tariffs`,
 				method: 'GET',
 				auth: { user: credentials.email, pass: credentials.password },

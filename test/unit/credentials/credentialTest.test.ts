@@ -238,7 +238,7 @@ describe('the credential test', () => {
 });
 
 describe('the nodes', () => {
-	test('Svc Chat tests the credential with its own method (one login, through the guard); the trigger declares it only', () => {
+	test('both nodes test the credential with the one method (one login, through the guard), whichever n8n finds first', () => {
 		const action = new SvcChat();
 		expect(action.description.credentials).toEqual([
 			{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' },
