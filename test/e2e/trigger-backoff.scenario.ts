@@ -64,58 +64,50 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			const rest = await env.n8n.rest();
 			const svc = { svcApi: credential };
 			const workflows: Array<[string, Omit<Workflow, 'id'>]> = [];
+			const add = (name: string, nodes: Workflow['nodes'], connections = {}) =>
+				workflows.push([
+					name,
+					{
+						name: `Guard e2e: ${name}`,
+						nodes,
+						connections,
+						settings: { executionOrder: 'v1' },
+						active: false,
+					},
+				]);
+			const node = (
+				id: string,
+				name: string,
+				type: string,
+				typeVersion: number,
+				parameters: INodeParameters,
+			) => ({
+				id: `e2e57${id.padStart(3, '0')}-0000-4000-8000-000000000000`,
+				name,
+				type,
+				typeVersion,
+				position: [Number(id) * 10, 0] as [number, number],
+				parameters,
+				...(type.startsWith('n8n-nodes-svc') ? { credentials: svc } : {}),
+			});
 			for (const [index, [name, parameters]] of Object.entries(TRIGGERS).entries())
-				workflows.push([
-					name,
-					{
-						name: `Guard e2e: ${name}`,
-						nodes: [
-							{
-								id: `e2e57000-0000-4000-8000-00000000000${index}`,
-								name,
-								type: 'n8n-nodes-svc.svcChatTrigger',
-								typeVersion: 1,
-								position: [0, 0],
-								parameters: { pollTimes: pollEvery(EVERY_SECONDS), ...parameters },
-								credentials: svc,
-							},
-						],
-						connections: {},
-						settings: { executionOrder: 'v1' },
-						active: false,
-					},
+				add(name, [
+					node(String(index), name, 'n8n-nodes-svc.svcChatTrigger', 1, {
+						pollTimes: pollEvery(EVERY_SECONDS),
+						...parameters,
+					}),
 				]);
-			for (const [index, [name, parameters]] of Object.entries(ACTIONS).entries())
-				workflows.push([
+			for (const [index, [name, parameters]] of Object.entries(ACTIONS).entries()) {
+				const every = { interval: [{ field: 'seconds', secondsInterval: EVERY_SECONDS }] };
+				add(
 					name,
-					{
-						name: `Guard e2e: ${name}`,
-						nodes: [
-							{
-								id: `e2e57100-0000-4000-8000-00000000000${index}`,
-								name: 'Schedule',
-								type: 'n8n-nodes-base.scheduleTrigger',
-								typeVersion: 1.2,
-								position: [0, 0],
-								parameters: {
-									rule: { interval: [{ field: 'seconds', secondsInterval: EVERY_SECONDS }] },
-								},
-							},
-							{
-								id: `e2e57200-0000-4000-8000-00000000000${index}`,
-								name,
-								type: 'n8n-nodes-svc.svcChat',
-								typeVersion: 2,
-								position: [200, 0],
-								parameters,
-								credentials: svc,
-							},
-						],
-						connections: { Schedule: { main: [[{ node: name, type: 'main', index: 0 }]] } },
-						settings: { executionOrder: 'v1' },
-						active: false,
-					},
-				]);
+					[
+						node(`1${index}0`, 'Schedule', 'n8n-nodes-base.scheduleTrigger', 1.2, { rule: every }),
+						node(`1${index}1`, name, 'n8n-nodes-svc.svcChat', 2, parameters),
+					],
+					{ Schedule: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+				);
+			}
 			for (const [name, workflow] of workflows)
 				ids[name] = String((await rest('POST', 'workflows', workflow)).id);
 			const started = Date.now();
