@@ -244,9 +244,9 @@ describe('the nodes', () => {
 			{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' },
 		]);
 		expect(action.methods.credentialTest.testSvcCredentials).toBe(testSvcCredentials);
-		expect(new SvcChatTrigger().description.credentials).toEqual([
-			{ name: 'svcApi', required: true },
-		]);
+		const trigger = new SvcChatTrigger();
+		expect(trigger.description.credentials).toEqual(action.description.credentials);
+		expect(trigger.methods.credentialTest.testSvcCredentials).toBe(testSvcCredentials);
 		expect('test' in new SvcApi()).toBe(false);
 	});
 });
