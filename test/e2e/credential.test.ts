@@ -40,7 +40,8 @@ const MESSAGES = {
 	redirect:
 		'The server redirects the request elsewhere, and the credentials are never sent on to another address. Enter the final host (the address the chat server answers on) in the Host field.',
 	// The node's test names the reason itself (n8n's declarative test could only say ERR_INVALID_URL).
-	refusedHost: /^(Plain http:\/\/ is refused for|The host ".*" is not a valid host name).* Correct the host\.$/,
+	refusedHost:
+		/^(Plain http:\/\/ is refused for|The host ".*" is not a valid host name).* Correct the host\.$/,
 };
 
 let n8n: N8n;
