@@ -1,18 +1,5 @@
 // The one credentials type: the chat server host and an administrator's e-mail and password, sent as HTTP Basic.
-import type { Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
-
-import {
-	describeHttpStatus,
-	SVC_ERROR_CODES,
-	type SvcErrorText,
-} from '../nodes/SvcChat/transport/errors';
-import { credentialTestUrlExpression } from '../nodes/SvcChat/transport/baseUrl';
-
-const REDIRECT_REFUSED: SvcErrorText = {
-	message:
-		'The server redirects the request elsewhere, and the credentials are never sent on to another address',
-	fix: 'Enter the final host (the address the chat server answers on) in the Host field.',
-};
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 // Prefixes, never `_cnd.regex`: n8n checks these at every read of the credential, and a regex in its 250 ms vm fails a
 // busy execution. Missed (no notice, still refused): leading spaces, other scheme casings, "http://127.0.0.1.example".
@@ -22,14 +9,6 @@ const toLoopback = (scheme: string) => [
 	{ _cnd: { eq: `${scheme}localhost` } },
 	...['localhost:', 'localhost/', '127.', '[::1]'].map((host) => startsWith(scheme + host)),
 ];
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const ERROR_STATUSES = [...REDIRECT_STATUSES, ...Array.from({ length: 200 }, (_, i) => 400 + i)];
-
-// The nodes' texts, which say where to look; here the user is already in the credentials.
-const IN_CREDENTIALS = ' in the Svc API credentials';
-const sentence = ({ message, fix }: SvcErrorText) =>
-	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix.replace(IN_CREDENTIALS, '')}`;
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
@@ -49,6 +28,7 @@ export class SvcApi implements ICredentialType {
 
 	// No `authenticate` block on purpose: n8n offers any credential that has one to the HTTP Request node and adds a
 	// "Custom API Call" operation to our node. The transport applies Basic auth itself, only to the typed host.
+	// No `test` either: the Svc Chat node tests it (`testedBy`), with one login that the account's guard counts.
 
 	properties: INodeProperties[] = [
 		{
@@ -101,36 +81,4 @@ export class SvcApi implements ICredentialType {
 				'Whether to connect even if the TLS certificate cannot be verified, e.g. a self-signed certificate on your own host',
 		},
 	];
-
-	// The editor's "Test" button: one cheap stored-data request (its reply is always an object), sent once, never
-	// retried (repeated bad logins lock the account), never redirected (Basic credentials stay with the typed host).
-	test: ICredentialTestRequest = {
-		request: {
-			method: 'GET',
-			url: credentialTestUrlExpression('partner/tariffs'),
-			auth: { username: '={{$credentials.email}}', password: '={{$credentials.password}}' },
-			json: true,
-			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues === true}}',
-			disableFollowRedirect: true,
-			timeout: 15_000,
-		},
-		// n8n's tester reads each rule by its own type; its declared type only allows lists of one kind.
-		rules: [
-			// Every redirect and error status gets our own text: otherwise n8n shows the server's reason phrase, which a
-			// hostile server could fill with the Basic credentials it was just sent.
-			...ERROR_STATUSES.map((status) => ({
-				type: 'responseCode',
-				properties: {
-					value: status,
-					message: sentence(
-						REDIRECT_STATUSES.has(status) ? REDIRECT_REFUSED : describeHttpStatus(status),
-					),
-				},
-			})),
-			...['no-tariff-option', 'unauthorized'].map((code) => ({
-				type: 'responseSuccessBody',
-				properties: { key: 'error', value: code, message: sentence(SVC_ERROR_CODES[code]) },
-			})),
-		] as unknown as ICredentialTestRequest['rules'],
-	};
 }

@@ -75,6 +75,8 @@ export interface SandboxControl {
 	requestLog(): RequestLogEntry[];
 	/** The failed logins of an e-mail (any case) within the lockout window now, and whether it is locked out. */
 	failedLogins(email: string): { email: string; failures: number; locked: boolean };
+	/** Changes an operator's password, as an admin rotating it does: the old one is refused from the next login. */
+	setPassword(email: string, password: string): { email: string };
 }
 
 /** `timers`: the sandbox's timers, which stop() clears; the operator cycle's is one of them. */
@@ -152,6 +154,14 @@ export function createControl(
 			).length;
 			return { email, failures, locked: failures >= state.settings.lockoutThreshold };
 		},
+		setPassword: (email, password) => {
+			const operator = state.findOperator(String(email));
+			if (!operator) throw new Error(`No operator with the e-mail ${String(email)}`);
+			if (typeof password !== 'string' || !password)
+				throw new Error('password must be a non-empty string');
+			operator.password = password;
+			return { email: operator.email };
+		},
 	};
 }
 
@@ -216,6 +226,8 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'POST faults/clear': () => (control.clearFaults(), { result: 'ok' }),
 		'GET requests': () => control.requestLog(),
 		'GET logins/failed': ({ query }) => control.failedLogins(query.get('email') ?? ''),
+		'POST operators/password': ({ body }) =>
+			control.setPassword(body.email as string, body.password as string),
 	};
 }
 

@@ -12,6 +12,7 @@ import { router } from './actions/router';
 import { operationSubtitle, operations, resourceSelector, selectors } from './actions/resources';
 import { searchChats, searchOperatorEmails, searchOperators } from './descriptions/listSearch';
 import { SVC_CHAT_DESCRIPTION } from './descriptions/nodeDescriptions';
+import { testSvcCredentials } from './transport/request';
 
 /** What the model reads per operation: its option's description (n8n's own says only "Get chat in Svc Chat"). */
 const toolDescription: INodeProperties = {
@@ -48,7 +49,7 @@ export class SvcChat implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true }],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' }],
 		properties: [
 			...toolDescriptions(),
 			resourceSelector,
@@ -64,7 +65,10 @@ export class SvcChat implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchChats, searchOperatorEmails, searchOperators } };
+	methods = {
+		listSearch: { searchChats, searchOperatorEmails, searchOperators },
+		credentialTest: { testSvcCredentials },
+	};
 
 	async execute(this: IExecuteFunctions) {
 		return await router.call(this, operations);

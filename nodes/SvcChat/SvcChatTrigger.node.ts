@@ -11,10 +11,13 @@ import {
 } from './trigger/description';
 import { operatorProperties, pollOperators } from './trigger/operators';
 import { pollBudget, pollChats } from './trigger/poll';
-import { unlessPaused } from './trigger/loginPause';
+import { LoginPaused, triesAtOnce } from './transport/loginGuard';
+import { testSvcCredentials } from './transport/request';
 
 /** The state of each trigger with a poll under way: n8n starts a poll when it is due, even while the last one runs. */
 const pollsUnderWay = new WeakSet<IDataObject>();
+/** The states this process has polled: the first poll of a publication or update tries despite the account's pause. */
+const polledStates = new WeakSet<IDataObject>();
 
 export class SvcChatTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -29,11 +32,11 @@ export class SvcChatTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true }],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' }],
 		properties: [...triggerProperties, ...operatorProperties],
 	};
 
-	methods = { listSearch: { searchOperators } };
+	methods = { listSearch: { searchOperators }, credentialTest: { testSvcCredentials } };
 
 	async poll(this: IPollFunctions) {
 		// Two polls from one state would both emit what is new since it. One that finds another under way gives way, and
@@ -48,9 +51,19 @@ export class SvcChatTrigger implements INodeType {
 			return null;
 		}
 		pollsUnderWay.add(state);
+		delete state.loginPause; // the per-trigger pause of earlier versions; the account's guard is in memory
+		if (!polledStates.has(state) && ['activate', 'update'].includes(this.getActivationMode()))
+			triesAtOnce.add(this);
+		polledStates.add(state);
 		try {
-			return await unlessPaused(this, state, async () => await pollEvent(this));
+			// The account pauses after a refused login: no request was made, and no execution is started.
+			return await pollEvent(this).catch((error: unknown) => {
+				if (!(error instanceof LoginPaused)) throw error;
+				this.logger.debug(`Svc Chat Trigger: ${error.message}`);
+				return null;
+			});
 		} finally {
+			triesAtOnce.delete(this);
 			pollsUnderWay.delete(state);
 		}
 	}

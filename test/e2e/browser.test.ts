@@ -700,8 +700,8 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 	await expectTestMessage(modal, SVC_HTTP_ERRORS[401].message);
 	await browser.screenshot('4-credential-401');
 
-	// The transport refuses plain http:// to a host that is not local; n8n's Test shows only its own code for that
-	// (ERR_INVALID_URL), so the form says why as soon as such a host is typed. Nothing is sent either way.
+	// The transport refuses plain http:// to a host that is not local; the form says why as soon as such a host is typed,
+	// and its Test says it too. Nothing is sent either way.
 	const nonLoopback = 'http://svc.example.com';
 	expect(normalizeBaseUrl(nonLoopback).problem).toBeDefined();
 	const notice = new SvcApi().properties.find(
@@ -714,7 +714,7 @@ test('4. the credential modal tests the connection, shows the 401 and http:// re
 		.first()
 		.waitFor({ timeout: 10_000 });
 	await byTestId(modal, 'credential-save-button').click();
-	await expectTestMessage(modal, 'ERR_INVALID_URL');
+	await expectTestMessage(modal, 'Plain http:// is refused for "svc.example.com"');
 	await browser.screenshot('4-credential-http-refused');
 
 	// The stored password never reaches the page; what the user types stays masked and is never sent back.

@@ -1,34 +1,40 @@
-// A wrong password saved in a real n8n never locks the account (issue 52): published triggers of three events on one
-// credential log in wrong once each, then pause; publishing again retries at once; the corrected password brings them
-// back. Shared by 2.x and 1.x, on the n8n the trigger-events files already run.
+// The account's login guard in real n8n (issue 57): eight published triggers (every event) and two scheduled action
+// workflows on one credential; the server's password changes while they run; the sandbox never locks the e-mail, the
+// wrong logins stay within the guard's bound, and the corrected credential brings every workflow back at its next run.
+// Shared by 2.x and 1.x, on the n8n the trigger-events files already start.
+import type { INodeParameters } from 'n8n-workflow';
+
 import { pollEvery, sandboxCredential } from '../../scripts/examples';
 import type { StoredExecution } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { waitUntil } from '../../scripts/processes';
-import {
-	POLL_EVERY_SECONDS,
-	POLL_WAIT_MS,
-	QUIET_POLLS,
-	runtimeFlavour,
-	setPublished,
-	sandboxCredentialOf,
-	usePolls,
-	type E2eEnvironment,
-} from './environment';
+import { POLL_WAIT_MS, runtimeFlavour, setPublished, type E2eEnvironment } from './environment';
 
-const CREDENTIAL = { id: 'svcE2eBackOff01', name: 'Svc back-off e2e' };
-/** Three events, each on the credential whose password the scenario breaks; the fourth trigger keeps time. */
-const PAUSING = {
+const CREDENTIAL = { id: 'svcE2eGuard00001', name: 'Svc login guard e2e' };
+/** Every event of the trigger, each a published workflow of its own. */
+const TRIGGERS: Record<string, INodeParameters> = {
 	'Every change': { emit: 'everyChange', output: 'raw' },
-	'Missed chats': { emit: 'missedChat', chatOutput: 'raw' },
+	'New chats': { emit: 'newChats', output: 'raw' },
+	'Finished chats': { emit: 'finishedChats', output: 'raw' },
+	'New rating': { emit: 'newRating', chatOutput: 'raw' },
+	'Missed chat': { emit: 'missedChat', chatOutput: 'raw' },
+	'Visitor waiting': { emit: 'visitorWaiting', chatOutput: 'raw' },
 	'Operator status': { emit: 'operatorStatusChanged' },
+	'Operator availability': { emit: 'operatorAvailabilityChanged' },
 };
-const CLOCK = 'Clock (right password)';
+/** Two scheduled workflows with a Svc Chat action, as examples 3 and 5 are. */
+const ACTIONS: Record<string, INodeParameters> = {
+	'Scheduled operators': { resource: 'operator', operation: 'getMany', returnAll: true },
+	'Scheduled tariffs': { resource: 'tariff', operation: 'getMany' },
+};
+/** Every workflow runs every this many seconds: all ten at the same second, as n8n starts them. */
+const EVERY_SECONDS = 2;
+/** The guard's bound in the first minute after a refusal: one wrong login (pauses of 1, 2, 4 … minutes). */
+const FIRST_MINUTE_BOUND = 1;
 
 export function testLoginBackOff(env: E2eEnvironment): void {
-	describe(`a wrong password never locks the account: published triggers pause (${runtimeFlavour().name})`, () => {
+	describe(`one account, ten workflows: a changed password never locks it (${runtimeFlavour().name})`, () => {
 		const ids: Record<string, string> = {};
-		/** The most failed logins the sandbox counted for the admin at any look, and whether it ever locked it out. */
 		const worst = { failures: 0, locked: false };
 		const failedLogins = () => {
 			const now = env.sandbox.control.failedLogins(env.sandbox.admin.email);
@@ -36,145 +42,158 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			worst.locked ||= now.locked;
 			return now.failures;
 		};
-		const setPassword = async (password: string) => {
-			const { data, ...credential } = sandboxCredential(env.sandbox, CREDENTIAL);
-			await env.n8n.importCredentials([{ ...credential, data: { ...data, password } }]);
-		};
-		// Only the clock trigger reads GET /operators while the others pause: its polls mark the time that passes.
-		const clock = usePolls(env, '/api/v2/operators', () => 1);
-
-		/** The runs of a workflow: the node's refused logins (what they said) and its good executions. */
-		async function runsOf(name: string) {
-			const all = await env.n8n.readExecutions(ids[name], { all: true });
-			const said = (execution: StoredExecution) => execution.data.resultData.error;
-			const refused = all.filter((one) => said(one)?.message === 'Wrong email or password');
-			return {
-				refused: refused.map((one) => String(said(one)?.description)),
-				succeeded: all.filter(({ status }) => status === 'success').length,
-			};
-		}
-
 		const waitFor = async (what: string, fact: () => Promise<boolean> | boolean) =>
-			await waitUntil(async () => await fact(), {
+			await waitUntil(async () => (failedLogins(), await fact()), {
 				what,
 				timeoutMs: POLL_WAIT_MS,
 				everyMs: 250,
 				output: () => env.n8n.serverOutput.slice(-3_000),
 			});
+		const executions = async (name: string) =>
+			await env.n8n.readExecutions(ids[name], { all: true });
+		const succeededAfter = async (name: string, since: number) =>
+			(await executions(name)).some(
+				(one: StoredExecution) =>
+					one.status === 'success' && Date.parse(String(one.startedAt)) >= since,
+			);
 
 		beforeAll(async () => {
-			const [backOff] = await env.n8n.importCredentials([
+			const [credential] = await env.n8n.importCredentials([
 				sandboxCredential(env.sandbox, CREDENTIAL),
 			]);
 			const rest = await env.n8n.rest();
-			const triggers = [
-				...Object.entries(PAUSING).map(([name, parameters]) => ({
+			const svc = { svcApi: credential };
+			const workflows: Array<[string, Omit<Workflow, 'id'>]> = [];
+			const add = (name: string, nodes: Workflow['nodes'], connections = {}) =>
+				workflows.push([
 					name,
-					parameters,
-					credentials: { svcApi: backOff },
-				})),
-				{
-					name: CLOCK,
-					parameters: { emit: 'operatorAvailabilityChanged' },
-					credentials: await sandboxCredentialOf(env.n8n),
-				},
-			];
-			for (const [index, { name, parameters, credentials }] of triggers.entries()) {
-				const workflow: Omit<Workflow, 'id'> = {
-					name: `Back-off e2e: ${name}`,
-					nodes: [
-						{
-							id: `e2e52000-0000-4000-8000-00000000000${index}`,
-							name,
-							type: 'n8n-nodes-svc.svcChatTrigger',
-							typeVersion: 1,
-							position: [0, 0],
-							parameters: { pollTimes: pollEvery(POLL_EVERY_SECONDS), ...parameters },
-							credentials,
-						},
-					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-					active: false,
-				};
-				ids[name] = String((await rest('POST', 'workflows', workflow)).id);
-			}
-			await env.n8n.publishWorkflows(Object.values(ids));
-			// Each has polled once, with the right password: the chat events found the server's present.
-			await waitFor('the first good poll of each trigger', async () => {
-				const states = await Promise.all(
-					triggers.map(async ({ name }) => (await env.n8n.staticData(ids[name]))?.[`node:${name}`]),
-				);
-				return states.every((state) => state && state.catchingUp !== true);
+					{
+						name: `Guard e2e: ${name}`,
+						nodes,
+						connections,
+						settings: { executionOrder: 'v1' },
+						active: false,
+					},
+				]);
+			const node = (
+				id: string,
+				name: string,
+				type: string,
+				typeVersion: number,
+				parameters: INodeParameters,
+			) => ({
+				id: `e2e57${id.padStart(3, '0')}-0000-4000-8000-000000000000`,
+				name,
+				type,
+				typeVersion,
+				position: [Number(id) * 10, 0] as [number, number],
+				parameters,
+				...(type.startsWith('n8n-nodes-svc') ? { credentials: svc } : {}),
 			});
+			for (const [index, [name, parameters]] of Object.entries(TRIGGERS).entries())
+				add(name, [
+					node(String(index), name, 'n8n-nodes-svc.svcChatTrigger', 1, {
+						pollTimes: pollEvery(EVERY_SECONDS),
+						...parameters,
+					}),
+				]);
+			for (const [index, [name, parameters]] of Object.entries(ACTIONS).entries()) {
+				const every = { interval: [{ field: 'seconds', secondsInterval: EVERY_SECONDS }] };
+				add(
+					name,
+					[
+						node(`1${index}0`, 'Schedule', 'n8n-nodes-base.scheduleTrigger', 1.2, { rule: every }),
+						node(`1${index}1`, name, 'n8n-nodes-svc.svcChat', 2, parameters),
+					],
+					{ Schedule: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+				);
+			}
+			for (const [name, workflow] of workflows)
+				ids[name] = String((await rest('POST', 'workflows', workflow)).id);
+			const started = Date.now();
+			await env.n8n.publishWorkflows(Object.values(ids));
+			await waitFor('a good run of each scheduled action', async () =>
+				(
+					await Promise.all(
+						Object.keys(ACTIONS).map(async (name) => await succeededAfter(name, started)),
+					)
+				).every(Boolean),
+			);
 			expect(failedLogins()).toBe(0);
 		});
 		afterAll(async () => {
 			for (const id of Object.values(ids)) await setPublished(env, id, false);
 		});
 
-		test('a wrong password saved: each trigger logs in wrong once, says when it tries again, then makes no request', async () => {
-			await setPassword('Wrong-pw-e2e-52');
-			await waitFor('a refused login of each trigger', async () =>
-				(await Promise.all(Object.keys(PAUSING).map(runsOf))).every(
-					(runs) => runs.refused.length === 1,
-				),
+		/** When the server's password changed, and its new one. */
+		let changedAt = 0;
+		const NEW_PASSWORD = 'Rotated-pw-e2e-57';
+
+		test('the password changes on the server: one wrong login, then every workflow pauses; the e-mail is never locked', async () => {
+			env.sandbox.control.setPassword(env.sandbox.admin.email, NEW_PASSWORD);
+			changedAt = Date.now();
+			// Both actions meet the pause: they fail at once, without a request, saying until when and how to retry.
+			await waitFor('each scheduled action to meet the pause', async () =>
+				(
+					await Promise.all(
+						Object.keys(ACTIONS).map(async (name) =>
+							(await executions(name)).some((one) =>
+								/pause until \S+Z/.test(String(one.data.resultData.error?.message)),
+							),
+						),
+					)
+				).every(Boolean),
 			);
-			expect(failedLogins()).toBe(3);
-			// The clock trigger polls on; the paused ones send nothing and start no execution.
-			await clock.after(QUIET_POLLS + 2);
-			expect(failedLogins()).toBe(3);
-			for (const name of Object.keys(PAUSING)) {
-				const { refused } = await runsOf(name);
-				expect(refused).toHaveLength(1);
-				expect(refused[0]).toMatch(
-					/makes no request until \S+Z \(n8n's clock; refused logins in a row: 1/,
-				);
-				expect(refused[0]).toContain('publish the workflow again to retry at once');
-			}
+			// Ten more runs of every workflow (20 s): the pause holds, the count does not move.
+			const counted = failedLogins();
+			await new Promise((resolve) => setTimeout(resolve, 10 * EVERY_SECONDS * 1000));
+			expect(failedLogins()).toBe(counted);
+			expect(counted).toBeGreaterThanOrEqual(1);
+			expect(counted).toBeLessThanOrEqual(FIRST_MINUTE_BOUND + 1);
+			expect(worst.locked).toBe(false);
+			const paused = (await executions('Scheduled operators')).find((one) =>
+				/pause until/.test(String(one.data.resultData.error?.message)),
+			);
+			expect(String(paused?.data.resultData.error?.description)).toContain(
+				'To retry at once: correct the credential, run the step by hand, or publish the workflow again.',
+			);
+			console.log(
+				`login guard e2e (${runtimeFlavour().name}): ${counted} wrong login(s) for ten workflows every ${EVERY_SECONDS} s`,
+			);
 		});
 
-		/** Whether n8n kept the republished trigger published: 2.x does, 1.x refuses a publication whose first poll fails. */
-		let keptPublished = true;
-		test('published again, a trigger retries at once, and pauses again (n8n 1.x refuses the publication, saying why)', async () => {
-			const name = 'Missed chats';
-			await setPublished(env, ids[name], false);
-			keptPublished = await setPublished(env, ids[name], true).then(
-				(workflow) => workflow.active === true,
-				(error: Error) => {
-					expect(error.message).toMatch(
-						/400 .*problem activating the workflow.*Wrong email or password/,
-					);
-					return false;
-				},
-			);
-			expect(keptPublished).toBe(runtimeFlavour().name === 'n8n-2');
-			await waitFor('the republished trigger to try again', async () => failedLogins() >= 4);
-			// n8n runs that first poll as part of the publication: 2.x keeps its error as the workflow's activation error,
-			// not as an execution, and the polls after it pause again.
-			await clock.after(QUIET_POLLS);
-			expect(failedLogins()).toBe(4);
-			expect((await runsOf(name)).refused).toHaveLength(1);
-		});
-
-		test('the corrected password brings every trigger back at its next poll, with no further wrong login', async () => {
-			await setPassword(env.sandbox.admin.password);
-			if (!keptPublished) await setPublished(env, ids['Missed chats'], true);
-			// One change for each event: a chat nobody answered (a change, a missed chat) and an operator's new status.
+		test('the credential corrected in n8n: every workflow works again at its next run, with no further wrong login', async () => {
+			const before = failedLogins();
+			const { data, ...credential } = sandboxCredential(env.sandbox, CREDENTIAL);
+			await env.n8n.importCredentials([
+				{ ...credential, data: { ...data, password: NEW_PASSWORD } },
+			]);
+			const corrected = Date.now();
+			const logFrom = env.sandbox.control.requestLog().length;
 			env.sandbox.control.addMissedChat('fields');
 			const [operator] = env.sandbox.control.getOperators();
 			env.sandbox.control.setOperatorStatus(
 				operator.id,
 				operator.status === 'dinner' ? 'online' : 'dinner',
 			);
-			await waitFor('a good execution of each trigger', async () =>
-				(await Promise.all(Object.keys(PAUSING).map(runsOf))).every((runs) => runs.succeeded > 0),
+			const back = [...Object.keys(ACTIONS), 'Every change', 'Missed chat', 'Operator status'];
+			await waitFor('a good run of each action and each changed event', async () =>
+				(await Promise.all(back.map(async (name) => await succeededAfter(name, corrected)))).every(
+					Boolean,
+				),
 			);
-			expect(failedLogins()).toBe(4);
-			// Four wrong logins in all, against a lockout at 5 within a minute: never locked, the admin never refused.
-			expect(worst).toEqual({ failures: 4, locked: false });
-			const forbidden = env.sandbox.control.requestLog().filter(({ status }) => status === 403);
-			expect(forbidden).toEqual([]);
+			// Every trigger polled with the corrected password: the sandbox answered each of its endpoints since.
+			const answered = env.sandbox.control
+				.requestLog()
+				.slice(logFrom)
+				.filter((entry) => entry.status === 200);
+			expect(answered.length).toBeGreaterThanOrEqual(Object.keys(TRIGGERS).length);
+			expect(failedLogins()).toBe(before);
+			expect(worst).toEqual({ failures: expect.any(Number), locked: false });
+			expect(worst.failures).toBeLessThanOrEqual(FIRST_MINUTE_BOUND + 1);
+			console.log(
+				`login guard e2e (${runtimeFlavour().name}): all back ${Date.now() - corrected} ms after the correction (password changed ${corrected - changedAt} ms before)`,
+			);
 		});
 	});
 }

@@ -99,6 +99,8 @@ export interface ExecuteContextOptions {
 	typeVersion?: number;
 	/** The workflow's time zone (default n8n's own default, America/New_York). */
 	timezone?: string;
+	/** How the run started: 'manual' (a person's Execute step, the default) tries even while the account pauses. */
+	mode?: WorkflowExecuteMode;
 }
 
 const N8N_DEFAULT_TIMEZONE = 'America/New_York';
@@ -119,6 +121,7 @@ export function executeContextMembers(options: ExecuteContextOptions) {
 	return {
 		getNode: () => node,
 		getInputData: () => items,
+		getMode: () => options.mode ?? 'manual',
 		continueOnFail: () => options.continueOnFail ?? false,
 		getTimezone: () => options.timezone ?? N8N_DEFAULT_TIMEZONE,
 		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) =>

@@ -3,6 +3,7 @@
 import nock from 'nock';
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
+import { forgetAccounts } from '../../nodes/SvcChat/transport/loginGuard';
 import { BASE_URL } from './fixtures';
 
 beforeAll(() => {
@@ -14,6 +15,8 @@ beforeAll(() => {
 });
 
 afterEach(() => {
+	// The login guard is the process's: each test starts with no account paused.
+	forgetAccounts();
 	const pending = nock.pendingMocks();
 	nock.cleanAll();
 	if (pending.length > 0) {

@@ -104,12 +104,12 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 export const SVC_HTTP_ERRORS: Record<number, SvcErrorText> = {
 	401: {
 		message: 'Wrong email or password',
-		fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
+		fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again. After a refused login, runs that no person started (published triggers, schedules, agents) pause their requests with this password; a corrected password tries again right away.',
 	},
 	403: {
 		message:
 			'Access denied: the user is not an administrator, or there were too many login attempts',
-		fix: 'Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts.',
+		fix: 'Use the email and password of an administrator operator. If they are right, wait a while before the next attempt: the server blocks logins after too many attempts. Meanwhile, runs that no person started pause their requests with this password.',
 	},
 	404: {
 		message: 'The server has no such API endpoint',

@@ -4,6 +4,9 @@ import {
 	sleep,
 	type IDataObject,
 	type ICredentialDataDecryptedObject,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type INodeCredentialTestResult,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
@@ -14,6 +17,7 @@ import {
 
 import { isPlainObject } from '../helpers/values';
 import { HOST_FIX, normalizeBaseUrl } from './baseUrl';
+import { underLoginGuard } from './loginGuard';
 import {
 	ENDPOINTS,
 	NOT_RETRIED_NOTE,
@@ -31,6 +35,7 @@ import {
 	redact,
 	redactValue,
 	secretForms,
+	SVC_ERROR_CODES,
 	type SvcErrorText,
 	type SvcFailure,
 } from './errors';
@@ -268,66 +273,128 @@ export async function svcRequest<
 	const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data };
 
 	const endBy = options.endBy ?? Infinity;
-	for (let attempt = 0; ; attempt++) {
-		// At least a second, so no attempt is cut to nothing; n8n's margin past the budget is longer.
-		const timeout = Math.min(retryPolicy.timeoutMs, Math.max(1_000, endBy - Date.now()));
-		let response: IN8nHttpFullResponse | undefined;
-		let networkCode: string | undefined;
-		try {
-			response = (await context.helpers.httpRequestWithAuthentication.call(
+	return await underLoginGuard(context, credentials, options.itemIndex, async (answered) => {
+		for (let attempt = 0; ; attempt++) {
+			// At least a second, so no attempt is cut to nothing; n8n's margin past the budget is longer.
+			const timeout = Math.min(retryPolicy.timeoutMs, Math.max(1_000, endBy - Date.now()));
+			let response: IN8nHttpFullResponse | undefined;
+			let networkCode: string | undefined;
+			try {
+				response = (await context.helpers.httpRequestWithAuthentication.call(
+					context,
+					CREDENTIALS_TYPE,
+					{ ...request, timeout },
+					{ credentialsDecrypted },
+				)) as IN8nHttpFullResponse;
+			} catch (error) {
+				networkCode = findNetworkCode(error);
+			}
+			const transient = response
+				? RETRIED_STATUSES.has(response.statusCode)
+				: networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
+			const retryAfter = transient ? parseRetryAfter(response?.headers['retry-after']) : undefined;
+			const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
+			const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
+			// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
+			const pause = retryAfter ?? Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+			// Past this point with `retried` set, only the poll's end stopped the retry.
+			const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
+			if (retried && Date.now() + pause < endBy) {
+				await retryPolicy.sleep(pause);
+				continue;
+			}
+			const decoded = response && decodeReply(endpoint, options.qs ?? {}, response, secrets);
+			const refusal = response ? answered(response.statusCode) : '';
+			if (decoded && !decoded.failure) {
+				options.onServerDate?.(Date.parse(String(response?.headers.date)));
+				return decoded.reply as ReplyTo<Path, Query>;
+			}
+			const failure = decoded?.failure ?? {
+				text: describeNetworkError(networkCode, new URL(baseUrl).host),
+				networkCode,
+			};
+			const { httpCode = 0, code = '' } = failure;
+			// How often it was tried, or why not, once the server may have carried the request out: a failure after it had
+			// the request, a 5xx or an unreadable reply cannot tell whether it did.
+			const tellTries = response
+				? transient ||
+					(!retryable && (httpCode >= 500 || ['not-json', 'unexpected-shape'].includes(code)))
+				: !isNothingSentCode(networkCode);
+			const outOfTime = retried
+				? 'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.'
+				: '';
+			const tried =
+				notRetried ?? (attempt > 0 ? `The request was tried ${attempt + 1} times.` : '');
+			const note =
+				waitTooLong && retryable
+					? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`
+					: tellTries
+						? [tried, outOfTime].filter(Boolean).join(' ')
+						: '';
+			const fix = [failure.text.fix, note, refusal].filter(Boolean).join(' ');
+			throw toNodeApiError(
 				context,
-				CREDENTIALS_TYPE,
-				{ ...request, timeout },
-				{ credentialsDecrypted },
-			)) as IN8nHttpFullResponse;
-		} catch (error) {
-			networkCode = findNetworkCode(error);
+				{ ...failure, text: { ...failure.text, fix } },
+				options.itemIndex,
+			);
 		}
-		const transient = response
-			? RETRIED_STATUSES.has(response.statusCode)
-			: networkCode !== undefined && RETRIED_NETWORK_CODES.has(networkCode);
-		const retryAfter = transient ? parseRetryAfter(response?.headers['retry-after']) : undefined;
-		const waitTooLong = retryAfter !== undefined && retryAfter > retryPolicy.maxDelayMs;
-		const ceiling = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** attempt);
-		// "Equal jitter": at least half the ceiling, so clients spread out without retrying at once.
-		const pause = retryAfter ?? Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-		// Past this point with `retried` set, only the poll's end stopped the retry.
-		const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
-		if (retried && Date.now() + pause < endBy) {
-			await retryPolicy.sleep(pause);
-			continue;
-		}
-		const decoded = response && decodeReply(endpoint, options.qs ?? {}, response, secrets);
-		if (decoded && !decoded.failure) {
-			options.onServerDate?.(Date.parse(String(response?.headers.date)));
-			return decoded.reply as ReplyTo<Path, Query>;
-		}
-		const failure = decoded?.failure ?? {
-			text: describeNetworkError(networkCode, new URL(baseUrl).host),
-			networkCode,
-		};
-		const { httpCode = 0, code = '' } = failure;
-		// How often it was tried, or why not, once the server may have carried the request out: a failure after it had
-		// the request, a 5xx or an unreadable reply cannot tell whether it did.
-		const tellTries = response
-			? transient ||
-				(!retryable && (httpCode >= 500 || ['not-json', 'unexpected-shape'].includes(code)))
-			: !isNothingSentCode(networkCode);
-		const outOfTime = retried
-			? 'The poll ran out of the time n8n gives it, so the next poll starts again from the same place.'
-			: '';
-		const tried = notRetried ?? (attempt > 0 ? `The request was tried ${attempt + 1} times.` : '');
-		const note =
-			waitTooLong && retryable
-				? `The server asked to wait ${Math.ceil(retryAfter / 1000)} s before trying again, longer than the node waits (${Math.round(retryPolicy.maxDelayMs / 1000)} s).`
-				: tellTries
-					? [tried, outOfTime].filter(Boolean).join(' ')
-					: '';
-		if (note) failure.text = { ...failure.text, fix: `${failure.text.fix} ${note}` };
-		throw toNodeApiError(context, failure, options.itemIndex);
-	}
+	});
 }
 
 /** The `svcApi` credentials; n8n reads and decrypts them on every call, so a walk, a batch or a poll reads them once. */
 export const readCredentials = async (context: SvcApiContext) =>
 	(await context.getCredentials(CREDENTIALS_TYPE)) as unknown as SvcCredentials;
+
+// The form is the credentials: its texts do not point at it.
+const inTheForm = ({ message, fix }: SvcErrorText) =>
+	`${message}${/[.!?]$/.test(message) ? '' : '.'} ${fix.replace(' in the Svc API credentials', '')}`;
+const REDIRECT_REFUSED: SvcErrorText = {
+	message:
+		'The server redirects the request elsewhere, and the credentials are never sent on to another address',
+	fix: 'Enter the final host (the address the chat server answers on) in the Host field.',
+};
+
+/**
+ * The credential's Test button (the node's `credentialTest`): one cheap stored-data request, sent once (n8n's
+ * declarative test would send a request answered 401 a second time), never redirected, counted by the login guard.
+ * Every status gets our own text, never the server's reason phrase, which could echo the Basic credentials.
+ */
+export async function testSvcCredentials(
+	this: ICredentialTestFunctions,
+	{ data }: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const credentials = (data ?? {}) as unknown as SvcCredentials;
+	const secrets = secretForms(credentials);
+	const failed = (text: SvcErrorText) => ({ status: 'Error' as const, message: inTheForm(text) });
+	const { baseUrl, problem } = normalizeBaseUrl(credentials.host);
+	if (problem !== undefined) return failed({ message: redact(problem, secrets), fix: HOST_FIX });
+	// n8n gives a credential test only its legacy `request` helper: there is no httpRequest to use instead.
+	const { request } = this.helpers;
+	return await underLoginGuard('credential test', credentials, undefined, async (answered) => {
+		let reply: { statusCode: number; body: unknown };
+		try {
+			reply = await request({
+				uri: `${baseUrl}/api/v2/partner/tariffs`,
+				method: 'GET',
+				auth: { user: credentials.email, pass: credentials.password },
+				json: true,
+				followRedirect: false,
+				followAllRedirects: false,
+				rejectUnauthorized: credentials.ignoreSslIssues !== true,
+				timeout: 15_000,
+				simple: false,
+				resolveWithFullResponse: true,
+			});
+		} catch (error) {
+			return failed(describeNetworkError(findNetworkCode(error), new URL(baseUrl).host));
+		}
+		const { statusCode: status, body } = reply;
+		answered(status);
+		if (status >= 300 && status < 400) return failed(REDIRECT_REFUSED);
+		if (status < 200 || status >= 300) return failed(describeHttpStatus(status));
+		const code = isPlainObject(body) ? body.error : undefined;
+		if (code === 'no-tariff-option' || code === 'unauthorized')
+			return failed(SVC_ERROR_CODES[code]);
+		return { status: 'OK', message: 'Connection successful!' };
+	});
+}

@@ -1,9 +1,8 @@
 // One poll of the trigger's chat events, and the state it keeps in static data for them and for the operator events.
-import { createHash } from 'node:crypto';
 import { NodeOperationError, type IDataObject, type IPollFunctions } from 'n8n-workflow';
 
 import { walkChats, type ChatWalk, type WalkOptions } from '../transport/chats';
-import { normalizeBaseUrl } from '../transport/baseUrl';
+import { accountOf } from '../transport/loginGuard';
 // The stored cursor must be one the transport accepts as last_ts: one definition of the cursor's format.
 import { isCursor } from '../transport/endpoints';
 import { readCredentials } from '../transport/request';
@@ -273,11 +272,7 @@ export function serverBinding(
 	credentials: { host?: unknown; email?: unknown },
 	stored: IDataObject = {},
 ): { boundTo: string; moved?: string } {
-	const origin = normalizeBaseUrl(credentials.host).baseUrl;
-	const { host: typedHost, email } = credentials;
-	const host = origin ?? (typeof typedHost === 'string' ? typedHost.trim().toLowerCase() : '');
-	const account = typeof email === 'string' ? email.trim().toLowerCase() : '';
-	const boundTo = createHash('sha256').update(`${host}\n${account}`).digest('hex');
+	const { origin, host, account, digest: boundTo } = accountOf(credentials);
 	// States saved before the digest keep host and account in clear: compared as they are, then rewritten.
 	const moved =
 		typeof stored.boundTo === 'string'

@@ -1,33 +1,31 @@
-// The Svc API credential type: its fields, its declarative test, and what keeps the password with the Svc nodes.
-// The test's behaviour in n8n itself (one request, each message, nothing sent for a refused host) is proven by
-// test/e2e/credential.test.ts, which clicks "Test" the way the editor does.
-import { NodeHelpers, type INodeProperties } from 'n8n-workflow';
+// The Svc API credential type: its fields, its test (the Svc Chat node's credentialTest method), and what keeps the
+// password with the Svc nodes. The test's behaviour in n8n itself (one request, each message, nothing sent for a refused
+// host) is proven by test/e2e/credential.test.ts, which clicks "Test" the way the editor does.
+import { OutboundHttp } from '@n8n/backend-network';
+import { Container } from '@n8n/di';
+import nock from 'nock';
+import {
+	NodeHelpers,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type IDataObject,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { SvcApi } from '../../../credentials/SvcApi.credentials';
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
 import { SVC_ERROR_CODES, SVC_HTTP_ERRORS } from '../../../nodes/SvcChat/transport/errors';
 import { normalizeBaseUrl } from '../../../nodes/SvcChat/transport/baseUrl';
+import { LoginPaused } from '../../../nodes/SvcChat/transport/loginGuard';
+import { testSvcCredentials } from '../../../nodes/SvcChat/transport/request';
+import { createExecuteContext, TEST_PASSWORD, testCredentials } from '../../harness/contexts';
+import { BASE_URL, HOST } from '../../harness/fixtures';
 
 const credentialType = new SvcApi();
 const byName = Object.fromEntries(
 	credentialType.properties.map((property) => [property.name, property]),
 ) as Record<string, INodeProperties>;
-
-/** Evaluates the test's URL expression as plain JavaScript with `$credentials`, the way n8n's engine would. */
-function testUrlFor(host: string): string {
-	const expression = String(credentialType.test.request.url);
-	expect(expression).toMatch(/^=\{\{[\s\S]*\}\}$/);
-	const body = expression.slice(3, -2);
-	return new Function('$credentials', `return ${body}`)({ host }) as string;
-}
-
-const refusal = (host: string) => {
-	try {
-		testUrlFor(host);
-	} catch (error) {
-		return (error as Error).message;
-	}
-	throw new Error(`"${host}" was not refused`);
-};
 
 describe('the credential type', () => {
 	test('is "svcApi", shown as "Svc API", with host, e-mail, masked password and Ignore SSL Issues (off)', () => {
@@ -84,18 +82,58 @@ describe('the credential type', () => {
 	});
 });
 
-describe('the credential test request', () => {
-	const { request, rules } = credentialType.test;
+/** The options the test sent through n8n's legacy request helper (the only one a credential test has). */
+let sent: IDataObject[] = [];
+/** The test as n8n runs it: with n8n-core's real legacy request stack, or with `reply` instead of a network. */
+async function credentialTest(
+	data: IDataObject,
+	reply?: (options: IDataObject) => { statusCode: number; body?: unknown },
+) {
+	const context = {
+		helpers: {
+			request: async (options: IDataObject) => {
+				sent.push(options);
+				if (reply) return reply(options);
+				return await Container.get(OutboundHttp)
+					.requests()
+					.requestLegacy(options as never);
+			},
+		},
+	} as unknown as ICredentialTestFunctions;
+	const credentials = { id: '1', name: 'Svc', type: 'svcApi', data } as ICredentialsDecrypted;
+	return await testSvcCredentials.call(context, credentials);
+}
+beforeEach(() => (sent = []));
 
-	test('GET /api/v2/partner/tariffs (its reply is always an object) with Basic auth, no redirects, a bounded time', () => {
-		expect(request).toMatchObject({
-			method: 'GET',
-			auth: { username: '={{$credentials.email}}', password: '={{$credentials.password}}' },
-			json: true,
-			skipSslCertificateValidation: '={{$credentials.ignoreSslIssues === true}}',
-			disableFollowRedirect: true,
-			timeout: 15_000,
+const form = (host: string, extra: IDataObject = {}) => ({
+	...testCredentials(host),
+	...extra,
+});
+
+describe('the credential test', () => {
+	test('GET /api/v2/partner/tariffs (its reply is always an object) with Basic auth, no redirects, a bounded time', async () => {
+		expect(
+			await credentialTest(form(HOST), () => ({ statusCode: 200, body: { tariffs: [] } })),
+		).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
 		});
+		expect(sent).toEqual([
+			{
+				uri: `${BASE_URL}/api/v2/partner/tariffs`,
+				method: 'GET',
+				auth: { user: 'admin@svc.test', pass: TEST_PASSWORD },
+				json: true,
+				followRedirect: false,
+				followAllRedirects: false,
+				rejectUnauthorized: true,
+				timeout: 15_000,
+				simple: false,
+				resolveWithFullResponse: true,
+			},
+		]);
+		await credentialTest(form(HOST, { ignoreSslIssues: true }), () => ({ statusCode: 200 }));
+		expect(sent[1]).toMatchObject({ rejectUnauthorized: false });
 	});
 
 	test.each([
@@ -105,102 +143,121 @@ describe('the credential test request', () => {
 		['http://127.0.0.1:3000', 'http://127.0.0.1:3000/api/v2/partner/tariffs'],
 		['HTTP://localhost/', 'http://localhost/api/v2/partner/tariffs'],
 		['http://[::1]:8080', 'http://[::1]:8080/api/v2/partner/tariffs'],
-	])('host %j is asked at %s', (host, url) => {
-		expect(testUrlFor(host)).toBe(url);
+	])('host %j is asked at %s', async (host, url) => {
+		await credentialTest(form(host), () => ({ statusCode: 200, body: {} }));
+		expect(sent.map((options) => options.uri)).toEqual([url]);
 	});
 
 	test.each([
 		['http://acme.svc.example/', /^Plain http:\/\/ is refused for "acme.svc.example"/],
-		['http://localhost.:80', /^Plain http:\/\/ is refused for "localhost.:80"/],
+		['http://localhost.:8080', /^Plain http:\/\/ is refused for "localhost.:8080"/],
 		['admin:secret@acme.svc.example', /^The host must not contain a user name or password/],
-		['Pw-pasted-here acme', /^The host is not a valid host name/],
+		['Pw-pasted-here acme', /^The host "Pw-pasted-here acme" is not a valid host name/],
 		['ftp://acme.svc.example', /unsupported scheme/],
-	])('host %j is refused before any request', (host, message) => {
-		expect(refusal(host)).toMatch(message);
-		expect(refusal(host)).toMatch(/Correct the host in the Svc API credentials\.$/);
+	])('host %j is refused before any request, saying why', async (host, message) => {
+		const result = await credentialTest(form(host), () => ({ statusCode: 200 }));
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(message);
+		expect(result.message).toMatch(/Correct the host\.$/);
+		expect(sent).toEqual([]);
 	});
 
-	test('a refusal never repeats what was typed when it is not a host name (it may be a password)', () => {
-		expect(refusal('Pw-pasted-here acme')).not.toContain('Pw-pasted-here');
-		expect(refusal('admin:secret@acme.svc.example')).not.toContain('secret');
+	test('a refusal never repeats a password typed into the host', async () => {
+		const result = await credentialTest(form(`${TEST_PASSWORD} acme`), () => ({ statusCode: 200 }));
+		expect(result.message).not.toContain(TEST_PASSWORD);
+		expect(sent).toEqual([]);
 	});
 
-	const byStatus = Object.fromEntries(
-		(rules ?? [])
-			.filter((rule) => rule.type === 'responseCode')
-			.map((rule) => [String(rule.properties.value), rule.properties.message]),
-	);
-
+	const messageFor = async (statusCode: number, body?: unknown) =>
+		(await credentialTest(form(HOST), () => ({ statusCode, body }))).message;
 	/** What the form says for a text the nodes show: the user is in the credential, so it is not pointed at. */
 	const inTheForm = ({ message, fix }: { message: string; fix: string }) =>
 		`${message}. ${fix}`.replace(' in the Svc API credentials', '');
 
-	test('every status the transport explains has its rule, with the text the nodes show, without pointing at the form', () => {
+	test('every status the transport explains has the text the nodes show, without pointing at the form', async () => {
 		for (const [status, text] of Object.entries(SVC_HTTP_ERRORS))
-			if (status !== '401') expect(byStatus[status]).toBe(inTheForm(text));
-		expect(byStatus['404']).toBe(
+			expect(await messageFor(Number(status))).toBe(inTheForm(text));
+		expect(await messageFor(404)).toBe(
 			'The server has no such API endpoint. Check the host: it must be the chat server (your account sub-domain or your own host).',
 		);
-		for (const status of ['301', '302', '303', '307', '308'])
-			expect(byStatus[status]).toMatch(/^The server redirects the request elsewhere/);
-		for (const message of Object.values(byStatus)) expect(message).not.toContain(' in the Svc API');
-	});
-
-	// README "Credentials", docs/reliability.md: n8n's test sends a request answered 401 a second time, so "the node does not retry" would be
-	// false there; the form is the credentials, so "in the Svc API credentials" points at where the user already is.
-	test('a wrong password: one text, true for the nodes and for the test, in the form without pointing at itself', () => {
-		expect(SVC_HTTP_ERRORS[401]).toEqual({
-			message: 'Wrong email or password',
-			fix: 'Check the admin email and password in the Svc API credentials. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
-		});
-		expect(byStatus['401']).toBe(
-			'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again. Published workflows whose Svc Chat Trigger uses this credential pause their polls after a failed login.',
-		);
-		for (const text of [byStatus['401'], SVC_HTTP_ERRORS[401].fix])
-			expect(text).not.toMatch(/retr(y|ies)|not locked|once/i);
-	});
-
-	test("every other error status has our text too, never the server's reason phrase (it could echo the password)", () => {
-		for (let status = 400; status < 600; status++)
-			expect([status, typeof byStatus[String(status)]]).toEqual([status, 'string']);
-		expect(byStatus['418']).toBe(
+		for (const status of [301, 302, 303, 307, 308])
+			expect(await messageFor(status)).toMatch(/^The server redirects the request elsewhere/);
+		expect(await messageFor(418)).toBe(
 			'The server answered with HTTP 418. Check the host, then try again later.',
 		);
 	});
 
-	test('"no-tariff-option" and "unauthorized" in a 200 reply have their own messages', () => {
-		const bodyRules = (rules ?? []).filter((rule) => rule.type === 'responseSuccessBody');
-		expect(bodyRules.map((rule) => rule.properties)).toEqual([
-			{
-				key: 'error',
-				value: 'no-tariff-option',
-				message: inTheForm(SVC_ERROR_CODES['no-tariff-option']),
-			},
-			// A 200 reply is not asked again: the form's plain text.
-			{
-				key: 'error',
-				value: 'unauthorized',
-				message: 'Wrong email or password. Check the admin email and password.',
-			},
-		]);
+	test('a wrong password: the text the nodes show, in the form without pointing at itself', async () => {
+		expect(await messageFor(401)).toBe(
+			'Wrong email or password. Check the admin email and password. The server blocks logins after too many wrong attempts, so correct them before running or testing again. After a refused login, runs that no person started (published triggers, schedules, agents) pause their requests with this password; a corrected password tries again right away.',
+		);
 	});
 
-	test('the messages for a wrong login, a refused user and API access not enabled all differ', () => {
-		const noApiAccess = (rules ?? []).find((rule) => rule.type === 'responseSuccessBody')
-			?.properties.message;
-		expect(new Set([byStatus['401'], byStatus['403'], noApiAccess]).size).toBe(3);
+	test('"no-tariff-option" and "unauthorized" in a 200 reply have their own messages', async () => {
+		expect(await messageFor(200, { error: 'no-tariff-option' })).toBe(
+			inTheForm(SVC_ERROR_CODES['no-tariff-option']),
+		);
+		expect(await messageFor(200, { error: 'unauthorized' })).toBe(
+			'Wrong email or password. Check the admin email and password.',
+		);
+		const [wrong, refused, noApiAccess] = await Promise.all([
+			messageFor(401),
+			messageFor(403),
+			messageFor(200, { error: 'no-tariff-option' }),
+		]);
+		expect(new Set([wrong, refused, noApiAccess]).size).toBe(3);
+	});
+
+	test("through n8n's real request stack: a 401 is asked once, a redirect is not followed, and the refusal counts for the account", async () => {
+		let asked = 0;
+		nock(BASE_URL)
+			.get('/api/v2/partner/tariffs')
+			.times(2)
+			.reply(() => {
+				asked++;
+				return [401, 'Unauthorized'];
+			});
+		expect((await credentialTest(form(HOST))).message).toMatch(/^Wrong email or password/);
+		expect(asked).toBe(1);
+		// The account now pauses for runs no person started; the next test (a person) still tries.
+		const node = new SvcChat();
+		const scheduled = createExecuteContext({
+			description: node.description,
+			parameters: { resource: 'operator', operation: 'getMany', returnAll: true },
+			credentials: testCredentials(HOST),
+			mode: 'trigger',
+		});
+		await expect(node.execute.call(scheduled)).rejects.toBeInstanceOf(LoginPaused);
+		expect((await credentialTest(form(HOST))).message).toMatch(/^Wrong email or password/);
+		expect(asked).toBe(2);
+
+		nock(BASE_URL)
+			.get('/api/v2/partner/tariffs')
+			.reply(302, '', { location: 'https://elsewhere.example/api/v2/partner/tariffs' });
+		expect((await credentialTest(form(HOST, { password: 'Other-pw' }))).message).toMatch(
+			/^The server redirects the request elsewhere/,
+		);
+	});
+
+	test('an unreachable host says so', async () => {
+		const result = await credentialTest(form('http://127.0.0.1:9'));
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/refused the connection|could not be reached/),
+		});
 	});
 });
 
 describe('the nodes', () => {
-	test("declare the credential without a credentialTest method of their own (n8n uses the type's test)", async () => {
-		const { SvcChat } = await import('../../../nodes/SvcChat/SvcChat.node');
-		const { SvcChatTrigger } = await import('../../../nodes/SvcChat/SvcChatTrigger.node');
-		for (const node of [new SvcChat(), new SvcChatTrigger()]) {
-			expect(node.description.credentials).toEqual([{ name: 'svcApi', required: true }]);
-			expect(
-				(node as { methods?: { credentialTest?: unknown } }).methods?.credentialTest,
-			).toBeUndefined();
-		}
+	test('both nodes test the credential with the one method (one login, through the guard), whichever n8n finds first', () => {
+		const action = new SvcChat();
+		expect(action.description.credentials).toEqual([
+			{ name: 'svcApi', required: true, testedBy: 'testSvcCredentials' },
+		]);
+		expect(action.methods.credentialTest.testSvcCredentials).toBe(testSvcCredentials);
+		const trigger = new SvcChatTrigger();
+		expect(trigger.description.credentials).toEqual(action.description.credentials);
+		expect(trigger.methods.credentialTest.testSvcCredentials).toBe(testSvcCredentials);
+		expect('test' in new SvcApi()).toBe(false);
 	});
 });
