@@ -120,7 +120,7 @@ export interface ChatRecord {
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
 	/**
-	 * Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation;
+	 * Added while the sandbox runs: a conversation going on, so not closed, its latest message written as it was added;
 	 * 'waiting': its visitor's first message, in the queue, unanswered (control visitorWaits).
 	 */
 	live: boolean | 'waiting';
@@ -152,6 +152,44 @@ interface ChatPlan {
 	kinds: string[];
 	/** null state_history, or the states in order. */
 	states: string[] | null;
+	/** When each message was written, and when an operator took the chat from the queue: ms after its creation. */
+	times: number[];
+	takenMs: number;
+}
+
+const ANSWERING_KINDS = new Set(['operator', 'file_operator']);
+
+/**
+ * The times of a conversation, as a real team's run: the visitor writes at once; three chats in four are taken from the
+ * queue within 45 s, the others wait 1 to 8 minutes; the first answer follows in 3 to 50 s (in a seeded chat, within
+ * its first half). The rest fills the chat's length, or for a chat still going (no length) one message every 15 to 90
+ * s, the last one now. Without an answer, the messages are spread evenly over the length.
+ */
+function timeConversation(seed: number, index: number, kinds: string[], lengthMs?: number) {
+	const answer = kinds.findIndex((kind) => ANSWERING_KINDS.has(kind));
+	const even = (k: number) => Math.floor(((k + 1) * (lengthMs ?? 0)) / (kinds.length + 1));
+	if (answer < 0)
+		return { times: kinds.map((_, k) => even(k)), takenMs: 0, durationMs: lengthMs ?? 0 };
+	const random = Random.of(seed, index, 5);
+	const askedMs = random.int(0, 3_000);
+	const queuedMs = random.chance(0.25)
+		? random.int(MINUTE_MS, 8 * MINUTE_MS)
+		: random.int(2_000, 45_000);
+	const answeredMs = askedMs + queuedMs + random.int(3_000, 50_000);
+	const scale = lengthMs === undefined ? 1 : Math.min(1, lengthMs / 2 / answeredMs);
+	const [asked, answered] = [askedMs * scale, answeredMs * scale];
+	const paceMs = random.int(15_000, 90_000);
+	const after = kinds.length - 1 - answer;
+	const durationMs = lengthMs ?? Math.floor(answered + after * paceMs);
+	const times = kinds.map((_, k) =>
+		Math.floor(
+			k <= answer
+				? asked + ((answered - asked) * k) / answer
+				: answered +
+						((durationMs - answered) * (k - answer)) / (after + (lengthMs === undefined ? 0 : 1)),
+		),
+	);
+	return { times, takenMs: Math.floor((askedMs + queuedMs) * scale), durationMs };
 }
 
 const FIRST_INTEGER_CHAT_ID = 10_000;
@@ -170,7 +208,8 @@ function planChat(
 	const random = Random.of(seed, index, 1);
 	const durationMs = random.int(2, 40) * MINUTE_MS + random.int(0, MINUTE_MS - 1);
 	const id = index % 5 === 3 ? random.guid() : FIRST_INTEGER_CHAT_ID + index;
-	if (live === 'waiting') return { id, durationMs: 0, kinds: ['visitor'], states: ['queue'] };
+	if (live === 'waiting')
+		return { id, durationMs: 0, kinds: ['visitor'], states: ['queue'], times: [0], takenMs: 0 };
 	const kinds = ['visitor', 'operator'];
 	kinds.splice(1, 0, ...KIND_GROUPS[index % KIND_GROUPS.length]);
 	const exchanges = random.int(0, 3);
@@ -183,14 +222,21 @@ function planChat(
 		if (random.chance(0.25)) states.push('chatting');
 		if (index % 3 !== 2 && !live) states.push('closed');
 	}
-	if (!missed) return { id, durationMs: live ? 0 : durationMs, kinds, states };
+	if (!missed)
+		return {
+			id,
+			kinds,
+			states,
+			...timeConversation(seed, index, kinds, live ? undefined : durationMs),
+		};
 	// Unanswered: a busy notice and system kinds, never an operator's message or file; then closed.
 	const asked = missed === 'message' ? ['contacts_request', 'contacts'] : ['events'];
+	const unanswered = ['visitor', 'operator_busy', ...asked, 'info'];
 	return {
 		id,
-		durationMs,
-		kinds: ['visitor', 'operator_busy', ...asked, 'info'],
+		kinds: unanswered,
 		states: ['queue', 'closed'],
+		...timeConversation(seed, index, unanswered, durationMs),
 	};
 }
 
@@ -315,7 +361,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	const phone = visitorPhone(random);
 
 	const messages: ChatMessage[] = plan.kinds.map((kind, k) => {
-		const at = createdMs + Math.floor(((k + 1) * plan.durationMs) / (plan.kinds.length + 1));
+		const at = createdMs + plan.times[k];
 		const message: ChatMessage = { id: `${chatKey}-m${k}`, created_at: iso(at), kind, message: '' };
 		if (OPERATOR_SIDE_KINDS.has(kind)) message.operator_id = operatorId;
 		switch (kind) {
@@ -371,6 +417,9 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	let stateHistory: StateEntry[] | null = null;
 	if (plan.states) {
 		const endMs = createdMs + plan.durationMs;
+		// In the queue from the start; taken by an operator; a second operator or department halfway through what is left.
+		const takenMs = createdMs + plan.takenMs;
+		const atMs = [createdMs, takenMs, Math.floor((takenMs + endMs) / 2)];
 		stateHistory = plan.states.map((state, k) => ({
 			state,
 			operator_id:
@@ -379,7 +428,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 					: k === 2 && state === 'chatting'
 						? random.pick(operatorIds)
 						: operatorId,
-			at: iso(state === 'closed' ? endMs : Math.min(createdMs + k * 15_000, endMs)),
+			at: iso(state === 'closed' ? endMs : atMs[k]),
 			department_id: state === 'queue' || random.chance(0.9) ? departmentId : null,
 		}));
 	}

@@ -47,7 +47,7 @@ test('chats: add, update, close, mutate, get, count, versions, cursor', async ()
 	expect((await control('POST', 'chats/add', { n: -1 })).status).toBe(400);
 });
 
-test('chats/add gives chats as just begun: created now, nothing later than that, not closed, listed as the newest change', async () => {
+test('chats/add gives chats going on: the latest message now, nothing later, earlier times in order, not closed, listed as the newest change', async () => {
 	const cursor = sandbox.control.latestCursor();
 	const before = Date.now();
 	// Twelve, so that every shape the seed plans (closed or not, with or without states or rates) is among them.
@@ -56,15 +56,17 @@ test('chats/add gives chats as just begun: created now, nothing later than that,
 	expect(added).toHaveLength(12);
 	for (const chat of added) {
 		const created = Date.parse(chat.created_at);
-		expect(created).toBeGreaterThanOrEqual(before);
-		expect(created).toBeLessThanOrEqual(after);
-		const times = [
-			...(chat.messages ?? []).map((message) => message.created_at),
-			...(chat.state_history ?? []).map((entry) => entry.at),
-			...(chat.rates ?? []).map((rate) => rate.created_at),
-		];
-		expect(times.length).toBeGreaterThan(0);
-		expect(times.filter((time) => time !== chat.created_at)).toEqual([]);
+		const messages = (chat.messages ?? []).map((message) => Date.parse(message.created_at));
+		const states = (chat.state_history ?? []).map((entry) => Date.parse(entry.at));
+		// The conversation so far ends now, its last message: nothing in the future, nothing before the chat began.
+		expect(messages.at(-1)).toBeGreaterThanOrEqual(before);
+		expect(messages.at(-1)).toBeLessThanOrEqual(after);
+		expect(created).toBeLessThan(before);
+		for (const times of [messages, states]) {
+			expect(times).toEqual([...times].sort((a, b) => a - b));
+			expect(times.every((time) => time >= created && time <= after)).toBe(true);
+		}
+		expect(chat.rates).toEqual([]);
 		expect((chat.state_history ?? []).map((entry) => entry.state)).not.toContain('closed');
 	}
 	const page = (await get(sandbox, 'chats', { since: String(cursor) })).json as { chats: Chat[] };
