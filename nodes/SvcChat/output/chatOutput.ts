@@ -26,7 +26,7 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'Simplified',
 		value: 'simplified',
 		description:
-			"One flat record per chat: visitor, start page, category, final state and department (of the latest state), message count, average rate; first_response_seconds: the visitor's first message to the first answer; queue_seconds: all time in the queue (null while in it); duration_seconds: created to closed; last_activity_at: the latest message or state",
+			"One flat record per chat: visitor, start page, category, final state (null when the chat has no state history) and department_id of the latest state, message count, average rate; first_response_seconds: the visitor's first message to the first answer; queue_seconds: all time in the queue (null while in it); duration_seconds: created to closed; last_activity_at: the latest message or state",
 	},
 	{
 		name: 'One Item per Message',

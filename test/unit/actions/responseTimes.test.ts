@@ -412,7 +412,7 @@ test("Simplified's option text names each response time field and says what it m
 	// Each field by its name, followed by what it measures.
 	for (const field of timeFields) expect(text).toMatch(new RegExp(`\\b${field}: [a-z]`));
 	expect(text).toMatch(/queue_seconds: [^;]*null while in it/);
-	expect(text).toMatch(/department \(of the latest state\)/);
+	expect(text).toMatch(/department_id of the latest state/);
 });
 
 test("department_id is the latest state entry's, so that a report can be split by department; null without one", () => {
