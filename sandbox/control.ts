@@ -53,6 +53,8 @@ export interface SandboxControl {
 		status?: string;
 		roles?: string[];
 	}): Operator;
+	/** Stops a cycle and puts the seeded operators back in their seeded statuses. */
+	restoreOperators(): Operator[];
 	/** Removes the operator with this id or e-mail from GET /operators. */
 	removeOperator(who: number | string): Operator;
 	/**
@@ -118,6 +120,7 @@ export function createControl(
 		getOperators: () => state.publicOperators(),
 		addOperator: (fields) => state.addOperator(fields),
 		removeOperator: (who) => state.removeOperator(who),
+		restoreOperators: () => (stopCycle(), state.restoreOperatorStatuses()),
 		cycleOperators: ({ statuses, operators, everyMs = 0 }) => {
 			if (
 				!Array.isArray(statuses) ||
@@ -201,6 +204,7 @@ function routes(control: SandboxControl): Record<string, Route> {
 			control.setOperatorStatus((body.id ?? body.email) as string, body.status as string),
 		'POST operators/add': ({ body }) =>
 			control.addOperator(body as Parameters<SandboxControl['addOperator']>[0]),
+		'POST operators/restore': () => control.restoreOperators(),
 		'POST operators/remove': ({ body }) =>
 			control.removeOperator((body.id ?? body.email) as string),
 		'POST operators/cycle': ({ body }) =>

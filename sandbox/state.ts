@@ -508,6 +508,14 @@ export class SandboxState {
 		return shown;
 	}
 
+	/** The seeded operators still listed back in their seeded statuses: the undo of status changes and cycles. */
+	restoreOperatorStatuses(): Operator[] {
+		const seeded = seedOperators(Random.of(this.options.seed, 0, 7), this.options.admin);
+		for (const operator of this.operators)
+			operator.status = seeded.find(({ id }) => id === operator.id)?.status ?? operator.status;
+		return this.publicOperators();
+	}
+
 	/** Every operator (or those named) moves to the status after its own in `statuses` (the first if not in it). */
 	cycleOperators(statuses: string[], who?: unknown[]): Operator[] {
 		const chosen = who === undefined ? this.operators : who.map((one) => this.operatorOf(one));

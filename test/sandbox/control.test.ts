@@ -340,3 +340,25 @@ test("API replies carry a Date header from the sandbox's clock, or none with dat
 		await shifted.stop();
 	}
 });
+
+test('chats/recent lists the chats changed last, the latest first; operators/restore puts the seeded statuses back', async () => {
+	const [first, second] = (await control('POST', 'chats/add', { n: 2 })).json as Chat[];
+	sandbox.control.closeChat(first.id);
+	const recent = (await control('GET', 'chats/recent')).json as Array<Record<string, unknown>>;
+	expect(recent).toHaveLength(10);
+	expect(recent.slice(0, 2)).toEqual([
+		{ id: first.id, created_at: first.created_at, state: 'closed' },
+		{ id: second.id, created_at: second.created_at, state: second.state_history?.at(-1)?.state },
+	]);
+	expect(new Set(recent.map(({ id }) => id)).size).toBe(10);
+	expect((await control('GET', 'chats/recent', undefined, { n: '1' })).json).toEqual([recent[0]]);
+	expect((await control('GET', 'chats/recent', undefined, { n: '-1' })).status).toBe(400);
+
+	const seeded = sandbox.control.getOperators();
+	sandbox.control.cycleOperators({ statuses: ['offline'], everyMs: 60_000 });
+	sandbox.control.setOperatorStatus(seeded[1].id, 'dinner');
+	const added = sandbox.control.addOperator({ email: 'new@svc.test', status: 'online' });
+	const restored = (await control('POST', 'operators/restore', {})).json as unknown[];
+	expect(restored).toEqual([...seeded, added]);
+	expect(sandbox.control.getOperators()).toEqual(restored);
+});

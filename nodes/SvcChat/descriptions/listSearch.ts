@@ -72,28 +72,28 @@ export async function searchChats(
 ): Promise<INodeListSearchResult> {
 	// A chat that changed again between two pages comes twice; it is listed once.
 	const results = new Map<string, INodeListSearchItems>();
+	const term = filter?.trim();
 	const add = (chat: Chat) => {
 		const {
 			visitor_name: visitor,
 			visitor_email: email,
 			visitor_phone: phone,
 		} = visitorContact(chat);
-		if (!matches(filter, chat.id, visitor, email, phone, chat.category)) return;
+		if (!matches(term, chat.id, visitor, email, phone, chat.category)) return;
 		// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
 		const created =
 			typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
 		const name = [`#${chat.id}`, visitor ?? email ?? phone, created].filter(Boolean).join(' · ');
 		results.set(String(chat.id), { name, value: String(chat.id) });
 	};
-	const id = filter?.trim();
-	if (!paginationToken && id && CHAT_ID.test(id)) {
+	if (!paginationToken && term && CHAT_ID.test(term)) {
 		// Read as a minimal list entry is (GET /chat); an ID the server does not know stays bare and is not listed.
-		const bare = { id, created_at: '' };
+		const bare = { id: term, created_at: '' };
 		const [chat] = await withFullChats(this, [bare], { dropGone: true });
 		if (chat !== bare) add(chat);
 	}
 	const walk = await walkChats(this, paginationToken || 'recent', {
-		maxPages: filter ? MAX_CHAT_PAGES_PER_SEARCH : 1,
+		maxPages: term ? MAX_CHAT_PAGES_PER_SEARCH : 1,
 		onPage: (page) => {
 			page.chats.forEach(add);
 			return results.size >= CHAT_MATCHES_PER_SEARCH;
