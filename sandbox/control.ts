@@ -14,7 +14,7 @@ import {
 export interface SandboxControl {
 	/** Back to the seeded state; also clears faults, recorded broadcasts, pairings, lockouts and logs. */
 	reset(): void;
-	/** New chats, going on: not closed, their latest message now (begun as long ago as it took), their change the latest. */
+	/** New chats, going on: begun 20 minutes ago, their latest message now at the latest, not closed, the latest change. */
 	addChats(n: number): Chat[];
 	/** Appends one visitor or operator message (a new version, redelivered by /chats). Throws for an unknown id. */
 	updateChat(id: number | string): Chat;

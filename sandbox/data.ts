@@ -120,7 +120,7 @@ export interface ChatRecord {
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
 	/**
-	 * Added while the sandbox runs: a conversation going on, so not closed, its latest message written as it was added;
+	 * Added while the sandbox runs: a conversation going on (begun LIVE_CONVERSATION_MS before), so not closed;
 	 * 'waiting': its visitor's first message, in the queue, unanswered (control visitorWaits).
 	 */
 	live: boolean | 'waiting';
@@ -160,36 +160,43 @@ interface ChatPlan {
 const ANSWERING_KINDS = new Set(['operator', 'file_operator']);
 
 /**
- * The times of a conversation, as a real team's run: the visitor writes at once; three chats in four are taken from the
- * queue within 45 s, the others wait 1 to 8 minutes; the first answer follows in 3 to 50 s (in a seeded chat, within
- * its first half). The rest fills the chat's length, or for a chat still going (no length) one message every 15 to 90
- * s, the last one now. Without an answer, the messages are spread evenly over the length.
+ * A chat added while the sandbox runs began this long ago, every one the same: they begin in the order they are added,
+ * so a New Chats Only trigger started between two additions takes the later one as new.
  */
-function timeConversation(seed: number, index: number, kinds: string[], lengthMs?: number) {
+const LIVE_CONVERSATION_MS = 20 * MINUTE_MS;
+
+/**
+ * The times of a conversation of `lengthMs`, as a real team's run: the visitor writes at once; three chats in four are
+ * taken from the queue within 45 s, the others wait 1 to 8 minutes; the first answer follows in 3 to 50 s, within the
+ * chat's first half. The rest fills the length: up to its end for a chat still going (`endsNow`), else before it (the
+ * closing and ratings come last). Without an answer, the messages are spread evenly.
+ */
+function timeConversation(
+	seed: number,
+	index: number,
+	kinds: string[],
+	lengthMs: number,
+	endsNow = false,
+) {
 	const answer = kinds.findIndex((kind) => ANSWERING_KINDS.has(kind));
-	const even = (k: number) => Math.floor(((k + 1) * (lengthMs ?? 0)) / (kinds.length + 1));
-	if (answer < 0)
-		return { times: kinds.map((_, k) => even(k)), takenMs: 0, durationMs: lengthMs ?? 0 };
+	const even = (k: number) => Math.floor(((k + 1) * lengthMs) / (kinds.length + 1));
+	if (answer < 0) return { times: kinds.map((_, k) => even(k)), takenMs: 0, durationMs: lengthMs };
 	const random = Random.of(seed, index, 5);
 	const askedMs = random.int(0, 3_000);
 	const queuedMs = random.chance(0.25)
 		? random.int(MINUTE_MS, 8 * MINUTE_MS)
 		: random.int(2_000, 45_000);
 	const answeredMs = askedMs + queuedMs + random.int(3_000, 50_000);
-	const scale = lengthMs === undefined ? 1 : Math.min(1, lengthMs / 2 / answeredMs);
+	const scale = Math.min(1, lengthMs / 2 / answeredMs);
 	const [asked, answered] = [askedMs * scale, answeredMs * scale];
-	const paceMs = random.int(15_000, 90_000);
 	const after = kinds.length - 1 - answer;
-	const durationMs = lengthMs ?? Math.floor(answered + after * paceMs);
+	const step = (lengthMs - answered) / (after + (endsNow ? 0 : 1));
 	const times = kinds.map((_, k) =>
 		Math.floor(
-			k <= answer
-				? asked + ((answered - asked) * k) / answer
-				: answered +
-						((durationMs - answered) * (k - answer)) / (after + (lengthMs === undefined ? 0 : 1)),
+			k <= answer ? asked + ((answered - asked) * k) / answer : answered + step * (k - answer),
 		),
 	);
-	return { times, takenMs: Math.floor((askedMs + queuedMs) * scale), durationMs };
+	return { times, takenMs: Math.floor((askedMs + queuedMs) * scale), durationMs: lengthMs };
 }
 
 const FIRST_INTEGER_CHAT_ID = 10_000;
@@ -227,7 +234,13 @@ function planChat(
 			id,
 			kinds,
 			states,
-			...timeConversation(seed, index, kinds, live ? undefined : durationMs),
+			...timeConversation(
+				seed,
+				index,
+				kinds,
+				live ? LIVE_CONVERSATION_MS : durationMs,
+				Boolean(live),
+			),
 		};
 	// Unanswered: a busy notice and system kinds, never an operator's message or file; then closed.
 	const asked = missed === 'message' ? ['contacts_request', 'contacts'] : ['events'];

@@ -47,28 +47,37 @@ test('chats: add, update, close, mutate, get, count, versions, cursor', async ()
 	expect((await control('POST', 'chats/add', { n: -1 })).status).toBe(400);
 });
 
-test('chats/add gives chats going on: the latest message now, nothing later, earlier times in order, not closed, listed as the newest change', async () => {
+test('chats/add gives chats going on: begun 20 minutes before, in the order added, nothing later than now, not closed, listed as the newest change', async () => {
 	const cursor = sandbox.control.latestCursor();
 	const before = Date.now();
 	// Twelve, so that every shape the seed plans (closed or not, with or without states or rates) is among them.
 	const added = (await control('POST', 'chats/add', { n: 12 })).json as Chat[];
 	const after = Date.now();
 	expect(added).toHaveLength(12);
+	const span = 20 * 60_000;
 	for (const chat of added) {
 		const created = Date.parse(chat.created_at);
+		expect(created).toBeGreaterThanOrEqual(before - span);
+		expect(created).toBeLessThanOrEqual(after - span);
 		const messages = (chat.messages ?? []).map((message) => Date.parse(message.created_at));
 		const states = (chat.state_history ?? []).map((entry) => Date.parse(entry.at));
-		// The conversation so far ends now, its last message: nothing in the future, nothing before the chat began.
-		expect(messages.at(-1)).toBeGreaterThanOrEqual(before);
-		expect(messages.at(-1)).toBeLessThanOrEqual(after);
-		expect(created).toBeLessThan(before);
+		// The conversation so far: in order, from the creation to now at the latest, nothing in the future.
 		for (const times of [messages, states]) {
 			expect(times).toEqual([...times].sort((a, b) => a - b));
-			expect(times.every((time) => time >= created && time <= after)).toBe(true);
+			expect(times.every((time) => time >= created && time <= created + span)).toBe(true);
 		}
 		expect(chat.rates).toEqual([]);
 		expect((chat.state_history ?? []).map((entry) => entry.state)).not.toContain('closed');
 	}
+	// Most end with a message now; every one begins no earlier than the one added before it (New Chats Only's order).
+	const endsNow = added.filter(
+		(chat) =>
+			chat.messages!.at(-1)!.created_at ===
+			new Date(Date.parse(chat.created_at) + span).toISOString(),
+	);
+	expect(endsNow.length).toBeGreaterThan(added.length / 2);
+	const createdMs = added.map((chat) => Date.parse(chat.created_at));
+	expect(createdMs).toEqual([...createdMs].sort((a, b) => a - b));
 	const page = (await get(sandbox, 'chats', { since: String(cursor) })).json as { chats: Chat[] };
 	expect(page.chats.map((chat) => chat.id)).toEqual(added.map((chat) => chat.id));
 

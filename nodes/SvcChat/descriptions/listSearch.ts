@@ -61,10 +61,8 @@ export const searchOperators = operatorSearch((operator) => String(operator.id))
 /** A whole chat ID as the search term: a number or a GUID (spec 2.4). */
 const CHAT_ID = /^(\d+|[\da-f]{8}(-[\da-f]{4}){3}-[\da-f]{12})$/i;
 
-/**
- * Recently changed chats in the order they last changed, a page at a time (the token is the cursor); a term matches the
- * ID, visitor and category, and a whole ID finds its chat first, however long ago it changed.
- */
+/** Recent chats in the order they changed, a page at a time (the token is the cursor); a term matches the ID, visitor
+ * and category, and a whole ID finds its chat first, however long ago it changed. */
 export async function searchChats(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -74,17 +72,13 @@ export async function searchChats(
 	const results = new Map<string, INodeListSearchItems>();
 	const term = filter?.trim();
 	const add = (chat: Chat) => {
-		const {
-			visitor_name: visitor,
-			visitor_email: email,
-			visitor_phone: phone,
-		} = visitorContact(chat);
-		if (!matches(term, chat.id, visitor, email, phone, chat.category)) return;
+		const { visitor_name: name, visitor_email: email, visitor_phone: phone } = visitorContact(chat);
+		if (!matches(term, chat.id, name, email, phone, chat.category)) return;
 		// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
 		const created =
 			typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
-		const name = [`#${chat.id}`, visitor ?? email ?? phone, created].filter(Boolean).join(' · ');
-		results.set(String(chat.id), { name, value: String(chat.id) });
+		const label = [`#${chat.id}`, name ?? email ?? phone, created].filter(Boolean).join(' · ');
+		results.set(String(chat.id), { name: label, value: String(chat.id) });
 	};
 	if (!paginationToken && term && CHAT_ID.test(term)) {
 		// Read as a minimal list entry is (GET /chat); an ID the server does not know stays bare and is not listed.
