@@ -17,7 +17,7 @@ const TARGET = 1.05;
 /** What the release lacks, and this tree adds to each Simplified record. */
 const NEW_FIELDS = [
 	'first_response_seconds',
-	'waiting_seconds',
+	'queue_seconds',
 	'duration_seconds',
 	'last_activity_at',
 ];

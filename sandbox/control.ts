@@ -5,6 +5,7 @@ import { FaultInjector, type FaultSpec } from './faults';
 import {
 	ChatNotFoundError,
 	type BroadcastRecord,
+	type RecentChat,
 	type RequestLogEntry,
 	type SandboxSettings,
 	type SandboxState,
@@ -13,7 +14,7 @@ import {
 export interface SandboxControl {
 	/** Back to the seeded state; also clears faults, recorded broadcasts, pairings, lockouts and logs. */
 	reset(): void;
-	/** New chats, as just begun: created now, not closed, their latest change after everything else. */
+	/** New chats, going on: begun 20 minutes ago, their latest message now at the latest, not closed, the latest change. */
 	addChats(n: number): Chat[];
 	/** Appends one visitor or operator message (a new version, redelivered by /chats). Throws for an unknown id. */
 	updateChat(id: number | string): Chat;
@@ -33,6 +34,8 @@ export interface SandboxControl {
 	/** n random update/close mutations, deterministic from the seed. */
 	mutateRandomChats(n: number): Chat[];
 	getChat(id: number | string): Chat | undefined;
+	/** The n (default 10) chats changed last, the latest first: id, created_at and latest state. */
+	recentChats(n?: number): RecentChat[];
 	chatCount(): number;
 	/** `${id}:${messages.length}:${state_history.length}`: identifies a version. */
 	fingerprint(chat: Chat): string;
@@ -52,6 +55,8 @@ export interface SandboxControl {
 		status?: string;
 		roles?: string[];
 	}): Operator;
+	/** Stops a cycle and puts the seeded operators back in their seeded statuses. */
+	restoreOperators(): Operator[];
 	/** Removes the operator with this id or e-mail from GET /operators. */
 	removeOperator(who: number | string): Operator;
 	/**
@@ -106,6 +111,7 @@ export function createControl(
 		addMissedChat: (contact = 'fields') => state.addChats(1, contact)[0],
 		mutateRandomChats: (n) => state.mutateRandomChats(requireCount(n)),
 		getChat: (id) => state.getChat(id),
+		recentChats: (n = 10) => state.recentChats(requireCount(n)),
 		chatCount: () => state.chatCount(),
 		fingerprint: (chat) => fingerprint(chat),
 		allVersions: () => state.allVersions(),
@@ -119,6 +125,7 @@ export function createControl(
 		getOperators: () => state.publicOperators(),
 		addOperator: (fields) => state.addOperator(fields),
 		removeOperator: (who) => state.removeOperator(who),
+		restoreOperators: () => (stopCycle(), state.restoreOperatorStatuses()),
 		cycleOperators: ({ statuses, operators, everyMs = 0 }) => {
 			if (
 				!Array.isArray(statuses) ||
@@ -199,6 +206,7 @@ function routes(control: SandboxControl): Record<string, Route> {
 			return chat;
 		},
 		'GET chats/count': () => ({ count: control.chatCount() }),
+		'GET chats/recent': ({ query }) => control.recentChats(Number(query.get('n') ?? 10)),
 		'POST fingerprint': ({ body }) => ({
 			fingerprint: control.fingerprint(body as unknown as Chat),
 		}),
@@ -210,6 +218,7 @@ function routes(control: SandboxControl): Record<string, Route> {
 			control.setOperatorStatus((body.id ?? body.email) as string, body.status as string),
 		'POST operators/add': ({ body }) =>
 			control.addOperator(body as Parameters<SandboxControl['addOperator']>[0]),
+		'POST operators/restore': () => control.restoreOperators(),
 		'POST operators/remove': ({ body }) =>
 			control.removeOperator((body.id ?? body.email) as string),
 		'POST operators/cycle': ({ body }) =>

@@ -122,7 +122,7 @@ export interface ChatRecord {
 	/** Microsecond timestamp of this chat's latest change (its entry in the change log). */
 	lastTs: number;
 	/**
-	 * Added while the sandbox runs: a conversation just begun, so not closed, and every time in it is its creation;
+	 * Added while the sandbox runs: a conversation going on (begun LIVE_CONVERSATION_MS before), so not closed;
 	 * 'waiting': its visitor's first message, in the queue, unanswered (control visitorWaits).
 	 */
 	live: boolean | 'waiting';
@@ -154,6 +154,51 @@ interface ChatPlan {
 	kinds: string[];
 	/** null state_history, or the states in order. */
 	states: string[] | null;
+	/** When each message was written, and when an operator took the chat from the queue: ms after its creation. */
+	times: number[];
+	takenMs: number;
+}
+
+const ANSWERING_KINDS = new Set(['operator', 'file_operator']);
+
+/**
+ * A chat added while the sandbox runs began this long ago, every one the same: they begin in the order they are added,
+ * so a New Chats Only trigger started between two additions takes the later one as new.
+ */
+const LIVE_CONVERSATION_MS = 20 * MINUTE_MS;
+
+/**
+ * The times of a conversation of `lengthMs`, as a real team's run: the visitor writes at once; three chats in four are
+ * taken from the queue within 45 s, the others wait 1 to 8 minutes; the first answer follows in 3 to 50 s, within the
+ * chat's first half. The rest fills the length: up to its end for a chat still going (`endsNow`), else before it (the
+ * closing and ratings come last). Without an answer, the messages are spread evenly.
+ */
+function timeConversation(
+	seed: number,
+	index: number,
+	kinds: string[],
+	lengthMs: number,
+	endsNow = false,
+) {
+	const answer = kinds.findIndex((kind) => ANSWERING_KINDS.has(kind));
+	const even = (k: number) => Math.floor(((k + 1) * lengthMs) / (kinds.length + 1));
+	if (answer < 0) return { times: kinds.map((_, k) => even(k)), takenMs: 0, durationMs: lengthMs };
+	const random = Random.of(seed, index, 5);
+	const askedMs = random.int(0, 3_000);
+	const queuedMs = random.chance(0.25)
+		? random.int(MINUTE_MS, 8 * MINUTE_MS)
+		: random.int(2_000, 45_000);
+	const answeredMs = askedMs + queuedMs + random.int(3_000, 50_000);
+	const scale = Math.min(1, lengthMs / 2 / answeredMs);
+	const [asked, answered] = [askedMs * scale, answeredMs * scale];
+	const after = kinds.length - 1 - answer;
+	const step = (lengthMs - answered) / (after + (endsNow ? 0 : 1));
+	const times = kinds.map((_, k) =>
+		Math.floor(
+			k <= answer ? asked + ((answered - asked) * k) / answer : answered + step * (k - answer),
+		),
+	);
+	return { times, takenMs: Math.floor((askedMs + queuedMs) * scale), durationMs: lengthMs };
 }
 
 const FIRST_INTEGER_CHAT_ID = 10_000;
@@ -172,7 +217,8 @@ function planChat(
 	const random = Random.of(seed, index, 1);
 	const durationMs = random.int(2, 40) * MINUTE_MS + random.int(0, MINUTE_MS - 1);
 	const id = index % 5 === 3 ? random.guid() : FIRST_INTEGER_CHAT_ID + index;
-	if (live === 'waiting') return { id, durationMs: 0, kinds: ['visitor'], states: ['queue'] };
+	if (live === 'waiting')
+		return { id, durationMs: 0, kinds: ['visitor'], states: ['queue'], times: [0], takenMs: 0 };
 	const kinds = ['visitor', 'operator'];
 	kinds.splice(1, 0, ...KIND_GROUPS[index % KIND_GROUPS.length]);
 	const exchanges = random.int(0, 3);
@@ -185,14 +231,27 @@ function planChat(
 		if (random.chance(0.25)) states.push('chatting');
 		if (index % 3 !== 2 && !live) states.push('closed');
 	}
-	if (!missed) return { id, durationMs: live ? 0 : durationMs, kinds, states };
+	if (!missed)
+		return {
+			id,
+			kinds,
+			states,
+			...timeConversation(
+				seed,
+				index,
+				kinds,
+				live ? LIVE_CONVERSATION_MS : durationMs,
+				Boolean(live),
+			),
+		};
 	// Unanswered: a busy notice and system kinds, never an operator's message or file; then closed.
 	const asked = missed === 'message' ? ['contacts_request', 'contacts'] : ['events'];
+	const unanswered = ['visitor', 'operator_busy', ...asked, 'info'];
 	return {
 		id,
-		durationMs,
-		kinds: ['visitor', 'operator_busy', ...asked, 'info'],
+		kinds: unanswered,
 		states: ['queue', 'closed'],
+		...timeConversation(seed, index, unanswered, durationMs),
 	};
 }
 
@@ -338,7 +397,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	const phone = visitorPhone(random);
 
 	const messages: ChatMessage[] = plan.kinds.map((kind, k) => {
-		const at = createdMs + Math.floor(((k + 1) * plan.durationMs) / (plan.kinds.length + 1));
+		const at = createdMs + plan.times[k];
 		const message: ChatMessage = { id: `${chatKey}-m${k}`, created_at: iso(at), kind, message: '' };
 		if (OPERATOR_SIDE_KINDS.has(kind)) message.operator_id = operatorId;
 		switch (kind) {
@@ -394,6 +453,9 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 	let stateHistory: StateEntry[] | null = null;
 	if (plan.states) {
 		const endMs = createdMs + plan.durationMs;
+		// In the queue from the start; taken by an operator; a second operator or department halfway through what is left.
+		const takenMs = createdMs + plan.takenMs;
+		const atMs = [createdMs, takenMs, Math.floor((takenMs + endMs) / 2)];
 		stateHistory = plan.states.map((state, k) => ({
 			state,
 			operator_id:
@@ -402,7 +464,7 @@ export function buildChat(seed: number, record: ChatRecord, operatorIds: readonl
 					: k === 2 && state === 'chatting'
 						? random.pick(operatorIds)
 						: operatorId,
-			at: iso(state === 'closed' ? endMs : Math.min(createdMs + k * 15_000, endMs)),
+			at: iso(state === 'closed' ? endMs : atMs[k]),
 			department_id: state === 'queue' || random.chance(0.9) ? departmentId : null,
 		}));
 	}

@@ -89,6 +89,13 @@ export interface StateOptions {
 	regularVisitor?: boolean;
 }
 
+/** A chat as the control route chats/recent lists it. */
+export interface RecentChat {
+	id: number | string;
+	created_at: string;
+	state: string | null;
+}
+
 export interface ChatsPage {
 	chats: Chat[];
 	more: boolean;
@@ -191,6 +198,17 @@ export class SandboxState {
 		return record ? this.build(record) : undefined;
 	}
 
+	/** The n chats changed last, the latest first: id, creation and latest state (for people picking a chat id). */
+	recentChats(n: number): RecentChat[] {
+		const indexes = new Set<number>();
+		for (let i = this.logIndex.length - 1; i >= 0 && indexes.size < n; i--)
+			indexes.add(this.logIndex[i]);
+		return [...indexes].map((index) => {
+			const { id, created_at, state_history } = this.build(this.records[index]);
+			return { id, created_at, state: state_history?.at(-1)?.state ?? null };
+		});
+	}
+
 	private build(record: ChatRecord): Chat {
 		return buildChat(this.seed, record, this.chatOperatorIds);
 	}
@@ -258,10 +276,9 @@ export class SandboxState {
 		const added: Chat[] = [];
 		for (let i = 0; i < n; i++) {
 			const index = this.records.length;
-			// A missed chat has just ended, so none of its times lie in the future; any other is just beginning (live).
+			// A missed chat has just ended; any other is going on (live), its latest message now: no time in the future.
 			const startMs =
-				this.now().getTime() -
-				(missed ? newChatRecord(this.seed, index, 0, false, missed).durationMs : 0);
+				this.now().getTime() - newChatRecord(this.seed, index, 0, !missed, missed).durationMs;
 			const record = newChatRecord(this.seed, index, startMs, !missed, missed);
 			if (this.byId.has(String(record.id))) throw new Error(`Chat id ${record.id} already exists`);
 			this.records.push(record);
@@ -503,6 +520,14 @@ export class SandboxState {
 		const [shown] = this.publicOperators().filter((candidate) => candidate.id === operator.id);
 		this.operators = this.operators.filter((candidate) => candidate !== operator);
 		return shown;
+	}
+
+	/** The seeded operators still listed back in their seeded statuses: the undo of status changes and cycles. */
+	restoreOperatorStatuses(): Operator[] {
+		const seeded = seedOperators(Random.of(this.options.seed, 0, 7), this.options.admin);
+		for (const operator of this.operators)
+			operator.status = seeded.find(({ id }) => id === operator.id)?.status ?? operator.status;
+		return this.publicOperators();
 	}
 
 	/** Every operator (or those named) moves to the status after its own in `statuses` (the first if not in it). */

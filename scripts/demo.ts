@@ -132,23 +132,30 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  6. "Svc: tell the team when nobody is online…" is published and checks every minute. It writes its
     message only in business hours (Monday to Friday, 09:00 to 18:00 in the workflow's time zone),
     else ends in "Outside business hours": to see the other branch too, change the Timezone in its
-    Workflow settings. Set everyone offline, then one operator back online:
+    Workflow settings. That cannot work at a weekend: from Saturday 06:00 to Sunday 19:00 UTC no
+    time zone is in business hours. Set everyone offline, then one operator back online:
       ${post(control('operators/cycle'))} -d '{"statuses":["offline"]}'
       ${post(control('operators/status'))} -d '{"id":${operator.id},"status":"online"}'
+    and every operator back as they were at the start:
+      ${post(control('operators/restore'))} -d '{}'
  7. A chat for the Svc Chat Trigger: add one (its answer gives the "id"), then a message, then close it:
       ${post(control('chats/add'))} -d '{"n":1}'
       ${post(control('chats/update'))} -d '{"id":"CHAT_ID"}'
       ${post(control('chats/close'))} -d '{"id":"CHAT_ID"}'
     A trigger on "Every Change" emits each change at its next poll; "Svc: export finished chats…"
-    exports the chat once it is closed, at its next poll (every hour at :05).
+    exports the chat once it is closed, at its next poll (every hour at :05). The ids of the 10 chats
+    changed last, the latest first:  curl -s ${control('chats/recent')}
  8. "Svc: tell the team lead about a bad rating…" and "Svc: e-mail a follow-up to visitors nobody
     answered…" are published and check every minute. Rate a chat 1 (not 3 to 5), add a missed chat:
       ${post(control('chats/rate'))} -d '{"id":${RATED_CHATS.bad},"rate":1}'
       ${post(control('chats/missed'))} -d '{"contact":"fields"}'
     "contact": "fields" puts the visitor's name, e-mail and phone in the visitor's fields,
     "message" only in a chat message, "none" nowhere.
- 9. "Svc: tell the team when a visitor waits…" is published. A visitor writes (answer: chats/answer {"id"}):
+ 9. "Svc: tell the team when a visitor waits…" is published. A visitor writes (its answer gives the
+    "id"), writes again in that chat, and an operator answers:
       ${post(control('chats/wait'))} -d '{}'
+      ${post(control('chats/wait'))} -d '{"id":"CHAT_ID"}'
+      ${post(control('chats/answer'))} -d '{"id":"CHAT_ID"}'
 
  Or add a "Svc Chat" node to a new workflow: the credential is ready.
  The sandbox gets a new chat every ${NEW_CHAT_EVERY_MS / 60_000} minutes and finishes the previous one.

@@ -233,7 +233,8 @@ export async function runExamples(
 	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
 	const report = example(EXAMPLE_IDS.weeklyReport);
 	const reportTitle = 'Weekly first-response report (Monday 08:00)';
-	await scheduled(report, 'Every Monday at 08:00', reportTitle, ['Per operator', 'Report columns']);
+	const reportShown = ['Week bounds', 'Per operator', 'Report columns'];
+	await scheduled(report, 'Every Monday at 08:00', reportTitle, reportShown);
 
 	// Webhooks and the chat triggers run in production once published.
 	const copies = [alert.id, rating.id, missed.id, waiting.id];

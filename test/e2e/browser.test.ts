@@ -43,6 +43,7 @@ const WORKFLOW_IDS = {
 	trigger: 'svcBrowserTrigger',
 	waiting: 'svcBrowserWaiting',
 	setStatus: 'svcBrowserSetStatus',
+	chatPicker: 'svcBrowserChatPick',
 };
 /** Named as n8n names a node added from the node creator (after its action); no operator has the email. */
 const SET_STATUS = { name: 'Set operator status', email: 'browser-nobody@svc.test' };
@@ -162,6 +163,22 @@ const workflows: Workflow[] = [
 			},
 		],
 		connections: { Start: { main: [[{ node: SET_STATUS.name, type: 'main', index: 0 }]] } },
+	},
+	{
+		id: WORKFLOW_IDS.chatPicker,
+		name: 'Browser: pick a chat',
+		nodes: [
+			{
+				id: 'c1',
+				name: 'Get a chat',
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 2,
+				position: [0, 0],
+				parameters: { resource: 'chat', operation: 'get' },
+				credentials,
+			},
+		],
+		connections: {},
 	},
 ];
 
@@ -796,4 +813,47 @@ test('8. Workflow settings: the default time zone is one the editor knows, never
 	expect(text).not.toMatch(/not valid/i);
 	expect(text).toBe(`Default - ${env.n8n.env.GENERIC_TIMEZONE}`);
 	await page.keyboard.press('Escape');
+});
+
+test('9. the chat picker lists recent chats in the order they changed, the latest last, and a typed ID finds an old chat', async () => {
+	const { page } = browser;
+	// A change now, so that the list has this hour's chats: the seeded ones are from the past 30 days.
+	const [justAdded] = env.sandbox.control.addChats(3).slice(-1);
+	await openWorkflow(page, env.n8n.baseUrl, WORKFLOW_IDS.chatPicker);
+	await byTestId(page, 'canvas-node').filter({ hasText: 'Get a chat' }).dblclick();
+	const ndv = byTestId(page, 'ndv');
+	await byTestId(byTestId(ndv, 'resource-locator-chatId'), 'rlc-input').first().click();
+	const items = byTestId(page, 'rlc-item');
+	await items
+		.filter({ hasText: `#${justAdded.id}` })
+		.first()
+		.waitFor({ timeout: FIELDS_TIMEOUT_MS });
+	const shownIds = (await items.allInnerTexts()).map((text) => /^#(\S+)/.exec(text.trim())?.[1]);
+	await browser.screenshot('9-chat-picker');
+	// The order the description states: as the chats last changed, the latest last.
+	const lastChanged = env.sandbox.control.recentChats(shownIds.length).map(({ id }) => String(id));
+	expect(shownIds).toEqual(lastChanged.reverse());
+	expect(shownIds.at(-1)).toBe(String(justAdded.id));
+
+	// A chat of weeks ago, not in the list, found by its ID typed whole.
+	const old = Array.from({ length: 20 }, (_, index) => String(10_000 + index)).find(
+		(id) => !shownIds.includes(id) && env.sandbox.control.getChat(id),
+	)!;
+	expect(old).toBeDefined();
+	const search = byTestId(page, 'rlc-search');
+	const input =
+		(await search.first().evaluate((element) => element.tagName)) === 'INPUT'
+			? search.first()
+			: search.locator('input').first();
+	await input.fill(old);
+	await page
+		.getByText('No results')
+		.or(items.filter({ hasText: `#${old}` }))
+		.first()
+		.waitFor({ timeout: FIELDS_TIMEOUT_MS });
+	await browser.screenshot('9-chat-picker-typed-id');
+	const found = (await items.allInnerTexts()).map((text) => text.trim());
+	expect(found[0]).toMatch(new RegExp(`^#${old}( · |$)`));
+	await page.keyboard.press('Escape');
+	await byTestId(ndv, 'ndv-close-button').click();
 });

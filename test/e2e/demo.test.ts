@@ -216,7 +216,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(14);
+	expect(lines).toHaveLength(18);
 	// What the lines cannot show: example 7's hours, chats/missed's choices, what a wrong saved password does.
 	const welcome = started.npm.output().replaceAll(/\n {1,4}/g, ' ');
 	expect(welcome).toContain(
@@ -224,12 +224,36 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	);
 	expect(welcome).toMatch(/"contact": "fields" .* "message" .* "none" nowhere/);
 	expect(welcome).toContain('A wrong password saved in it makes every published example fail');
+	// The MCP token where SVC_DEMO_FOLDER puts it (this file's folders, not the default one).
+	expect(welcome).toContain(`Bearer token in ${path.join(folders[0], 'mcp-token.txt')}`);
+	// Example 7's tip, and when it cannot work: from Saturday 06:00 to Sunday 19:00 UTC no zone (UTC-12 to UTC+14, in
+	// quarter hours) is in business hours, and just outside that time one is.
+	expect(welcome).toContain(
+		'That cannot work at a weekend: from Saturday 06:00 to Sunday 19:00 UTC no time zone is in business hours.',
+	);
+	const inBusinessHoursSomewhere = (utcMs: number) =>
+		Array.from(
+			{ length: 26 * 4 + 1 },
+			(_, quarter) => new Date(utcMs + (quarter - 48) * 900_000),
+		).some(
+			(local) =>
+				local.getUTCDay() % 6 !== 0 && local.getUTCHours() >= 9 && local.getUTCHours() < 18,
+		);
+	const saturday6 = Date.parse('2026-11-28T06:00:00Z');
+	const minutes = (from: number, to: number) =>
+		Array.from({ length: (to - from) / 60_000 }, (_, minute) => from + minute * 60_000);
+	expect(minutes(saturday6, saturday6 + 37 * 3_600_000).filter(inBusinessHoursSomewhere)).toEqual(
+		[],
+	);
+	expect(inBusinessHoursSomewhere(saturday6 - 60_000)).toBe(true);
+	expect(inBusinessHoursSomewhere(saturday6 + 37 * 3_600_000)).toBe(true);
 
 	// A chat, as the welcome text shows it: added (new and open), given a message, closed.
 	const [add, update, close] = ['chats/add', 'chats/update', 'chats/close'].flatMap(at);
 	const before = Date.now();
 	const [added] = (await curl(add)) as Chat[];
-	expect(Date.parse(added.created_at)).toBeGreaterThanOrEqual(before - 1_000);
+	// A conversation going on, begun 20 minutes ago (sandbox/README.md).
+	expect(Date.parse(added.created_at)).toBeGreaterThanOrEqual(before - 1_000 - 20 * 60_000);
 	expect(added.state_history?.map(({ state }) => state) ?? []).not.toContain('closed');
 	const withId = (line: string) => line.replace('CHAT_ID', String(added.id));
 	const updated = (await curl(withId(update))) as Chat;
@@ -238,6 +262,10 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(closed.state_history?.at(-1)?.state).toBe('closed');
 	const stored = await curl(`curl -s '${started.sandboxUrl}/__control/chat?id=${added.id}'`);
 	expect(stored).toEqual(closed);
+	// The chats changed last, the latest first: this one, closed.
+	const recent = (await curl(at('chats/recent')[0])) as Array<{ id: unknown; state: unknown }>;
+	expect(recent).toHaveLength(10);
+	expect(recent[0]).toEqual({ id: added.id, created_at: added.created_at, state: 'closed' });
 
 	// The other lines, at once: the demo publishes its examples before it prints them.
 	const [campaign, broadcasts] = [
@@ -259,6 +287,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	}>;
 	expect(contact).toHaveLength(3);
 	expect(contact.every(({ transcript }) => transcript.includes('Rosa Regular'))).toBe(true);
+	const seeded = await curl(at('__control/operators')[0]);
 	const offline = (await curl(at('operators/cycle')[0])) as Array<{ status: string }>;
 	expect(offline.map(({ status }) => status)).toEqual(offline.map(() => 'offline'));
 	expect(await curl(at('__control/operators')[0])).toEqual(offline);
@@ -267,16 +296,26 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(back.status).toBe('online');
 	const now = (await curl(at('__control/operators')[0])) as Array<{ id: number; status: string }>;
 	expect(now.filter(({ status }) => status === 'online').map(({ id }) => id)).toEqual([back.id]);
+	// And every operator back as they were.
+	expect(await curl(at('operators/restore')[0])).toEqual(seeded);
+	expect(await curl(at('__control/operators')[0])).toEqual(seeded);
 	// A rating of 1 and a missed chat, for examples 8 and 9, as the sandbox then serves them.
 	const rated = (await curl(at('chats/rate')[0])) as Chat;
 	expect(rated.rates?.at(-1)).toMatchObject({ rate: 1, created_at: expect.any(String) });
 	const missed = (await curl(at('chats/missed')[0])) as Chat;
 	expect(missed.state_history?.at(-1)?.state).toBe('closed');
 	expect(missed.visitor?.fields?.email).toEqual(expect.any(String));
-	// A visitor waiting, for example 10.
-	const waiting = (await curl(at('chats/wait')[0])) as Chat;
+	// A visitor waiting, for example 10, who writes again, then an operator's answer.
+	const [wait, waitAgain] = at('chats/wait');
+	const waiting = (await curl(wait)) as Chat;
 	expect(waiting.messages?.map(({ kind }) => kind)).toEqual(['visitor']);
-	for (const chat of [rated, missed, waiting])
+	const inWaiting = (line: string) => line.replace('CHAT_ID', String(waiting.id));
+	const again = (await curl(inWaiting(waitAgain))) as Chat;
+	expect(again.messages?.map(({ kind }) => kind)).toEqual(['visitor', 'visitor']);
+	const answered = (await curl(inWaiting(at('chats/answer')[0]))) as Chat;
+	expect(answered.messages?.at(-1)?.kind).toBe('operator');
+	expect(answered.state_history?.at(-1)?.state).toBe('chatting');
+	for (const chat of [rated, missed, answered])
 		expect(await curl(`curl -s '${started.sandboxUrl}/__control/chat?id=${chat.id}'`)).toEqual(
 			chat,
 		);

@@ -175,15 +175,11 @@ test('5. daily statistics: one row per operator for yesterday, named and busiest
 	expect(chats).toEqual([...chats].sort((a, b) => b - a));
 });
 
-test('11. weekly report: per operator, the chats begun in the 7 days before the run and their first responses', () => {
-	const { step, at } = observedStep(EXAMPLE_IDS.weeklyReport, /first-response/);
-	const weekAgo = at - 7 * 86_400_000;
+/** Example 11's report worked out here from the chats begun in [fromMs, toMs), by the README's rules. */
+function expectedWeeklyReport(chats: Chat[], fromMs: number, toMs: number) {
 	const createdMs = (chat: Chat) => Date.parse(chat.created_at);
-	// The run began within a minute before `at`: no chat may begin in that minute a week earlier, or its side is unknown.
-	const edge = chatsAtReport.filter((chat) => Math.abs(createdMs(chat) - weekAgo) < 60_000);
-	expect(edge).toEqual([]);
-	// First response worked out here from the messages (docs/outputs.md, "Response times"): the visitor's earliest message, and
-	// the earliest operator or file_operator message at or after it.
+	// First response (docs/outputs.md, "Response times"): the visitor's earliest message, and the earliest operator or
+	// file_operator message at or after it.
 	const firstResponse = ({ messages = [] }: Chat) => {
 		const times = (kinds: string[]) =>
 			messages.filter((one) => kinds.includes(one.kind)).map((one) => Date.parse(one.created_at));
@@ -192,32 +188,88 @@ test('11. weekly report: per operator, the chats begun in the 7 days before the 
 		return answers.length ? (Math.min(...answers) - asked) / 1000 : null;
 	};
 	const byOperator = new Map<unknown, Array<number | null>>();
-	for (const chat of chatsAtReport.filter((one) => createdMs(one) > weekAgo))
+	for (const chat of chats.filter((one) => createdMs(one) >= fromMs && createdMs(one) < toMs))
 		byOperator.set(chat.operator_id, [
 			...(byOperator.get(chat.operator_id) ?? []),
 			firstResponse(chat),
 		]);
-	const expected = [...byOperator].map(([id, responses]) => {
+	const rows = [...byOperator].map(([id, responses]) => {
 		const answered = responses.filter((seconds) => seconds !== null);
 		const sum = answered.reduce((total, seconds) => total + seconds, 0);
 		return {
 			Operator: operatorsBefore.find((operator) => operator.id === id)!.full_name,
 			Chats: responses.length,
 			Answered: answered.length,
+			// Both rounded to whole seconds, the same way.
 			'Average first response (s)': answered.length ? Math.round(sum / answered.length) : null,
-			'Longest first response (s)': answered.length ? Math.max(...answered) : null,
+			'Longest first response (s)': answered.length ? Math.round(Math.max(...answered)) : null,
 		};
 	});
-	// Not a trivial report: several chats and operators, answered chats among them.
-	expect(
-		[...byOperator.values()].flat().filter((seconds) => seconds !== null).length,
-	).toBeGreaterThan(3);
-	expect(byOperator.size).toBeGreaterThan(1);
-	const byName = (rows: Array<Record<string, unknown>>) =>
-		[...rows].sort((a, b) => String(a.Operator).localeCompare(String(b.Operator)));
-	expect(byName(step.outputs['Report columns'])).toEqual(byName(expected));
+	return { rows, responses: [...byOperator.values()].flat() };
+}
+
+const byOperatorName = (rows: Array<Record<string, unknown>>) =>
+	[...rows].sort((a, b) => String(a.Operator).localeCompare(String(b.Operator)));
+
+test('11. weekly report: per operator, the chats begun in the 7 days before the run and their first responses', () => {
+	const { step, at } = observedStep(EXAMPLE_IDS.weeklyReport, /first-response/);
+	// The week as its one node set it: the 7 days up to the run, which began a little before `at`.
+	const [bounds] = step.outputs['Week bounds'];
+	const [fromMs, toMs] = [Date.parse(String(bounds.from)), Date.parse(String(bounds.to))];
+	expect(bounds.week).toBe('last 7 days');
+	expect(toMs - fromMs).toBe(7 * 86_400_000);
+	expect(at - toMs).toBeGreaterThanOrEqual(0);
+	expect(at - toMs).toBeLessThan(300_000);
+	const { rows, responses } = expectedWeeklyReport(chatsAtReport, fromMs, toMs);
+	// Not a trivial report: several chats and operators, answered chats among them, real times, not 0 s.
+	const answered = responses.filter((seconds) => seconds !== null);
+	expect(answered.length).toBeGreaterThan(3);
+	expect(answered.every((seconds) => seconds > 0)).toBe(true);
+	expect(rows.length).toBeGreaterThan(1);
+	expect(byOperatorName(step.outputs['Report columns'])).toEqual(byOperatorName(rows));
 	// Summarize gave one item per operator, as n8n's own node does.
-	expect(step.outputs['Per operator']).toHaveLength(byOperator.size);
+	expect(step.outputs['Per operator']).toHaveLength(rows.length);
+});
+
+test('11. the week is written in one node, and "last calendar week" there reports Monday to Monday in the workflow\'s zone', async () => {
+	const example = findExample(readExamples(), EXAMPLE_IDS.weeklyReport);
+	// Only Week bounds computes times; the other nodes read its from and to.
+	const reading = example.nodes.filter((node) =>
+		/\$now|\$today|minus\(/.test(JSON.stringify(node.parameters)),
+	);
+	expect(reading.map((node) => node.name)).toEqual(['Week bounds']);
+	const readers = example.nodes.filter((node) =>
+		/json\.(from|to)\b/.test(JSON.stringify(node.parameters)),
+	);
+	expect(readers.map((node) => node.name).sort()).toEqual([
+		'Chats of the week',
+		'Created in the week',
+	]);
+
+	const zone = 'Europe/Berlin';
+	const output = await runOnFixedItems(
+		EXAMPLE_IDS.weeklyReport,
+		'Which week',
+		[{ week: 'last calendar week' }],
+		zone,
+	);
+	const [bounds] = output('Week bounds');
+	const local = (iso: unknown) =>
+		new Intl.DateTimeFormat('en-GB', {
+			timeZone: zone,
+			weekday: 'short',
+			hour: '2-digit',
+			minute: '2-digit',
+			second: '2-digit',
+		}).format(new Date(String(iso)));
+	expect([local(bounds.from), local(bounds.to)]).toEqual(['Mon 00:00:00', 'Mon 00:00:00']);
+	const [fromMs, toMs] = [Date.parse(String(bounds.from)), Date.parse(String(bounds.to))];
+	// The Monday before the run's own week: 7 days (168 hours, give or take a clock change) before this week's.
+	expect(Math.abs(toMs - fromMs - 7 * 86_400_000)).toBeLessThanOrEqual(3_600_000);
+	expect(Date.now() - toMs).toBeLessThan(7 * 86_400_000);
+	const { rows } = expectedWeeklyReport((await sandboxAllChats(env.sandbox)).chats, fromMs, toMs);
+	expect(rows.length).toBeGreaterThan(1);
+	expect(byOperatorName(output('Report columns'))).toEqual(byOperatorName(rows));
 });
 
 test('3. lunch break: exactly the operators online at 13:00 go to dinner and come back; nobody else is touched', () => {
@@ -522,10 +574,11 @@ test('8. bad rating: only the rating of 1 is emitted, once, with the transcript 
 	// Who and when: the operator by name and id, the time as the transcript shows it (n8n's zone is UTC here).
 	const by = `${operators.get(chat.operator_id as number)} (operator ${chat.operator_id})`;
 	const at = new Date(rated.created_at).toISOString().replace('T', ' ').slice(0, 19);
+	const zone = env.n8n.env.GENERIC_TIMEZONE;
 	// chat_id stays the number the API gave.
 	expect(step.outputs['Message for the team lead']).toEqual([
 		{
-			text: `Rating 1 of 5 by ${by} at ${at} in chat ${RATED_CHATS.bad}.`,
+			text: `Rating 1 of 5 by ${by} at ${at} (${zone}) in chat ${RATED_CHATS.bad}.`,
 			chat_id: RATED_CHATS.bad,
 			rating: 1,
 			operator_id: chat.operator_id,
@@ -603,11 +656,16 @@ async function runOnFixedItems(
 ) {
 	const example = findExample(readExamples(), exampleId);
 	const at = (x: number) => [x, 200] as [number, number];
+	// The example's own triggers go (a node after one may stand in for it), and so do their links.
+	const nodes = example.nodes.filter(
+		({ name, type }) => name !== trigger && !/trigger$/i.test(type),
+	);
+	const kept = new Set([...nodes.map(({ name }) => name), trigger]);
 	const variant: Workflow = {
 		id: `${exampleId}Fixed`,
 		name: `${example.name} (fixed items, ${timezone})`,
 		nodes: [
-			...example.nodes.filter(({ name }) => name !== trigger),
+			...nodes,
 			START,
 			{
 				id: 'fixed-items',
@@ -627,7 +685,7 @@ async function runOnFixedItems(
 			},
 		],
 		connections: {
-			...example.connections,
+			...Object.fromEntries(Object.entries(example.connections).filter(([from]) => kept.has(from))),
 			Start: link('Fixed items'),
 			'Fixed items': link(trigger),
 		},
@@ -679,35 +737,49 @@ test("7. business hours are Monday to Friday, 09:00 to 18:00, in the workflow's 
 	expect(output('Outside business hours')).toEqual(outside);
 });
 
-test("8. the alert names the operator by name, else by id, at the rating's time in the workflow's zone; ids stay as given", async () => {
-	// The example's own Set node on fixed ratings in Europe/Berlin (UTC+1 in November): one with the operator's name and
-	// a number id, one without a name and with a GUID for the chat, as a server may give it.
+test("8. the alert names the operator by name, else by id, at the rating's time and zone; the note's sample is what it writes", async () => {
+	// The note's sample is the alert for the demo's bad rating (chat RATED_CHATS.bad rated 1) in Europe/Berlin: that
+	// chat's operator, by the sandbox's seed (this file's sandbox is the demo's), and the text the Set node writes.
+	const note = findExample(readExamples(), EXAMPLE_IDS.badRating).nodes.find(
+		(node) => node.name === 'About this workflow',
+	)!;
+	const sample =
+		/\*(Rating (\d) of 5 by (.+?) \(operator (\d+)\) at (\S+ \S+) \((\S+)\) in chat (\d+)\.)\*/.exec(
+			String(note.parameters.content),
+		);
+	expect(sample).not.toBeNull();
+	const [, text, rating, name, operatorId, , zone, chatId] = sample!;
+	const chat = env.sandbox.control.getChat(Number(chatId))!;
+	expect(Number(chatId)).toBe(RATED_CHATS.bad);
+	expect(chat.operator_id).toBe(Number(operatorId));
+	expect(operatorsBefore.find((operator) => operator.id === chat.operator_id)?.full_name).toBe(
+		name,
+	);
+	expect(zone).toBe('Europe/Berlin');
+	// The example's own Set node on fixed ratings in Europe/Berlin (UTC+1 in November): the sample's, and one without a
+	// name and with a GUID for the chat, as a server may give it.
 	const ratedAt = '2026-11-19T13:02:11.000Z';
 	const guid = '5f0c7a1e-9b2d-4c3e-8f4a-1d2e3f4a5b6c';
 	const ratings = [
-		{ chat_id: 10035, rating: 2, operator_id: 5, operator_name: 'Dmitri Sokolov' },
+		{
+			chat_id: RATED_CHATS.bad,
+			rating: Number(rating),
+			operator_id: chat.operator_id,
+			operator_name: name,
+		},
 		{ chat_id: guid, rating: 1, operator_id: 7, operator_name: null },
-	].map((rating) => ({
-		...rating,
-		rated_at: ratedAt,
-		chat: { transcript: `Chat ${rating.chat_id}` },
-	}));
-	const output = await runOnFixedItems(
-		EXAMPLE_IDS.badRating,
-		'Bad ratings',
-		ratings,
-		'Europe/Berlin',
-	);
+	].map((one) => ({ ...one, rated_at: ratedAt, chat: { transcript: `Chat ${one.chat_id}` } }));
+	const output = await runOnFixedItems(EXAMPLE_IDS.badRating, 'Bad ratings', ratings, zone);
 	expect(output('Message for the team lead')).toEqual([
 		{
-			text: 'Rating 2 of 5 by Dmitri Sokolov (operator 5) at 2026-11-19 14:02:11 in chat 10035.',
-			transcript: 'Chat 10035',
-			chat_id: 10035,
-			rating: 2,
-			operator_id: 5,
+			text,
+			transcript: `Chat ${RATED_CHATS.bad}`,
+			chat_id: RATED_CHATS.bad,
+			rating: 1,
+			operator_id: chat.operator_id,
 		},
 		{
-			text: `Rating 1 of 5 by operator 7 at 2026-11-19 14:02:11 in chat ${guid}.`,
+			text: `Rating 1 of 5 by operator 7 at 2026-11-19 14:02:11 (Europe/Berlin) in chat ${guid}.`,
 			transcript: `Chat ${guid}`,
 			chat_id: guid,
 			rating: 1,

@@ -3,6 +3,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from '../../sandbox';
+import { newChatRecord } from '../../sandbox/data';
 import { SvcChat } from '../../nodes/SvcChat/SvcChat.node';
 import {
 	operatorPage,
@@ -159,6 +160,35 @@ describe('chats', () => {
 		const found = byName.flatMap((page) => page.results);
 		expect(found.map((item) => item.value)).toContain(String(named.id));
 		for (const item of found) expect(String(item.name).toLowerCase()).toContain(name.toLowerCase());
+	});
+
+	test('a whole chat ID finds that chat first, however long ago it changed; an unknown ID finds nothing', async () => {
+		// A seeded chat of four weeks ago: far behind the recent changes the list walks.
+		const old = sandbox.control.getChat(10_005)!;
+		expect(Date.now() - Date.parse(old.created_at)).toBeGreaterThan(20 * 86_400_000);
+		const found = await searchChats.call(loadOptionsContext(), ` ${old.id} `);
+		expect(found.results[0]).toEqual({
+			name: expect.stringMatching(/^#10005( · |$)/),
+			value: '10005',
+		});
+		// Every fifth seeded chat from the fourth on has a GUID id (sandbox/README.md).
+		const guid = sandbox.control.getChat(newChatRecord(11, 3, 0).id)!;
+		const byGuid = await searchChats.call(loadOptionsContext(), String(guid.id));
+		expect(byGuid.results.map((item) => item.value)).toEqual([String(guid.id)]);
+		for (const unknown of ['99999999', '00000000-0000-4000-8000-000000000000'])
+			expect((await searchChats.call(loadOptionsContext(), unknown)).results).toEqual([]);
+	});
+
+	test('the list is in the order the chats last changed, as its description says: a chat just changed comes last', async () => {
+		const [first] = (await searchChats.call(loadOptionsContext())).results;
+		sandbox.control.updateChat(String(first.value));
+		const pages = await allPages((token) =>
+			searchChats.call(loadOptionsContext(), undefined, token),
+		);
+		expect(pages.flatMap((page) => page.results).at(-1)!.value).toBe(first.value);
+		const chatGet = new SvcChat().description.properties.find((p) => p.name === 'chatId')!;
+		expect(chatGet.description).toMatch(/in the order they changed \(the latest last\)/);
+		expect(chatGet.description).toMatch(/type a chat ID to find that chat however old/);
 	});
 
 	test('an account without chats gives an empty list, not a failure', async () => {

@@ -47,26 +47,37 @@ test('chats: add, update, close, mutate, get, count, versions, cursor', async ()
 	expect((await control('POST', 'chats/add', { n: -1 })).status).toBe(400);
 });
 
-test('chats/add gives chats as just begun: created now, nothing later than that, not closed, listed as the newest change', async () => {
+test('chats/add gives chats going on: begun 20 minutes before, in the order added, nothing later than now, not closed, listed as the newest change', async () => {
 	const cursor = sandbox.control.latestCursor();
 	const before = Date.now();
 	// Twelve, so that every shape the seed plans (closed or not, with or without states or rates) is among them.
 	const added = (await control('POST', 'chats/add', { n: 12 })).json as Chat[];
 	const after = Date.now();
 	expect(added).toHaveLength(12);
+	const span = 20 * 60_000;
 	for (const chat of added) {
 		const created = Date.parse(chat.created_at);
-		expect(created).toBeGreaterThanOrEqual(before);
-		expect(created).toBeLessThanOrEqual(after);
-		const times = [
-			...(chat.messages ?? []).map((message) => message.created_at),
-			...(chat.state_history ?? []).map((entry) => entry.at),
-			...(chat.rates ?? []).map((rate) => rate.created_at),
-		];
-		expect(times.length).toBeGreaterThan(0);
-		expect(times.filter((time) => time !== chat.created_at)).toEqual([]);
+		expect(created).toBeGreaterThanOrEqual(before - span);
+		expect(created).toBeLessThanOrEqual(after - span);
+		const messages = (chat.messages ?? []).map((message) => Date.parse(message.created_at));
+		const states = (chat.state_history ?? []).map((entry) => Date.parse(entry.at));
+		// The conversation so far: in order, from the creation to now at the latest, nothing in the future.
+		for (const times of [messages, states]) {
+			expect(times).toEqual([...times].sort((a, b) => a - b));
+			expect(times.every((time) => time >= created && time <= created + span)).toBe(true);
+		}
+		expect(chat.rates).toEqual([]);
 		expect((chat.state_history ?? []).map((entry) => entry.state)).not.toContain('closed');
 	}
+	// Most end with a message now; every one begins no earlier than the one added before it (New Chats Only's order).
+	const endsNow = added.filter(
+		(chat) =>
+			chat.messages!.at(-1)!.created_at ===
+			new Date(Date.parse(chat.created_at) + span).toISOString(),
+	);
+	expect(endsNow.length).toBeGreaterThan(added.length / 2);
+	const createdMs = added.map((chat) => Date.parse(chat.created_at));
+	expect(createdMs).toEqual([...createdMs].sort((a, b) => a - b));
 	const page = (await get(sandbox, 'chats', { since: String(cursor) })).json as { chats: Chat[] };
 	expect(page.chats.map((chat) => chat.id)).toEqual(added.map((chat) => chat.id));
 
@@ -337,4 +348,26 @@ test("API replies carry a Date header from the sandbox's clock, or none with dat
 	} finally {
 		await shifted.stop();
 	}
+});
+
+test('chats/recent lists the chats changed last, the latest first; operators/restore puts the seeded statuses back', async () => {
+	const [first, second] = (await control('POST', 'chats/add', { n: 2 })).json as Chat[];
+	sandbox.control.closeChat(first.id);
+	const recent = (await control('GET', 'chats/recent')).json as Array<Record<string, unknown>>;
+	expect(recent).toHaveLength(10);
+	expect(recent.slice(0, 2)).toEqual([
+		{ id: first.id, created_at: first.created_at, state: 'closed' },
+		{ id: second.id, created_at: second.created_at, state: second.state_history?.at(-1)?.state },
+	]);
+	expect(new Set(recent.map(({ id }) => id)).size).toBe(10);
+	expect((await control('GET', 'chats/recent', undefined, { n: '1' })).json).toEqual([recent[0]]);
+	expect((await control('GET', 'chats/recent', undefined, { n: '-1' })).status).toBe(400);
+
+	const seeded = sandbox.control.getOperators();
+	sandbox.control.cycleOperators({ statuses: ['offline'], everyMs: 60_000 });
+	sandbox.control.setOperatorStatus(seeded[1].id, 'dinner');
+	const added = sandbox.control.addOperator({ email: 'new@svc.test', status: 'online' });
+	const restored = (await control('POST', 'operators/restore', {})).json as unknown[];
+	expect(restored).toEqual([...seeded, added]);
+	expect(sandbox.control.getOperators()).toEqual(restored);
 });

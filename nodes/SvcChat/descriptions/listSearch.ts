@@ -5,9 +5,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { walkChats } from '../transport/chats';
+import { walkChats, withFullChats } from '../transport/chats';
 import { svcRequest } from '../transport/request';
-import type { Operator } from '../types';
+import type { Chat, Operator } from '../types';
 import { visitorContact } from '../helpers/chat';
 
 /** Operators per page of the list; the API returns them all at once, so the list is paged here. */
@@ -58,7 +58,11 @@ export const searchOperatorEmails = operatorSearch((operator) => operator.email)
 
 export const searchOperators = operatorSearch((operator) => String(operator.id));
 
-/** Recently changed chats, a page at a time (the token is the cursor); a term matches the ID, visitor and category. */
+/** A whole chat ID as the search term: a number or a GUID (spec 2.4). */
+const CHAT_ID = /^(\d+|[\da-f]{8}(-[\da-f]{4}){3}-[\da-f]{12})$/i;
+
+/** Recent chats in the order they changed, a page at a time (the token is the cursor); a term matches the ID, visitor
+ * and category, and a whole ID finds its chat first, however long ago it changed. */
 export async function searchChats(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -66,23 +70,26 @@ export async function searchChats(
 ): Promise<INodeListSearchResult> {
 	// A chat that changed again between two pages comes twice; it is listed once.
 	const results = new Map<string, INodeListSearchItems>();
+	const term = filter?.trim();
+	const add = (chat: Chat) => {
+		const { visitor_name: name, visitor_email: email, visitor_phone: phone } = visitorContact(chat);
+		if (!matches(term, chat.id, name, email, phone, chat.category)) return;
+		// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
+		const created =
+			typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
+		const label = [`#${chat.id}`, name ?? email ?? phone, created].filter(Boolean).join(' · ');
+		results.set(String(chat.id), { name: label, value: String(chat.id) });
+	};
+	if (!paginationToken && term && CHAT_ID.test(term)) {
+		// Read as a minimal list entry is (GET /chat); an ID the server does not know stays bare and is not listed.
+		const bare = { id: term, created_at: '' };
+		const [chat] = await withFullChats(this, [bare], { dropGone: true });
+		if (chat !== bare) add(chat);
+	}
 	const walk = await walkChats(this, paginationToken || 'recent', {
-		maxPages: filter ? MAX_CHAT_PAGES_PER_SEARCH : 1,
+		maxPages: term ? MAX_CHAT_PAGES_PER_SEARCH : 1,
 		onPage: (page) => {
-			for (const chat of page.chats) {
-				const {
-					visitor_name: visitor,
-					visitor_email: email,
-					visitor_phone: phone,
-				} = visitorContact(chat);
-				if (!matches(filter, chat.id, visitor, email, phone, chat.category)) continue;
-				// "#1042 · Jane · 2024-05-01 10:42": the creation time without seconds.
-				const created =
-					typeof chat.created_at === 'string' ? chat.created_at.replace('T', ' ').slice(0, 16) : '';
-				const who = visitor ?? email ?? phone;
-				const name = [`#${chat.id}`, who, created].filter(Boolean).join(' · ');
-				results.set(String(chat.id), { name, value: String(chat.id) });
-			}
+			page.chats.forEach(add);
 			return results.size >= CHAT_MATCHES_PER_SEARCH;
 		},
 	});

@@ -1,12 +1,15 @@
-// Facts read off a chat (spec 2.4) that every output, event and search shares: its final state and the visitor's contact.
+// Facts read off a chat (spec 2.4) that every output, event and search shares: its latest state and the visitor's contact.
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Chat } from '../types';
 import { isPlainObject } from './values';
 
+/** The chat's latest state_history entry, the one the server appended last (spec 3); undefined when there is none. */
+export const latestState = (chat: Chat) =>
+	Array.isArray(chat.state_history) ? chat.state_history.at(-1) : undefined;
+
 /** The state of the chat's latest state_history entry (queue, chatting, closed…), or null. */
-export const finalState = (chat: Chat): string | null =>
-	(Array.isArray(chat.state_history) ? chat.state_history.at(-1)?.state : undefined) ?? null;
+export const finalState = (chat: Chat): string | null => latestState(chat)?.state ?? null;
 
 const someText = (value: unknown) =>
 	typeof value === 'string' && value.trim() ? value : undefined;

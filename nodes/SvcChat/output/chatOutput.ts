@@ -10,7 +10,7 @@ import type {
 import type { Chat, ChatMessage } from '../types';
 import { describeValueType, isPlainObject, showValue } from '../helpers/values';
 import { clockIn } from '../helpers/time';
-import { finalState, visitorContact } from '../helpers/chat';
+import { finalState, latestState, visitorContact } from '../helpers/chat';
 import { itemParameters } from '../parameters';
 import { svcRequest, type SvcRequestOptions } from '../transport/request';
 
@@ -26,7 +26,7 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'Simplified',
 		value: 'simplified',
 		description:
-			'One flat record per chat: visitor, start page, category, final state (null when the chat has no state history), message count, average rate, first response, time in queue, length and last activity',
+			"One flat record per chat: visitor, start page, category, final state (null when the chat has no state history) and department_id of the latest state, message count, average rate; first_response_seconds: the visitor's first message to the first answer; queue_seconds: all time in the queue (null while in it); duration_seconds: created to closed; last_activity_at: the latest message or state",
 	},
 	{
 		name: 'One Item per Message',
@@ -129,10 +129,11 @@ function simplifyChat(chat: Chat): IDataObject {
 		category: chat.category ?? null,
 		subcategory: chat.subcategory ?? null,
 		final_state: finalState(chat),
+		department_id: latestState(chat)?.department_id ?? null,
 		message_count: Array.isArray(chat.messages) ? chat.messages.length : 0,
 		average_rate: averageRate(chat),
 		first_response_seconds: times.first_response_seconds,
-		waiting_seconds: times.waiting_seconds,
+		queue_seconds: times.queue_seconds,
 		duration_seconds: times.duration_seconds,
 		last_activity_at: times.last_activity_at,
 	};
@@ -242,11 +243,11 @@ function responseTimes(chat: Chat) {
 			queuedMs = undefined;
 		}
 	}
-	const closed = finalState(chat) === 'closed' ? chat.state_history?.at(-1)?.at : undefined;
+	const closed = finalState(chat) === 'closed' ? latestState(chat)?.at : undefined;
 	return {
 		first_response_seconds: seconds(answeredMs - askedMs),
 		// Still in queue: the wait has not ended, and n8n's clock is not the server's to end it with.
-		waiting_seconds: queuedMs === undefined ? seconds(waitedMs ?? NaN) : null,
+		queue_seconds: queuedMs === undefined ? seconds(waitedMs ?? NaN) : null,
 		duration_seconds: seconds(serverMs(closed) - serverMs(chat.created_at)),
 		last_activity_at: lastAt,
 	};

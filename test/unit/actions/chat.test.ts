@@ -60,11 +60,12 @@ const SIMPLIFIED = {
 	category: 'Sales',
 	subcategory: null,
 	final_state: 'closed',
+	department_id: 1,
 	message_count: 3,
 	average_rate: 4.5,
 	// Visitor at 10:00:01, operator at 10:00:05; in queue from 10:00:00 until closed at 10:20:00.
 	first_response_seconds: 4,
-	waiting_seconds: 1200,
+	queue_seconds: 1200,
 	duration_seconds: 1200,
 	last_activity_at: '2024-05-01T10:20:00Z',
 };

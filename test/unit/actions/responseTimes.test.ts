@@ -2,7 +2,11 @@
 // server's times, with messages out of order or without times, state_history null and minimal list entries.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { ANSWERING_KINDS, chatFormatter } from '../../../nodes/SvcChat/output/chatOutput';
+import {
+	ANSWERING_KINDS,
+	CHAT_OUTPUT_OPTIONS,
+	chatFormatter,
+} from '../../../nodes/SvcChat/output/chatOutput';
 import { findEvents } from '../../../nodes/SvcChat/trigger/events';
 import type { Chat, ChatMessage, StateEntry } from '../../../nodes/SvcChat/types';
 import { runNode, svc } from './runNode';
@@ -59,7 +63,7 @@ const timesOf = (chat: Chat) => {
 	const [record] = simplify([chat]);
 	return {
 		first_response_seconds: record.first_response_seconds,
-		waiting_seconds: record.waiting_seconds,
+		queue_seconds: record.queue_seconds,
 		duration_seconds: record.duration_seconds,
 		last_activity_at: record.last_activity_at,
 	};
@@ -76,7 +80,7 @@ describe('a chat of the spec shape (queue, chatting, closed)', () => {
 	test('gives all four, by the server times in the chat', () => {
 		expect(timesOf(chatWith(conversation))).toEqual({
 			first_response_seconds: 90,
-			waiting_seconds: 60,
+			queue_seconds: 60,
 			duration_seconds: 540,
 			last_activity_at: at(9),
 		});
@@ -92,7 +96,7 @@ describe('a chat of the spec shape (queue, chatting, closed)', () => {
 			id: 1042,
 			final_state: 'closed',
 			first_response_seconds: 90,
-			waiting_seconds: 60,
+			queue_seconds: 60,
 			duration_seconds: 540,
 			last_activity_at: at(9),
 		});
@@ -108,7 +112,7 @@ describe('a chat of the spec shape (queue, chatting, closed)', () => {
 		);
 		expect(timesOf(chat)).toEqual({
 			first_response_seconds: 2.5,
-			waiting_seconds: 30.5,
+			queue_seconds: 30.5,
 			duration_seconds: 30.5,
 			// The server's own text, not one made by n8n.
 			last_activity_at: '2024-05-01T12:00:30.5+02:00',
@@ -148,7 +152,7 @@ test('text in that form that is no time (hour 25, month 13, letters, other marks
 			bad,
 			{
 				first_response_seconds: null,
-				waiting_seconds: null,
+				queue_seconds: null,
 				duration_seconds: null,
 				last_activity_at: at(5),
 			},
@@ -264,7 +268,7 @@ describe('first_response_seconds', () => {
 	});
 });
 
-describe('waiting_seconds', () => {
+describe('queue_seconds', () => {
 	test('sums every time in queue; a repeated queue entry (another department) continues the wait', () => {
 		const states = [
 			state('queue', at(0)),
@@ -275,23 +279,23 @@ describe('waiting_seconds', () => {
 			state('chatting', at(4, 45)),
 			state('closed', at(9)),
 		];
-		expect(timesOf(chatWith(conversation, states)).waiting_seconds).toBe(120 + 45);
+		expect(timesOf(chatWith(conversation, states)).queue_seconds).toBe(120 + 45);
 	});
 
 	test('a chat closed from the queue (missed) waited until it was closed', () => {
 		const states = [state('queue', at(0)), state('closed', at(5))];
-		expect(timesOf(chatWith([message('visitor', at(0, 5))], states)).waiting_seconds).toBe(300);
+		expect(timesOf(chatWith([message('visitor', at(0, 5))], states)).queue_seconds).toBe(300);
 	});
 
 	test('is null for a chat never queued, one still in queue, and state_history null', () => {
 		expect(
 			timesOf(chatWith(conversation, [state('chatting', at(0)), state('closed', at(9))]))
-				.waiting_seconds,
+				.queue_seconds,
 		).toBeNull();
 		// Still waiting: the wait has not ended, and n8n's clock is not used to end it, even after an earlier wait.
 		const requeued = [state('queue', at(0)), state('chatting', at(1)), state('queue', at(5))];
-		expect(timesOf(chatWith(conversation, requeued)).waiting_seconds).toBeNull();
-		expect(timesOf(chatWith(conversation, null)).waiting_seconds).toBeNull();
+		expect(timesOf(chatWith(conversation, requeued)).queue_seconds).toBeNull();
+		expect(timesOf(chatWith(conversation, null)).queue_seconds).toBeNull();
 	});
 
 	test('is null when a time of a queue span is missing or runs backwards', () => {
@@ -303,7 +307,7 @@ describe('waiting_seconds', () => {
 		const missingEnd = [state('queue', at(0)), state('chatting', 'soon'), state('closed', at(9))];
 		const backwards = [state('queue', at(3)), state('chatting', at(1)), state('closed', at(9))];
 		for (const states of [missingStart, missingEnd, backwards])
-			expect(timesOf(chatWith(conversation, states)).waiting_seconds).toBeNull();
+			expect(timesOf(chatWith(conversation, states)).queue_seconds).toBeNull();
 		// A bad time outside the queue spans does not matter.
 		const laterBad = [
 			state('queue', at(0)),
@@ -311,7 +315,7 @@ describe('waiting_seconds', () => {
 			state('chatting', 'x'),
 			state('closed', at(9)),
 		];
-		expect(timesOf(chatWith(conversation, laterBad)).waiting_seconds).toBe(60);
+		expect(timesOf(chatWith(conversation, laterBad)).queue_seconds).toBe(60);
 	});
 });
 
@@ -369,7 +373,7 @@ test('a minimal list entry ({id, created_at}) gives nulls, not an error (Get Man
 		message_count: 0,
 		final_state: null,
 		first_response_seconds: null,
-		waiting_seconds: null,
+		queue_seconds: null,
 		duration_seconds: null,
 		last_activity_at: null,
 	});
@@ -391,4 +395,33 @@ test('Missed Chat and first_response_seconds share one rule of what answers: no 
 		]);
 	}
 	expect(findEvents(missedWith('operator_busy'), 'missedChat')).toHaveLength(1);
+});
+
+test("Simplified's option text names each response time field and says what it measures, as the record names them", () => {
+	const [record] = simplify([chatWith(conversation)]);
+	const timeFields = Object.keys(record).filter(
+		(key) => /_seconds$|_at$/.test(key) && key !== 'created_at',
+	);
+	expect(timeFields).toEqual([
+		'first_response_seconds',
+		'queue_seconds',
+		'duration_seconds',
+		'last_activity_at',
+	]);
+	const text = CHAT_OUTPUT_OPTIONS.find((option) => option.value === 'simplified')!.description!;
+	// Each field by its name, followed by what it measures.
+	for (const field of timeFields) expect(text).toMatch(new RegExp(`\\b${field}: [a-z]`));
+	expect(text).toMatch(/queue_seconds: [^;]*null while in it/);
+	expect(text).toMatch(/department_id of the latest state/);
+});
+
+test("department_id is the latest state entry's, so that a report can be split by department; null without one", () => {
+	const moved = [state('queue', at(0)), { ...state('chatting', at(1)), department_id: 3 }];
+	const [record] = simplify([chatWith(conversation, moved)]);
+	expect(record.department_id).toBe(3);
+	const unassigned = [state('queue', at(0)), { ...state('chatting', at(1)), department_id: null }];
+	expect(simplify([chatWith(conversation, unassigned)])[0].department_id).toBeNull();
+	expect(simplify([chatWith(conversation, null)])[0].department_id).toBeNull();
+	// A state_history that is not a list (a broken reply) gives null too, not an error.
+	expect(simplify([chatWith(conversation, 'x' as never)])[0].department_id).toBeNull();
 });

@@ -174,11 +174,12 @@ describe('Transcript lines', () => {
 			category: 'Orders',
 			subcategory: null,
 			final_state: 'closed',
+			department_id: 1,
 			message_count: EVERY_KIND.length,
 			average_rate: 4,
 			// The visitor at :01, the operator at :02; never in queue; closed at :59, the latest time in the chat.
 			first_response_seconds: 1,
-			waiting_seconds: null,
+			queue_seconds: null,
 			duration_seconds: 59,
 			last_activity_at: at(59),
 			transcript: expect.stringMatching(/^Chat 1042, times in Europe\/Berlin\n/),

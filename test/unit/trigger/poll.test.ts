@@ -224,7 +224,7 @@ test('Simplified output uses the shared chat formatter, response times included'
 			message_count: 4,
 			visitor_id: 'visitor-5',
 			first_response_seconds: 120,
-			waiting_seconds: 30,
+			queue_seconds: 30,
 			duration_seconds: 900,
 			last_activity_at: minute(20),
 		}),

@@ -14,7 +14,7 @@ export const properties: INodeProperties[] = [
 			displayName: 'Chat',
 			name: 'chatId',
 			description:
-				'The chat to get. From List shows the chats that changed most recently; search by ID, visitor or category.',
+				'The chat to get. From List shows recently changed chats, in the order they changed (the latest last); search by visitor or category, or type a chat ID to find that chat however old.',
 			searchListMethod: 'searchChats',
 		},
 		{ displayName: 'By ID', name: 'id', placeholder: 'e.g. 1042' },
