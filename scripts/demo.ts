@@ -108,8 +108,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
 
  Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
    host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
- A wrong password saved in it makes every published example fail at each poll; the Svc Chat
- Trigger then pauses its polls, see README.
+ A wrong password saved in it makes the published examples fail once, then pause the account
+ (1, 2, 4 … 60 minutes): it is never locked. See docs/reliability.md, "The login guard".
 
  The example workflows are on the Overview page. Try:
 
@@ -223,7 +223,7 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	const mcpUrl = await publishMcpExample(n8n, fs.readFileSync(tokenFile, 'utf8').trim());
 	console.log(
 		`\n AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
-			`   (Streamable HTTP, Bearer token in ${tokenFile}; examples/README.md has a Claude Desktop config)\n`,
+			`   (Streamable HTTP, Bearer token in ${tokenFile}; docs/ai.md has a Claude Desktop config)\n`,
 	);
 	printWelcome(n8n, sandbox);
 

@@ -223,7 +223,9 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 		"only in business hours (Monday to Friday, 09:00 to 18:00 in the workflow's time zone)",
 	);
 	expect(welcome).toMatch(/"contact": "fields" .* "message" .* "none" nowhere/);
-	expect(welcome).toContain('A wrong password saved in it makes every published example fail');
+	expect(welcome).toContain(
+		'A wrong password saved in it makes the published examples fail once, then pause the account',
+	);
 	// The MCP token where SVC_DEMO_FOLDER puts it (this file's folders, not the default one).
 	expect(welcome).toContain(`Bearer token in ${path.join(folders[0], 'mcp-token.txt')}`);
 	// Example 7's tip, and when it cannot work: from Saturday 06:00 to Sunday 19:00 UTC no zone (UTC-12 to UTC+14, in

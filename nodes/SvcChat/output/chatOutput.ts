@@ -173,7 +173,7 @@ function chatMessageRows(chat: Chat): IDataObject[] {
 }
 
 /**
- * Who writes each kind of spec 2.5 (see the README): the operator answers with operator and file_operator; the other
+ * Who writes each kind of spec 2.5 (docs/outputs.md): the operator answers with operator and file_operator; the other
  * kinds that are not the visitor's are automatic notices. A tag marks what is not plain text.
  */
 const KINDS = new Map<string, { from: 'visitor' | 'operator' | 'System'; tag?: string }>([
@@ -204,7 +204,7 @@ const serverMs = (value: unknown) => (typeof value === 'string' ? Date.parse(val
 const seconds = (ms: number) => (ms >= 0 && ms < Infinity ? ms / 1000 : null);
 
 /**
- * Response times by the server's own times (the README's rules): messages by their times, not their order; state
+ * Response times by the server's own times (docs/outputs.md's rules): messages by their times, not their order; state
  * entries in the order the server appended them (spec 3). A time that is not one is left out. One pass over each list.
  */
 function responseTimes(chat: Chat) {
