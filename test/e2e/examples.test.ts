@@ -10,6 +10,7 @@ import {
 	readExamples,
 	runExamples,
 	SANDBOX_CREDENTIAL,
+	sandboxCredential,
 	type ExampleStep,
 } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
@@ -864,4 +865,58 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 			waited_seconds: waited,
 		},
 	]);
+});
+
+// Issue 57: the demo as it stands, its triggers published on "Svc sandbox", a wrong password saved and the credential's
+// form opened again (the editor tests the credential at each): one wrong login per test, then the account's pause
+// holds every published trigger, and the sandbox never locks the e-mail. Last in the file: it changes the credential.
+test('a wrong password saved in the demo and its form opened again never locks the sandbox; the right one brings it back', async () => {
+	const rest = await env.n8n.rest();
+	const { admin } = env.sandbox;
+	const published = ((await rest('GET', 'workflows')) as unknown as Workflow[]).filter(
+		(workflow) =>
+			workflow.active && workflow.nodes.some(({ type }) => type === 'n8n-nodes-svc.svcChatTrigger'),
+	);
+	expect(published.length).toBeGreaterThanOrEqual(3);
+	const worst = { failures: 0, locked: false };
+	const failures = () => {
+		const now = env.sandbox.control.failedLogins(admin.email);
+		worst.failures = Math.max(worst.failures, now.failures);
+		worst.locked ||= now.locked;
+		return now.failures;
+	};
+	expect(failures()).toBe(0);
+	const saved = sandboxCredential(env.sandbox);
+	const wrong = { ...saved, data: { ...saved.data, password: 'Not-the-password-57' } };
+	const testInForm = async () =>
+		(await rest('POST', 'credentials/test', {
+			credentials: { id: saved.id, name: saved.name, type: 'svcApi', data: wrong.data },
+		})) as unknown as { status: string; message: string };
+	await env.n8n.importCredentials([wrong]); // Save…
+	expect(await testInForm()).toMatchObject({ status: 'Error' }); // …which tests it,
+	expect(await testInForm()).toMatchObject({ status: 'Error' }); // and the form opened again.
+	// Four polls of the examples' 3-second copies, all on this credential: an absence is only seen over time.
+	const counted = failures();
+	const until = Date.now() + 4 * 3_000;
+	await waitUntil(async () => (failures(), Date.now() >= until), {
+		what: 'four polls of the published examples',
+		timeoutMs: 30_000,
+		everyMs: 250,
+	});
+	expect(failures()).toBe(counted);
+	expect(counted).toBeLessThanOrEqual(3); // the two tests, and at most one request already on its way
+	expect(worst).toEqual({ failures: counted, locked: false });
+	// The right password saved: the triggers poll again at once (a new password is tried at once), never refused.
+	const logFrom = env.sandbox.control.requestLog().length;
+	await env.n8n.importCredentials([saved]);
+	await waitUntil(
+		async () =>
+			env.sandbox.control
+				.requestLog()
+				.slice(logFrom)
+				.some((entry) => entry.path === '/api/v2/chats' && entry.status === 200),
+		{ what: 'a poll with the right password', timeoutMs: 30_000, everyMs: 250 },
+	);
+	expect(failures()).toBe(counted);
+	expect(worst.locked).toBe(false);
 });
