@@ -98,12 +98,17 @@ test('a user whose sudo asks for a password: exit 1 with the exact command, and 
 	expect(fs.existsSync(marker())).toBe(false);
 });
 
-/** Another install (jest's set-up installs every missing package in the background) holds the lock for a second, and
- * installs `packages` meanwhile; returns once it holds the lock. */
+/** Another install (jest's set-up installs every missing package in the background) holds the lock until the script
+ * waits on it (a blocked flock on the lock file's inode in /proc/locks: no race with a loaded machine), and installs
+ * `packages` meanwhile; returns once it holds the lock. */
 function installUnderWay(packages: string) {
 	const holding = path.join(scratch, 'holding');
-	const install = `touch ${holding}; sleep 0.3; echo ${packages} > ${path.join(scratch, 'installed')}`;
-	underWay = spawn('flock', [path.join(scratch, 'apt.lock'), 'bash', '-c', install], {
+	const lock = path.join(scratch, 'apt.lock');
+	fs.writeFileSync(lock, '', { flag: 'a' });
+	const blocked = `grep -q -- "-> FLOCK .*:${fs.statSync(lock).ino} " /proc/locks`;
+	const waitForWaiter = `for _ in $(seq 1200); do ${blocked} && break; sleep 0.05; done`;
+	const install = `touch ${holding}; ${waitForWaiter}; echo ${packages} > ${path.join(scratch, 'installed')}`;
+	underWay = spawn('flock', [lock, 'bash', '-c', install], {
 		stdio: 'ignore',
 	});
 	while (!fs.existsSync(holding)) spawnSync('sleep', ['0.05']);
