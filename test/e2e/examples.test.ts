@@ -234,11 +234,14 @@ test('11. weekly report: per operator, the chats begun in the 7 days before the 
 
 test('11. the week is written in one node, and "last calendar week" there reports Monday to Monday in the workflow\'s zone', async () => {
 	const example = findExample(readExamples(), EXAMPLE_IDS.weeklyReport);
-	// Only Week bounds computes times; the other nodes read its from and to.
-	const reading = example.nodes.filter((node) =>
-		/\$now|\$today|minus\(/.test(JSON.stringify(node.parameters)),
-	);
-	expect(reading.map((node) => node.name)).toEqual(['Week bounds']);
+	// Which week reads the run's moment once (two reads of $now differ by milliseconds), only Week bounds computes the
+	// week from it, and the other nodes read its from and to.
+	const named = (pattern: RegExp) =>
+		example.nodes
+			.filter((node) => pattern.test(JSON.stringify(node.parameters)))
+			.map((node) => node.name);
+	expect(named(/\$now\.toISO\(\)|\$today/)).toEqual(['Which week']);
+	expect(named(/minus\(|startOf\(/)).toEqual(['Week bounds']);
 	const readers = example.nodes.filter((node) =>
 		/json\.(from|to)\b/.test(JSON.stringify(node.parameters)),
 	);
@@ -251,7 +254,7 @@ test('11. the week is written in one node, and "last calendar week" there report
 	const output = await runOnFixedItems(
 		EXAMPLE_IDS.weeklyReport,
 		'Which week',
-		[{ week: 'last calendar week' }],
+		[{ week: 'last calendar week', run_at: new Date().toISOString() }],
 		zone,
 	);
 	const [bounds] = output('Week bounds');
@@ -693,7 +696,14 @@ async function runOnFixedItems(
 		settings: { ...example.settings, timezone },
 	};
 	await env.n8n.importWorkflows([variant]);
-	const { runs, errors } = await executeBatch(env.n8n, [variant.id]);
+	// execute-batch shares n8n's SQLite with the running server, which a loaded machine can keep busy past n8n's wait:
+	// that failure is n8n's own, and these nodes only read, so the run is made once more, and said. Any other fails.
+	let batch = await executeBatch(env.n8n, [variant.id]);
+	if (/SQLITE_BUSY/.test(batch.errors[variant.id] ?? '')) {
+		console.log(`${variant.id}: ${batch.errors[variant.id]}; run once more`);
+		batch = await executeBatch(env.n8n, [variant.id]);
+	}
+	const { runs, errors } = batch;
 	expect(errors).toEqual({});
 	return (node: string) => nodeOutput(runs[variant.id], node);
 }
@@ -873,10 +883,15 @@ test('10. visitor waiting: the visitor who waits past 3 s comes once; the one an
 test('a wrong password saved in the demo and its form opened again never locks the sandbox; the right one brings it back', async () => {
 	const rest = await env.n8n.rest();
 	const { admin } = env.sandbox;
-	const published = ((await rest('GET', 'workflows')) as unknown as Workflow[]).filter(
-		(workflow) =>
-			workflow.active && workflow.nodes.some(({ type }) => type === 'n8n-nodes-svc.svcChatTrigger'),
+	const active = ((await rest('GET', 'workflows')) as unknown as Workflow[]).filter(
+		(workflow) => workflow.active,
 	);
+	const published = [];
+	for (const { id } of active) {
+		const workflow = (await rest('GET', `workflows/${id}`)) as unknown as Workflow;
+		if (workflow.nodes.some(({ type }) => type === 'n8n-nodes-svc.svcChatTrigger'))
+			published.push(workflow);
+	}
 	expect(published.length).toBeGreaterThanOrEqual(3);
 	const worst = { failures: 0, locked: false };
 	const failures = () => {
