@@ -903,11 +903,11 @@ test('a wrong password saved in the demo and its form opened again never locks t
 	expect(failures()).toBe(0);
 	const saved = sandboxCredential(env.sandbox);
 	const wrong = { ...saved, data: { ...saved.data, password: 'Not-the-password-57' } };
+	const [stored] = await env.n8n.importCredentials([wrong]); // Save…
 	const testInForm = async () =>
 		(await rest('POST', 'credentials/test', {
-			credentials: { id: saved.id, name: saved.name, type: 'svcApi', data: wrong.data },
+			credentials: { ...stored, type: 'svcApi', data: wrong.data },
 		})) as unknown as { status: string; message: string };
-	await env.n8n.importCredentials([wrong]); // Save…
 	expect(await testInForm()).toMatchObject({ status: 'Error' }); // …which tests it,
 	expect(await testInForm()).toMatchObject({ status: 'Error' }); // and the form opened again.
 	// Four polls of the examples' 3-second copies, all on this credential: an absence is only seen over time.
