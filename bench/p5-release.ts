@@ -20,6 +20,7 @@ const NEW_FIELDS = [
 	'queue_seconds',
 	'duration_seconds',
 	'last_activity_at',
+	'department_id',
 ];
 
 /**
