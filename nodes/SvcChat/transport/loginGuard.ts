@@ -6,6 +6,8 @@ import { normalizeBaseUrl } from './baseUrl';
 
 /** The pause after the n-th refused login in a row: 1, 2, 4 … 32 minutes, then 60: at most 6 wrong logins an hour. */
 const PAUSE_MINUTES = [1, 2, 4, 8, 16, 32, 60];
+const pauseMs = (inARow: number) =>
+	PAUSE_MINUTES[Math.min(inARow, PAUSE_MINUTES.length) - 1] * 60_000;
 /** n8n's schedule ticks drift by milliseconds: a poll due when the pause ends must not find it a little early. */
 const TICK_DRIFT_MS = 2_000;
 /** After a success, requests of the account go out side by side this long; after that one goes first (the gate). */
@@ -98,15 +100,15 @@ export async function underLoginGuard<T>(
 		return await send((status) => {
 			if (status >= 200 && status < 300) {
 				state.provenAt = Date.now();
-				// A refused password that works again clears the pause; a corrected one leaves it to the refused ones.
+				// A refused password that works again clears the pause; a corrected one restarts it for runs still holding one.
 				if (!corrected) Object.assign(state, { refusals: 0, until: 0, refused: new Set() });
+				else state.until = Math.max(state.until, state.provenAt + pauseMs(state.refusals));
 			}
 			if (status !== 401 && status !== 403) return '';
 			// A 403 just after a corrected password may be the server's lock from the earlier refusals: no growth.
 			const serverLock = status === 403 && corrected;
 			if (!serverLock) state.refusals++;
-			const step = serverLock ? 0 : Math.min(state.refusals, PAUSE_MINUTES.length) - 1;
-			state.until = startedAt + PAUSE_MINUTES[step] * 60_000;
+			state.until = startedAt + pauseMs(serverLock ? 1 : state.refusals);
 			state.refused.add(password);
 			return [serverLock ? SERVER_LOCK_NOTE : '', pauseText(state), RETRY_AT_ONCE].join(' ').trim();
 		});

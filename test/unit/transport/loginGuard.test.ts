@@ -136,6 +136,20 @@ test('a corrected password tries at once and works for every workflow; the refus
 	dropUnrequestedMocks();
 });
 
+test('a corrected password answered after the pause ended restarts it: runs that read the credential before the correction do not try the refused one', async () => {
+	server(401);
+	await trigger()();
+	nock.cleanAll();
+	const answering = server(200);
+	now = NOW + MINUTE + 5_000;
+	expect(await trigger(EVERY_CHANGE, { credentials: CORRECTED })()).toEqual({ emitted: true });
+	const stale = errorOf(await action()());
+	expect(stale).toBeInstanceOf(LoginPaused);
+	expect(stale.message).toContain(iso(now + MINUTE));
+	expect(answering.passwords).toEqual([CORRECTED.password]);
+	dropUnrequestedMocks();
+});
+
 test("a new publication's first poll tries at once; its next polls keep the pause", async () => {
 	const refusing = server(401);
 	await trigger()();
