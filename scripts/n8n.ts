@@ -188,19 +188,21 @@ export class N8n {
 		if (login.status !== 200)
 			throw new Error(`n8n login as ${email}: ${login.status} ${await login.text()}`);
 		const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-		// On a loaded machine n8n's SQLite can refuse a request before anything is done ("Database is not ready", a write
-		// lock not acquired in time): sent again, as a person would, up to three times in all. Any other answer counts.
+		// On a loaded machine n8n's SQLite can refuse a request before anything is done: a write lock not acquired in
+		// time, or "Database is not ready" until n8n's next health ping of it succeeds (every 2 s; one that takes over 5 s
+		// fails, and CI met such a run of them). Sent again, as a person would, for up to a minute. Any other answer counts.
 		const refusedByItsDatabase = (status: number, text: string) =>
 			(status === 503 && text.includes('Database is not ready')) ||
 			(status === 500 && text.includes('LockAcquireTimeoutError'));
 		return async (method, route, body) => {
+			const firstSent = Date.now();
 			for (let attempt = 1; ; attempt++) {
 				const reply = await send(method, route, body, cookie);
 				const text = await reply.text();
 				if (reply.status === 200) return (JSON.parse(text) as { data: IDataObject }).data;
-				if (attempt === 3 || !refusedByItsDatabase(reply.status, text))
+				if (Date.now() - firstSent > 60_000 || !refusedByItsDatabase(reply.status, text))
 					throw new Error(`${method} /rest/${route}: ${reply.status} ${text}`);
-				await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+				await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
 			}
 		};
 	}
