@@ -355,7 +355,10 @@ export class N8n {
 	}
 
 	/** Executions through the REST API (starting n8n when it does not run: after a crash, it runs its triggers again). */
-	async readExecutions(workflowId: string, options: { all?: boolean; withData?: boolean } = {}) {
+	async readExecutions(
+		workflowId: string,
+		options: { all?: boolean; withData?: boolean; latest?: boolean } = {},
+	) {
 		const rest = await this.rest();
 		return await readExecutions(rest, this.runtime, workflowId, options, this.finishedRunData);
 	}
