@@ -357,6 +357,14 @@ describe('a 20,000-chat backlog, 1,000 per poll, while main and a worker crash',
 			120_000,
 			50,
 		);
+		// With the reads held no poll starts; one under way may have saved its cursor with its execution not yet stored (a
+		// loaded run stored a poll's execution after the next poll's, and the kill lost it): kill once that one is stored.
+		await waitFor('the execution of the saved cursor', async () => {
+			const saved = (await cluster.main.staticData(IDS.backlog))?.[`node:${TRIGGER_NODE}`]?.cursor;
+			return (await executions(IDS.backlog)).some((execution) =>
+				triggerItems(execution, TRIGGER_NODE).some((item) => item.last_ts === saved),
+			);
+		});
 		await restartMain('SIGKILL', () => backlog.control.clearFaults());
 		const afterRestart = timeline.at(-1)!.lastExecutionId;
 
