@@ -10,7 +10,7 @@ const pauseMs = (inARow: number) =>
 	PAUSE_MINUTES[Math.min(inARow, PAUSE_MINUTES.length) - 1] * 60_000;
 /** n8n's schedule ticks drift by milliseconds: a poll due when the pause ends must not find it a little early. */
 const TICK_DRIFT_MS = 2_000;
-/** After a success, requests of the account go out side by side this long; after that one goes first (the gate). */
+/** This long after a successful request left, the account's requests go side by side; then one goes first (the gate). */
 const PROVEN_FOR_MS = 1_000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -99,7 +99,7 @@ export async function underLoginGuard<T>(
 	try {
 		return await send((status) => {
 			if (status >= 200 && status < 300) {
-				state.provenAt = Date.now();
+				state.provenAt = Math.max(state.provenAt, startedAt); // it proves the password as of when it left
 				// A refused password that works again clears the pause; a corrected one restarts it for runs still holding one.
 				if (!corrected) Object.assign(state, { refusals: 0, until: 0, refused: new Set() });
 				else state.until = Math.max(state.until, state.provenAt + pauseMs(state.refusals));

@@ -209,6 +209,25 @@ test('a healthy account: the first request goes alone, then the others side by s
 	dropUnrequestedMocks();
 });
 
+test('a success proves the password as of when its request left: a slow answer does not let the next burst go side by side', async () => {
+	nock(BASE_URL)
+		.get('/api/v2/operators')
+		.query(true)
+		.reply(() => {
+			now += 1_500; // a loaded machine: the answer comes 1.5 s after the request left
+			return [200, OPERATORS];
+		});
+	expect(await trigger(OPERATOR_STATUS)()).toEqual({ emitted: false });
+	// The password changes on the server; the next burst comes 0.1 s after that slow answer.
+	const refusing = server(401);
+	now += 100;
+	await Promise.all(
+		Array.from({ length: 8 }, (_, index) => trigger(index % 2 ? OPERATOR_STATUS : EVERY_CHANGE)()),
+	);
+	expect(refusing.requests).toBe(1);
+	dropUnrequestedMocks();
+});
+
 test('a 403 right after a corrected password may be the server’s lock: it does not grow the pause', async () => {
 	server(401);
 	for (const at of [0, 1, 3]) {
