@@ -32,6 +32,7 @@ module.exports = {
 		project('integration', usesNock),
 		project('hardening'),
 		project('package', needsDist),
+		project('engine', needsDist),
 		project('e2e', needsDist),
 	],
 };
