@@ -10,7 +10,6 @@ export const EXPORT_CREDENTIAL = { id: 'svcQueueExports1', name: 'Svc export san
 export const IDS = {
 	backlog: 'svcQueueBacklog',
 	export: 'svcQueueExport',
-	exportManual: 'svcQueueExportCli',
 	broadcast: 'svcQueueBroadcast',
 };
 export const TRIGGER_NODE = 'Chat changes';
@@ -18,9 +17,9 @@ export const EXPORT_NODE = 'All chats';
 export const SEND_NODE = 'Send template';
 export const WEBHOOK_PATHS = { export: 'svc-queue-export', broadcast: 'svc-queue-broadcast' };
 
-/** Seconds between the trigger's polls (pollEvery: one cron per second mark); a poll of 1,000 chats takes well under. */
+/** Seconds between the trigger's polls (pollEvery: one cron per second mark); a poll of 250 chats takes well under. */
 const POLL_EVERY_SECONDS = 2;
-export const MAX_CHATS_PER_POLL = 1000;
+export const MAX_CHATS_PER_POLL = 250;
 /** Each trigger execution waits this long on its worker, so a worker can be killed during one. */
 export const EXECUTION_SECONDS = 4;
 
@@ -123,20 +122,6 @@ export function exportWorkflow(): Workflow {
 		name: 'Queue: export (webhook)',
 		nodes: [webhook('10', WEBHOOK_PATHS.export), exportNode()],
 		connections: chain('Webhook', EXPORT_NODE),
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-/** The same export from a Manual Trigger, for `n8n execute` in regular mode. */
-export function exportManualWorkflow(): Workflow {
-	return {
-		id: IDS.exportManual,
-		name: 'Queue: export (regular mode)',
-		nodes: [
-			node('20', 'Start', 'n8n-nodes-base.manualTrigger', 1, {}),
-			{ ...exportNode(), id: '5e2e0000-0000-4000-8000-000000000021' },
-		],
-		connections: chain('Start', EXPORT_NODE),
 		settings: { executionOrder: 'v1' },
 	};
 }
