@@ -310,11 +310,7 @@ beforeAll(async () => {
 		sandboxCredential(backlog, BACKLOG_CREDENTIAL),
 		sandboxCredential(exports, EXPORT_CREDENTIAL),
 	]);
-	await cluster.main.importWorkflows([
-		backlogWorkflow(),
-		exportWorkflow(),
-		broadcastWorkflow(),
-	]);
+	await cluster.main.importWorkflows([backlogWorkflow(), exportWorkflow(), broadcastWorkflow()]);
 	await cluster.startAll();
 	await cluster.main.publishWorkflows([IDS.backlog, IDS.export, IDS.broadcast]);
 	await note('main and 2 workers up, workflows published');
