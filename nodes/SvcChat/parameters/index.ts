@@ -112,10 +112,10 @@ export class ParameterReader {
 		// $fromAI resolves only when the node runs as a tool: the model gave this input empty, and can give it again.
 		const input = fromAI(stored);
 		if (input) {
-			const wanted = input.description ? ` (${input.description})` : '';
+			const wanted = input.description ? `: ${input.description.replace(/\.$/, '')}` : '';
 			throw this.fail(
 				`'${label}' is empty: the tool's input \`${input.key}\` was given no value`,
-				`Call the tool again with a value for \`${input.key}\`${wanted}: it must not be empty.`,
+				`Call the tool again with \`${input.key}\` not empty${wanted}.`,
 			);
 		}
 		const expression = stored.slice(1).trim().replace(/\s+/g, ' ');

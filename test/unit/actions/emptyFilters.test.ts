@@ -134,7 +134,7 @@ describe('as a tool (Svc Chat Tool, the value from $fromAI)', () => {
 				"'Visitor' is empty: the tool's input `contact` was given no value",
 			);
 			expect(error.description).toBe(
-				'Call the tool again with a value for `contact` (The email address or phone number of the visitor, as they gave it): it must not be empty.',
+				'Call the tool again with `contact` not empty: The email address or phone number of the visitor, as they gave it.',
 			);
 		},
 	);
@@ -145,8 +145,6 @@ describe('as a tool (Svc Chat Tool, the value from $fromAI)', () => {
 			{ asTool: true, stored: { filters: { email: "={{ $fromAI('email') }}" } } },
 		);
 		expect(error.message).toBe("'Email' is empty: the tool's input `email` was given no value");
-		expect(error.description).toBe(
-			'Call the tool again with a value for `email`: it must not be empty.',
-		);
+		expect(error.description).toBe('Call the tool again with `email` not empty.');
 	});
 });

@@ -290,12 +290,11 @@ describe('a filter (issue 64): nothing from an expression fails, an empty field 
 	});
 
 	test("a $fromAI input is named for the model, with its description; one n8n cannot parse is an expression's", () => {
-		const ai = "={{ $fromAI('contact', 'The visitor\\'s email', 'string') }}";
+		const ai = "={{ $fromAI('contact', 'The visitor\\'s email.', 'string') }}";
 		expect(() => reader({ visitor: ai }, { visitor: '' }).filterText('visitor')).toThrow(
 			expect.objectContaining({
 				message: "'Visitor' is empty: the tool's input `contact` was given no value",
-				description:
-					"Call the tool again with a value for `contact` (The visitor's email): it must not be empty.",
+				description: "Call the tool again with `contact` not empty: The visitor's email.",
 			}),
 		);
 		const broken = "={{ $fromAI('contact', 'x', 'date') }}";
