@@ -14,7 +14,7 @@ import {
 	type ExampleStep,
 } from '../../scripts/examples';
 import { nodeOutput, type StoredExecution } from '../../scripts/executions';
-import type { Workflow } from '../../scripts/n8n';
+import { postJsonOnNewConnection, type Workflow } from '../../scripts/n8n';
 import type { Sandbox } from '../../sandbox';
 import { waitUntil } from '../../scripts/processes';
 import { finalState } from '../../nodes/SvcChat/helpers/chat';
@@ -402,6 +402,53 @@ test("13. a CRM contact's 3 latest chats: newest first as the API orders them, a
 	);
 	for (const chat of answer)
 		expect(chat.transcript).toMatch(new RegExp(`^Chat ${String(chat.id)},`));
+});
+
+// Issue 64: a call whose body gives no e-mail is refused with 400 and the message; nobody's chats are read.
+test('13. a call without an e-mail answers 400 with the message, reads no chat of anyone and sends no GET /chats', async () => {
+	const example = findExample(readExamples(), EXAMPLE_IDS.contactChats);
+	const hook = example.nodes.find((node) => node.name === 'CRM contact')!;
+	const url = `${env.n8n.baseUrl}/webhook/${String(hook.parameters.path)}`;
+	const hourBack = (ms: number) => (Math.floor(ms) - 3_600_000) * 1000;
+	/**
+	 * Posts `body`: the answer, and the GET /chats that a Newest First search begun meanwhile sends first (since: an
+	 * hour before it began, by n8n's clock, this machine's). The published triggers poll meanwhile, from their cursors.
+	 */
+	const post = async (body: unknown) => {
+		const from = env.sandbox.control.requestLog().length;
+		const startedMs = Date.now();
+		const { status, text } = await postJsonOnNewConnection(url, body, 60_000);
+		const [low, high] = [hourBack(startedMs - 1_000), hourBack(Date.now() + 1_000)];
+		const searches = env.sandbox.control
+			.requestLog()
+			.slice(from)
+			.filter(({ path, query }) => path === '/api/v2/chats' && query.since !== undefined)
+			.filter(({ query }) => Number(query.since) >= low && Number(query.since) <= high);
+		return { status, answer: JSON.parse(text) as unknown, searches: searches.length };
+	};
+	// The count sees the search of a call with an e-mail, so none below is no search.
+	const found = await post(pinnedBody(example, 'CRM contact'));
+	expect(found.status).toBe(200);
+	expect(found.searches).toBeGreaterThanOrEqual(1);
+	const bodies = [{}, { email: '' }, { email: '   ' }, { phone: '+44 20 7946 0958' }];
+	const error =
+		"'Visitor' is empty: the expression `{{ $json.body.email }}` gave no value for this item";
+	for (const body of bodies)
+		expect({ body, ...(await post(body)) }).toEqual({
+			body,
+			status: 400,
+			answer: { error },
+			searches: 0,
+		});
+	// n8n's record of each: Latest 3 chats sent the item to its error output, Refuse answered, Answer never ran.
+	const executions = await env.n8n.waitForExecutions(EXAMPLE_IDS.contactChats, 2 + bodies.length);
+	for (const { status, data } of executions.slice(-bodies.length)) {
+		expect(status).toBe('success');
+		expect(nodeOutput(data, 'Latest 3 chats')).toEqual([]);
+		expect(nodeOutput(data, 'Latest 3 chats', 1)).toEqual([expect.objectContaining({ error })]);
+		expect(nodeOutput(data, 'Refuse')).toHaveLength(1);
+		expect(data.resultData.runData.Answer).toBeUndefined();
+	}
 });
 
 test('1. the chat trigger, published, polls at once and exports every message of every finished chat', async () => {

@@ -82,6 +82,14 @@ export function testMcpServer(env: E2eEnvironment): void {
 				type: 'string',
 				description: expect.stringMatching(/as text: "10032"/),
 			});
+			// Nor can $fromAI mark a text non-empty (generateZodSchema: z.string(), no minLength): the description says it.
+			const contact = byName.Recent_chats_of_a_visitor.inputSchema.properties?.contact;
+			expect(contact).toMatchObject({
+				type: 'string',
+				description: expect.stringMatching(/never empty$/),
+			});
+			expect(contact).not.toHaveProperty('minLength');
+			expect(byName.Recent_chats_of_a_visitor.description).toMatch(/contact must not be empty/);
 			// What each tool returns, in the example's words; Set operator status keeps the node's own.
 			for (const name of ['Get chat transcript', 'List operators', 'Recent chats of a visitor'])
 				expect(byName[name.replaceAll(' ', '_')].description).toBe(toolDescription(name));
@@ -142,6 +150,21 @@ export function testMcpServer(env: E2eEnvironment): void {
 			const lookedBack = Date.now() - Date.parse(String(reply.searched_back_to));
 			expect(Math.abs(lookedBack - 30 * DAY_MS)).toBeLessThan(10 * 60_000);
 			expect(sent.filter((line) => !line.startsWith('GET'))).toEqual([]);
+		});
+
+		test('Recent chats of a visitor: an empty contact is refused with what to give instead; no chat is read', async () => {
+			for (const contact of ['', '   ']) {
+				const { result, text, sent } = await call('Recent_chats_of_a_visitor', { contact });
+				expect(result.isError).toBe(true);
+				expect(text).toContain("'Visitor' is empty: the tool's input `contact` was given no value");
+				expect(text).toContain(
+					'Call the tool again with `contact` not empty: The email address or phone number of the visitor, as they gave it; never empty.',
+				);
+				expect(text).not.toMatch(/\[item \d+\]/);
+				// No chat of anyone: no transcript, no visitor's contact, and the sandbox was asked nothing.
+				expect(text).not.toMatch(/Chat \d+, times in|chats_found|@mail\.example/);
+				expect(sent).toEqual([]);
+			}
 		});
 
 		test('List operators and Set operator status; an unknown email changes nobody', async () => {

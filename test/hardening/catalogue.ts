@@ -172,7 +172,8 @@ function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 				...returnAllAndLimit,
 				{
 					path: 'filters',
-					names: ['Filter'],
+					// Each filter names itself: a value of another type, or none from an expression (issue 64).
+					names: ['Filter', 'Email', 'Role', 'Status'],
 					valid: fc.record(
 						{
 							status: fc.subarray(['online', 'offline', 'dinner', 'invisible', 'pre-dinner']),
@@ -400,6 +401,14 @@ function actionOperations(facts: SandboxFacts): FuzzOperation[] {
 					names: ['Since Cursor'],
 					valid: fc.constantFrom('0', String((facts.nowMs - 5 * DAY_MS) * 1000)),
 					hostile: weirdCursors,
+				},
+				{
+					// Hostile, it is stored as an expression: one that gives no text fails the item (issue 64).
+					path: 'visitor',
+					names: ['Visitor'],
+					valid: fc.constantFrom('', 'nobody@svc.test', '+1 555 0100'),
+					hostile: hostileText,
+					structural: true,
 				},
 				...returnAllAndLimit,
 				chatOutput,

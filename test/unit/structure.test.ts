@@ -53,9 +53,9 @@ test('the graph reads every relative import of the shipped code', () => {
 	expect(graph.get('nodes/SvcChat/SvcChat.node.ts')).toContain('nodes/SvcChat/actions/router.ts');
 });
 
-test('nodes/ and credentials/ weigh at most 5,100 lines', () => {
+test('nodes/ and credentials/ weigh at most 5,250 lines', () => {
 	expect(shipped.length).toBeGreaterThan(20);
-	expect(totalLines(shipped)).toBeLessThanOrEqual(5100);
+	expect(totalLines(shipped)).toBeLessThanOrEqual(5250);
 });
 
 test('scripts/ weighs at most 1,750 lines', () => {

@@ -5,6 +5,7 @@ import {
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
+	type NodeApiError,
 } from 'n8n-workflow';
 
 import { showValue } from '../helpers/values';
@@ -26,12 +27,15 @@ export type SvcOperation = { properties: INodeProperties[] } & (
 const own = <T>(record: Record<string, T> | undefined, key: unknown): T | undefined =>
 	record && typeof key === 'string' && Object.hasOwn(record, key) ? record[key] : undefined;
 
+/** An n8n node error: the one thrown, else a NodeOperationError around it. */
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number) {
+	if (error instanceof Error && 'node' in error) return error as NodeApiError | NodeOperationError;
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
 /** The error that stops the run, naming its item ("[item N]", as n8n does; as a tool, not); a note goes on a copy. */
 function stopError(context: IExecuteFunctions, error: unknown, itemIndex: number, note?: string) {
-	const nodeError =
-		error instanceof Error && 'node' in error
-			? error
-			: new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+	const nodeError = asNodeError(context, error, itemIndex);
 	const suffix = ` [item ${itemIndex}]`;
 	const asTool = context.getNode().type.endsWith('Tool'); // a model's tool call has one item
 	if (!asTool && !nodeError.message.endsWith(suffix)) nodeError.message += suffix;
@@ -49,6 +53,9 @@ function stopError(context: IExecuteFunctions, error: unknown, itemIndex: number
 /** The node's output in input order, each item paired with its input item; the one place continue-on-fail is decided. */
 export function itemOutput(context: IExecuteFunctions, itemCount: number) {
 	const continueOnFail = context.continueOnFail();
+	// "Continue (using error output)": n8n-core moves an item there by its `error` (ours, json with more than `error`,
+	// would stay) and then keeps only { error: message } of its json; the regular output keeps the fix and the fields.
+	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
 	const perItem: INodeExecutionData[][] = Array.from({ length: itemCount }, () => []);
 	return {
 		items: () => perItem.flat(),
@@ -62,8 +69,13 @@ export function itemOutput(context: IExecuteFunctions, itemCount: number) {
 			const { message, description } = error as Error & { description?: unknown };
 			const json: IDataObject = { error: message };
 			if (typeof description === 'string' && description) json.description = description;
+			const nodeError = toErrorOutput
+				? { error: asNodeError(context, error, items[0].itemIndex) }
+				: {};
 			for (const { itemIndex, fields } of items)
-				perItem[itemIndex] = [{ json: { ...json, ...fields }, pairedItem: { item: itemIndex } }];
+				perItem[itemIndex] = [
+					{ json: { ...json, ...fields }, ...nodeError, pairedItem: { item: itemIndex } },
+				];
 		},
 	};
 }

@@ -1,5 +1,6 @@
 // The one set of parameter readers for both nodes; it sits beside actions/ and trigger/ so neither reaches into the other.
 import {
+	extractFromAICalls,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
@@ -27,6 +28,15 @@ export const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+$/;
 /** The value of a resource locator ({ __rl, mode, value }); a plain value (older workflows, expressions) as it is. */
 const locatorValue = (value: unknown) =>
 	isPlainObject(value) && value.__rl === true && 'value' in value ? value.value : value;
+
+/** The first `$fromAI` input of a stored value, parsed as n8n builds the tool's schema; none if it does not parse. */
+function fromAI(stored: string) {
+	try {
+		return extractFromAICalls(stored).at(0);
+	} catch {
+		return undefined;
+	}
+}
 
 /** Reads and checks parameters; each problem is a NodeOperationError that names the field and says how to fix it. */
 export class ParameterReader {
@@ -73,6 +83,48 @@ export class ParameterReader {
 		}
 		if (options.keepSpaces) return value.trim() ? value : undefined;
 		return value.trim() || undefined;
+	}
+
+	/**
+	 * A filter of whose data is read (a visitor, operators): undefined, no filter, only when left empty in the editor. An
+	 * expression that gave nothing (empty, spaces, null) fails the item: read as no filter, it would read everyone's.
+	 */
+	filterText(name: string): string | undefined {
+		const text = this.optionalText(name);
+		if (text === undefined) this.refuseEmptyExpression(name);
+		return text;
+	}
+
+	/** A list filter (roles, statuses): as `filterText`, nothing from an expression ([], '', null) fails the item. */
+	filterList(name: string): string[] {
+		const list = this.list(name);
+		if (!list.some((one) => one.trim())) this.refuseEmptyExpression(name);
+		return list;
+	}
+
+	/** Throws when the stored value is an expression (it gave nothing); a model's `$fromAI` input is named as such. */
+	private refuseEmptyExpression(name: string) {
+		let stored: unknown = this.context.getNode().parameters;
+		for (const key of name.split('.')) stored = isPlainObject(stored) ? stored[key] : undefined;
+		stored = locatorValue(stored);
+		if (typeof stored !== 'string' || !stored.startsWith('=')) return;
+		const label = this.label(name);
+		// $fromAI resolves only when the node runs as a tool: the model gave this input empty, and can give it again.
+		const input = fromAI(stored);
+		if (input) {
+			const wanted = input.description ? `: ${input.description.replace(/\.$/, '')}` : '';
+			throw this.fail(
+				`'${label}' is empty: the tool's input \`${input.key}\` was given no value`,
+				`Call the tool again with \`${input.key}\` not empty${wanted}.`,
+			);
+		}
+		const expression = stored.slice(1).trim().replace(/\s+/g, ' ');
+		const shown = expression.length > 80 ? `${expression.slice(0, 80)}…` : expression;
+		const forItem = this.itemIndex === undefined ? '' : ' for this item';
+		throw this.fail(
+			`'${label}' is empty: the expression \`${shown}\` gave no value${forItem}`,
+			`Check the data the expression reads: it has no value there. To read everyone's, leave '${label}' empty in the editor, without an expression.`,
+		);
 	}
 
 	requiredText(name: string, { fix }: Fix): string {

@@ -52,7 +52,7 @@ export const operatorProperties: INodeProperties[] = [
 		options: OPERATOR_STATUS_OPTIONS,
 		default: [],
 		description:
-			'Only changes to one of these statuses; none means any change. For a status that is not listed, switch to an expression and give a list such as ["online", "busy"].',
+			'Only changes to one of these statuses; none means any change. For a status that is not listed, switch to an expression and give a list such as ["online", "busy"]: one that gives none fails the poll.',
 		displayOptions: forEvents('operatorStatusChanged'),
 	},
 	{
@@ -72,7 +72,7 @@ export const operatorProperties: INodeProperties[] = [
 		options: OPERATOR_ROLE_OPTIONS,
 		default: [],
 		description:
-			'Only operators with at least one of these roles (for example Operator, to leave out administrators who never take chats); none means every operator',
+			'Only operators with at least one of these roles (for example Operator, to leave out administrators who never take chats); none means every operator, but an expression that gives none fails the poll',
 		displayOptions: forEvents('operatorAvailabilityChanged', 'operatorStatusChanged'),
 	},
 ];
@@ -121,7 +121,7 @@ type OperatorSettings = Record<'roles' | 'availableStatuses' | 'toStatuses' | 'w
 
 function readOperatorSettings(context: IPollFunctions, event: OperatorEvent): OperatorSettings {
 	const read = pollParameters(context, operatorProperties);
-	const roles = read.list('roles');
+	const roles = read.filterList('roles');
 	if (event === 'operatorAvailabilityChanged') {
 		const availableStatuses = read.list('availableStatuses');
 		if (!availableStatuses.length)
@@ -143,7 +143,7 @@ function readOperatorSettings(context: IPollFunctions, event: OperatorEvent): Op
 			);
 		return text.toLowerCase();
 	});
-	return { roles, availableStatuses: [], toStatuses: read.list('toStatuses'), wanted };
+	return { roles, availableStatuses: [], toStatuses: read.filterList('toStatuses'), wanted };
 }
 
 /** A filter left empty lets every value through. */

@@ -1,6 +1,6 @@
 // The execute contract: the router refuses an operation it does not have; its item output decides continue-on-fail.
 import { mock } from 'jest-mock-extended';
-import { NodeApiError, type IExecuteFunctions, type INode } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
 import { operations } from '../../../nodes/SvcChat/actions/resources';
 import { itemOutput, router } from '../../../nodes/SvcChat/actions/router';
@@ -67,6 +67,26 @@ test('with continue-on-fail, each failed item gets its error item with its field
 			pairedItem: { item },
 		})),
 	]);
+	// No `error` beside the json: n8n would keep only { error: message } of it, and move it to an error output.
+	expect(output.items()[1]).not.toHaveProperty('error');
+});
+
+test('On Error "Continue (using error output)": each error item carries its n8n error, by which n8n moves it there', () => {
+	const context = batchContext(true);
+	context.getNode.mockReturnValue({ ...node, onError: 'continueErrorOutput' });
+	const output = itemOutput(context, 2);
+	const error = apiError();
+	output.fail(error, [{ itemIndex: 0 }]);
+	output.fail(new Error('plain'), [{ itemIndex: 1 }]);
+	const [first, second] = output.items();
+	expect(first).toEqual({
+		json: { error: 'The server said no', description: 'Try later.' },
+		error,
+		pairedItem: { item: 0 },
+	});
+	// One that is not an n8n error is wrapped in a NodeOperationError naming its item.
+	expect(second.error).toBeInstanceOf(NodeOperationError);
+	expect(second.error).toMatchObject({ message: 'plain', context: { itemIndex: 1 } });
 });
 
 test.each([

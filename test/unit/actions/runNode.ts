@@ -12,6 +12,10 @@ export interface RunOptions {
 	continueOnFail?: boolean;
 	typeVersion?: number;
 	timezone?: string;
+	/** Stored values (what `getNode().parameters` shows) where the workflow has expressions, e.g. "={{ $json.email }}". */
+	stored?: INodeParameters;
+	/** Runs as n8n's tool variant (type svcChatTool), as an AI Agent or the MCP Server Trigger calls it. */
+	asTool?: boolean;
 }
 
 /** The node's first output, after one execution with these parameters (or per-item parameters). */
@@ -20,8 +24,9 @@ export async function runNode(
 	options: RunOptions = {},
 ): Promise<INodeExecutionData[]> {
 	const node = new SvcChat();
+	const { description } = node;
 	const context = createExecuteContext({
-		description: node.description,
+		description: options.asTool ? { ...description, name: `${description.name}Tool` } : description,
 		parameters,
 		credentials: testCredentials(HOST),
 		items: options.items,
@@ -29,6 +34,14 @@ export async function runNode(
 		typeVersion: options.typeVersion,
 		timezone: options.timezone,
 	});
+	// The harness's node holds what the expressions gave; n8n's holds the expressions themselves.
+	if (options.stored) {
+		const shown = context.getNode();
+		context.getNode.mockReturnValue({
+			...shown,
+			parameters: { ...shown.parameters, ...options.stored },
+		});
+	}
 	const [output] = await node.execute.call(context);
 	return output;
 }

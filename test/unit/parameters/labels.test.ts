@@ -61,6 +61,8 @@ const actionCases: Array<[string, string, INodeParameters]> = [
 	['chat:getMany', 'sinceCursor', { since: 'cursor', sinceCursor: '12.5' }],
 	['chat:getMany', 'sinceDate', { sinceDate: 'not a date' }],
 	['chat:getMany', 'limit', { sinceDate: '2024-05-01T00:00:00Z', limit: 2.5 }],
+	['chat:getMany', 'visitor', { visitor: ['a@x.io'] }],
+	['operator:getMany', 'filters.email', { filters: { email: ['a@x.io'] } }],
 	['operator:getMany', 'filters.role', { filters: { role: 5 } }],
 	['operator:getMany', 'filters.status', { filters: { status: { a: 1 } } }],
 	['operator:setStatus', 'email', { email: '' }],

@@ -220,3 +220,86 @@ describe('a value quoted in an error message', () => {
 		expect(showValue({ day: 1 })).toBe('an object');
 	});
 });
+
+describe('a filter (issue 64): nothing from an expression fails, an empty field is no filter', () => {
+	const filters: INodeProperties[] = [
+		{ displayName: 'Visitor', name: 'visitor', type: 'string', default: '' },
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			default: {},
+			options: [
+				{ displayName: 'Role', name: 'role', type: 'multiOptions', default: [], options: [] },
+			],
+		},
+	];
+	/** A reader whose node stores `stored` (expressions as n8n keeps them) and whose reads give `values`. */
+	function reader(stored: IDataObject, values: IDataObject) {
+		const context = mock<IExecuteFunctions>();
+		context.getNode.mockReturnValue({ ...node, parameters: stored } as INode);
+		context.getNodeParameter.mockImplementation(((name: string, _item: number, fallback: unknown) =>
+			lookUp(values, name, fallback)) as never);
+		return itemParameters(context, 0, filters);
+	}
+	// The value an expression gave, for both filters (undefined reads as the reader's fallback, as in n8n).
+	const gave = (value: unknown) => ({ visitor: value, filters: { role: value } }) as IDataObject;
+
+	test.each([[''], ['   '], [undefined], [null]])(
+		'an expression that gave %p: the item fails, naming the field and the expression',
+		(value) => {
+			const read = reader({ visitor: '={{ $json.email }}' }, { visitor: value });
+			expect(() => read.filterText('visitor')).toThrow(
+				expect.objectContaining({
+					message:
+						"'Visitor' is empty: the expression `{{ $json.email }}` gave no value for this item",
+				}),
+			);
+		},
+	);
+
+	test.each([[[]], [''], [[' ']], [null], [undefined]])(
+		'a list filter whose expression gave %p fails the same way',
+		(value) => {
+			const read = reader({ filters: { role: '={{ $json.roles }}' } }, gave(value));
+			expect(() => read.filterList('filters.role')).toThrow(
+				"'Role' is empty: the expression `{{ $json.roles }}` gave no value for this item",
+			);
+		},
+	);
+
+	test('left empty in the editor, or given a value, a filter reads as before', () => {
+		expect(reader({ visitor: '' }, { visitor: '' }).filterText('visitor')).toBeUndefined();
+		expect(reader({}, {}).filterText('visitor')).toBeUndefined();
+		expect(reader({ filters: {} }, gave([])).filterList('filters.role')).toEqual([]);
+		const fromExpression = reader({ visitor: '={{ $json.email }}' }, { visitor: ' a@x.io ' });
+		expect(fromExpression.filterText('visitor')).toBe('a@x.io');
+		const roles = reader({ filters: { role: '={{ $json.roles }}' } }, gave(['admin']));
+		expect(roles.filterList('filters.role')).toEqual(['admin']);
+	});
+
+	test('a long expression is shown cut, on one line; one in a resource locator counts too', () => {
+		const long = `={{ $json.contact\n  ?? ${'x'.repeat(100)} }}`;
+		expect(() => reader({ visitor: long }, { visitor: '' }).filterText('visitor')).toThrow(
+			`the expression \`{{ $json.contact ?? ${'x'.repeat(60)}…\` gave no value`,
+		);
+		const locator = { __rl: true, mode: 'id', value: '={{ $json.id }}' };
+		expect(() => reader({ visitor: locator }, { visitor: '' }).filterText('visitor')).toThrow(
+			"'Visitor' is empty: the expression `{{ $json.id }}`",
+		);
+	});
+
+	test("a $fromAI input is named for the model, with its description; one n8n cannot parse is an expression's", () => {
+		const ai = "={{ $fromAI('contact', 'The visitor\\'s email.', 'string') }}";
+		expect(() => reader({ visitor: ai }, { visitor: '' }).filterText('visitor')).toThrow(
+			expect.objectContaining({
+				message: "'Visitor' is empty: the tool's input `contact` was given no value",
+				description: "Call the tool again with `contact` not empty: The visitor's email.",
+			}),
+		);
+		const broken = "={{ $fromAI('contact', 'x', 'date') }}";
+		expect(() => reader({ visitor: broken }, { visitor: '' }).filterText('visitor')).toThrow(
+			"'Visitor' is empty: the expression `{{ $fromAI('contact', 'x', 'date') }}` gave no value",
+		);
+	});
+});

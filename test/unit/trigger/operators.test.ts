@@ -204,6 +204,40 @@ describe('Operator Status Changed', () => {
 	});
 });
 
+// Issue 64: an empty filter never widens to every operator. The harness's node holds what the expressions gave; n8n's
+// holds the expressions, as here.
+describe.each([
+	['roles', 'Roles', STATUS],
+	['roles', 'Roles', AVAILABILITY],
+	['toStatuses', 'To Status', STATUS],
+])('%s (%s) given by an expression', (name, label, event) => {
+	const byExpression = (value: unknown) => {
+		const harness = triggerHarness({ ...event, [name]: value } as INodeParameters, {});
+		const node = harness.context.getNode();
+		const stored = { ...node.parameters, [name]: '={{ $json.wanted }}' };
+		harness.context.getNode.mockReturnValue({ ...node, parameters: stored });
+		return harness;
+	};
+
+	test.each([[[]], [''], [[' ']]])(
+		'that gave %j fails the poll, naming the field and the expression (no item); nothing is requested',
+		async (value) => {
+			// No mock: a request would fail with nock's refusal instead.
+			await expect(byExpression(value).poll()).rejects.toMatchObject({
+				message: `'${label}' is empty: the expression \`{{ $json.wanted }}\` gave no value`,
+				description: expect.stringContaining(`leave '${label}' empty in the editor`),
+			});
+		},
+	);
+
+	test('that gave a list polls as before; left empty in the editor, it means every operator', async () => {
+		replyOperators(TEAM);
+		expect(await byExpression(['operator', 'online']).poll()).toBeNull();
+		replyOperators(TEAM);
+		expect(await triggerHarness({ ...event, [name]: [] }, {}).poll()).toBeNull();
+	});
+});
+
 describe('Operator Availability Changed', () => {
 	const allOffline = TEAM.map((one) => ({ ...one, status: 'offline' }));
 

@@ -44,7 +44,8 @@ export const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. jane@example.com',
-		description: "Only this visitor's: by the visitor fields, else its latest contact form",
+		description:
+			"Only this visitor's chats: by the visitor fields, else their latest contact form. Left empty in the editor: every visitor's. An expression that gives no value fails the item and reads nothing.",
 	},
 	{
 		displayName: 'Match Visitor By',
@@ -136,7 +137,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
 	const output = readChatOutputMode(this, itemIndex);
 	const includeCursor = read.flag('options.includeCursor');
-	const visitor = read.optionalText('visitor');
+	const visitor = read.filterText('visitor');
 	const keep = visitor && visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor);
 	const limit = read.limit();
 	const format = async (chats: Chat[]) =>

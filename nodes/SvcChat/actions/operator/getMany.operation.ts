@@ -25,7 +25,8 @@ export const properties: INodeProperties[] = [
 				type: 'string',
 				placeholder: 'name@email.com',
 				default: '',
-				description: 'Only the operator with this email (upper and lower case are treated alike)',
+				description:
+					'Only the operator with this email (upper and lower case are treated alike). An expression that gives no value fails the item.',
 			},
 			{
 				displayName: 'Role',
@@ -33,7 +34,8 @@ export const properties: INodeProperties[] = [
 				type: 'multiOptions',
 				options: OPERATOR_ROLE_OPTIONS,
 				default: [],
-				description: 'Only operators that have at least one of these roles',
+				description:
+					'Only operators that have at least one of these roles. An expression that gives none fails the item.',
 			},
 			{
 				displayName: 'Status',
@@ -41,7 +43,8 @@ export const properties: INodeProperties[] = [
 				type: 'multiOptions',
 				options: OPERATOR_STATUS_OPTIONS,
 				default: [],
-				description: 'Only operators currently in one of these statuses',
+				description:
+					'Only operators currently in one of these statuses. An expression that gives none fails the item.',
 			},
 		],
 	},
@@ -49,10 +52,10 @@ export const properties: INodeProperties[] = [
 
 export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const read = itemParameters(this, itemIndex, properties);
-	const filters = read.collection('filters');
-	const email = typeof filters.email === 'string' ? filters.email.trim().toLowerCase() : '';
-	const roles = read.list('filters.role');
-	const statuses = read.list('filters.status');
+	read.collection('filters'); // checked as a whole first, so a broken value is named as such
+	const email = read.filterText('filters.email')?.toLowerCase();
+	const roles = read.filterList('filters.role');
+	const statuses = read.filterList('filters.status');
 	const operators = await svcRequest(this, 'operators', { itemIndex });
 	const matching = operators.filter(
 		(operator) =>
