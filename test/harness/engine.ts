@@ -29,7 +29,7 @@ import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scrip
 import { lateBound } from './lateBound';
 
 /** Generous: a fresh machine installs the pinned runtime (minutes) before the first engine loads. */
-const ENGINE_SETUP_TIMEOUT_MS = 15 * 60_000;
+export const ENGINE_SETUP_TIMEOUT_MS = 15 * 60_000;
 
 /** Credential data by credential type, as a node's `credentials` name them (any id finds its type's data). */
 type EngineCredentials = Record<string, ICredentialDataDecryptedObject>;
@@ -59,6 +59,7 @@ type Pollers = { runPollFunction?: PollFunction; runPoll?: PollFunction };
 type Loaded = { type: INodeType | IVersionedNodeType };
 interface Loader {
 	packageName: string;
+	directory: string;
 	known: { credentials: Record<string, unknown> };
 	loadAll(): Promise<void>;
 	getNode(type: string): Loaded;
@@ -84,7 +85,7 @@ function installBuiltPackage(runtimeDir: string): string {
 }
 
 /** Loads one n8n line's engine and the node types, once per test file (Jest gives each file its own modules). */
-async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
+export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = ensureRuntime(undefined, flavour);
 	const core = runtime.require('n8n-core') as typeof N8nCore;
 	const workflowLib = runtime.require('n8n-workflow') as typeof N8nWorkflow;
@@ -94,6 +95,10 @@ async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const { TriggersAndPollers } = runtime.require(
 		path.join(coreDir, 'dist/execution-engine/triggers-and-pollers.js'),
 	) as { TriggersAndPollers: new () => Pollers };
+	// Made with every node's helpers; 1.x's keeps an interval that only n8n's shutdown ends, which would hold Jest open.
+	const { SSHClientsManager } = runtime.require(
+		path.join(coreDir, 'dist/execution-engine/ssh-clients-manager.js'),
+	) as { SSHClientsManager: new () => { onShutdown(): void } };
 
 	const svcLoader = new core.PackageDirectoryLoader(
 		installBuiltPackage(runtime.dir),
@@ -265,6 +270,8 @@ async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	return {
 		flavour,
 		nodeTypes,
+		/** Where this engine installed its own copy of the package (package.json and dist/), whose modules its nodes run. */
+		packageDir: svcLoader.directory,
 		/**
 		 * Runs a workflow to its end, as the editor's "Execute workflow" does when `mode` is 'manual' (the default), from its
 		 * first trigger or the node `from`, given these items (a webhook's request, say: `[{ json: { body } }]`).
@@ -356,10 +363,12 @@ async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 				},
 			};
 		},
+		/** What n8n's shutdown ends of the engine's services. */
+		shutdown: () => Container.get(SSHClientsManager).onShutdown(),
 	};
 }
 
-type Engine = Awaited<ReturnType<typeof loadEngine>>;
+export type Engine = Awaited<ReturnType<typeof loadEngine>>;
 
 export interface EngineUnderTest {
 	engine: Engine;
@@ -384,7 +393,10 @@ export function useEngine(
 		]);
 		current = { engine, sandbox, credentials: { svcApi: sandboxCredential(sandbox).data } };
 	}, ENGINE_SETUP_TIMEOUT_MS);
-	afterAll(async () => await current?.sandbox.stop());
+	afterAll(async () => {
+		current?.engine.shutdown();
+		await current?.sandbox.stop();
+	});
 	return lateBound(() => {
 		if (!current) throw new Error('The engine is read before its beforeAll loaded it');
 		return current;
