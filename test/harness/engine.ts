@@ -75,13 +75,26 @@ interface Loader {
 function installBuiltPackage(runtimeDir: string): string {
 	const parent = path.join(runtimeDir, 'engine-packages');
 	fs.mkdirSync(parent, { recursive: true });
+	// Copies of processes that ended without their shutdown (a killed Jest worker) go first.
+	for (const stale of fs
+		.readdirSync(parent)
+		.filter((name) => !isRunning(Number(name.split('-')[0]))))
+		fs.rmSync(path.join(parent, stale), { recursive: true, force: true });
 	const folder = fs.mkdtempSync(path.join(parent, `${process.pid}-`));
 	const target = path.join(folder, 'n8n-nodes-svc');
 	fs.mkdirSync(target);
 	fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
 	fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
-	process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
 	return target;
+}
+
+function isRunning(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /** Loads one n8n line's engine and the node types, once per test file (Jest gives each file its own modules). */
@@ -363,8 +376,11 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 				},
 			};
 		},
-		/** What n8n's shutdown ends of the engine's services. */
-		shutdown: () => Container.get(SSHClientsManager).onShutdown(),
+		/** What n8n's shutdown ends of the engine's services; the package's copy goes too (its modules stay loaded). */
+		shutdown() {
+			Container.get(SSHClientsManager).onShutdown();
+			fs.rmSync(path.dirname(svcLoader.directory), { recursive: true, force: true });
+		},
 	};
 }
 
