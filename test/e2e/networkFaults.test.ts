@@ -6,6 +6,7 @@ import type { INode } from 'n8n-workflow';
 import { nodeOutput } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
 import { executeBatch } from '../harness/executeBatch';
+import { testExecuteBatchOutcomes } from './execute-batch.scenario';
 import { closedPort } from '../unit/transport/support';
 import {
 	N8N_REGEX_TIMEOUT,
@@ -395,3 +396,7 @@ test('n8n 1.x and 2.x gave the same messages and request counts', () => {
 	expect(Object.keys(resultsByLine).sort()).toEqual(['n8n-1', 'n8n-2']);
 	expect(resultsByLine['n8n-1']).toEqual(resultsByLine['n8n-2']);
 });
+
+// After the matrix, on its n8n 2.x: this file runs execute-batch already.
+describe("the harness reads every outcome of n8n's execute-batch", () =>
+	testExecuteBatchOutcomes(() => environments[LINES.indexOf('n8n-2')]));
