@@ -395,6 +395,37 @@ test("13. a CRM contact's 3 latest chats: newest first as the API orders them, a
 		expect(chat.transcript).toMatch(new RegExp(`^Chat ${String(chat.id)},`));
 });
 
+// Issue 64: a call whose body gives no e-mail is refused with 400 and the message; nobody's chats are read.
+test('13. a call without an e-mail answers 400 with the message, reads no chat of anyone and sends no GET /chats', async () => {
+	/** Example 13 called with `body` (else its pinned one), and its GET /chats: nothing else reads them meanwhile. */
+	const call = async (body?: object) => {
+		const from = env.sandbox.control.requestLog().length;
+		const { response, data } = await callWebhook(EXAMPLE_IDS.contactChats, 'CRM contact', body);
+		const log = env.sandbox.control.requestLog().slice(from);
+		return { response, data, chatReads: log.filter(({ path }) => path === '/api/v2/chats').length };
+	};
+	// The count sees the search of a call with an e-mail, so none below is no search.
+	const found = await call();
+	expect(found.response).toMatchObject({ statusCode: 200 });
+	expect(found.chatReads).toBeGreaterThanOrEqual(1);
+	const bodies = [{}, { email: '' }, { email: '   ' }, { phone: '+44 20 7946 0958' }];
+	const error =
+		"'Visitor' is empty: the expression `{{ $json.body.email }}` gave no value for this item";
+	for (const body of bodies) {
+		const { response, data, chatReads } = await call(body);
+		expect({ body, response, chatReads }).toEqual({
+			body,
+			response: { statusCode: 400, headers: {}, body: { error } },
+			chatReads: 0,
+		});
+		// Latest 3 chats sent the item to its error output, Refuse answered, Answer never ran.
+		expect(nodeOutput(data, 'Latest 3 chats')).toEqual([]);
+		expect(nodeOutput(data, 'Latest 3 chats', 1)).toEqual([expect.objectContaining({ error })]);
+		expect(nodeOutput(data, 'Refuse')).toHaveLength(1);
+		expect(data.resultData.runData.Answer).toBeUndefined();
+	}
+});
+
 test('1. the chat trigger, published, exports at its first poll every message of every finished chat, once', async () => {
 	const trigger = publish(example(EXAMPLE_IDS.exportFinishedChats));
 	const { data } = await trigger.emits();
