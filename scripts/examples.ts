@@ -68,12 +68,6 @@ const MISSED_TRIGGER = 'Missed chats';
 const WAITING_TRIGGER = 'Waiting visitors';
 /** How often the copies of examples 7 to 10 poll: each change is seen within it, and polled again before the next. */
 const POLL_SECONDS = 3;
-/** The copies of examples 8 to 10 that `runExamples` publishes (example 10's alerts after 3 s, not 3 minutes). */
-export const JOB_COPIES = {
-	badRating: 'svcRunRating3s',
-	missedChat: 'svcRunMissed3s',
-	visitorWaiting: 'svcRunWaiting3s',
-};
 /** Seeded chats (seed 1) that `runExamples` rates: the bad one already has a rating of 1, older than the trigger. */
 export const RATED_CHATS = { bad: 10004, good: 10000 };
 /**
@@ -95,6 +89,13 @@ function variant(workflow: Workflow, id: string, what: string, which: string, pa
 	);
 	return { ...workflow, id, name: `${workflow.name} (${what})`, nodes };
 }
+
+/** Example 3 with a wait of `seconds` s, not an hour. */
+export const lunchCopy = (workflow: Workflow, seconds: number) =>
+	variant(workflow, 'svcRunLunch1300', `a wait of ${seconds} s`, 'n8n-nodes-base.wait', {
+		amount: seconds,
+		unit: 'seconds',
+	});
 
 /** A copy of an example whose chat trigger polls every POLL_SECONDS s instead of every minute. */
 const pollingCopy = (workflow: Workflow, id: string, what = '') =>
@@ -119,6 +120,23 @@ function alertCopy(workflow: Workflow): Workflow {
 	};
 }
 
+/** The copies of examples 7 to 10 that `runExamples` publishes, polling every POLL_SECONDS s (10's alerts after 3 s). */
+export function pollingCopies(examples: Workflow[]) {
+	const example = (id: string) => findExample(examples, id);
+	return {
+		alert: alertCopy(example(EXAMPLE_IDS.nobodyOnline)),
+		rating: pollingCopy(example(EXAMPLE_IDS.badRating), 'svcRunRating3s'),
+		missed: pollingCopy(example(EXAMPLE_IDS.missedChat), 'svcRunMissed3s'),
+		waiting: variant(
+			example(EXAMPLE_IDS.visitorWaiting),
+			'svcRunWaiting3s',
+			`every ${POLL_SECONDS} s, a wait of 3 s`,
+			'n8n-nodes-svc.svcChatTrigger',
+			{ pollTimes: pollEvery(POLL_SECONDS), waitLongerThan: 0.05 },
+		),
+	};
+}
+
 /** The pinned sample a webhook example carries, i.e. what its caller would post. */
 export function pinnedBody(workflow: Workflow, webhookName: string): Record<string, unknown> {
 	const body = workflow.pinData?.[webhookName]?.[0]?.json.body;
@@ -136,7 +154,7 @@ export interface ExampleStep {
 	response?: { status: number; body: unknown };
 }
 
-function outputsOf(run: RunData, nodeNames: string[]): ExampleStep['outputs'] {
+export function outputsOf(run: RunData, nodeNames: string[]): ExampleStep['outputs'] {
 	const item = ({ json, binary }: ReturnType<typeof nodeItems>[number]) => {
 		if (!binary) return json;
 		const files = Object.entries(binary).map(([key, { fileName, mimeType, fileSize }]) => [
@@ -158,6 +176,15 @@ async function nthSuccess(n8n: N8n, workflowId: string, nth: number): Promise<Ru
 			`Execution ${nth} of ${workflowId} ended "${execution.status}": ${JSON.stringify(execution.data.resultData.error)}`,
 		);
 	return execution.data;
+}
+
+/** Waits for a published workflow's first poll: its chat trigger saved what it found (the statuses; the server's place). */
+export async function firstPoll(n8n: N8n, { id, nodes }: Workflow) {
+	const trigger = nodes.find(({ type }) => type === 'n8n-nodes-svc.svcChatTrigger')?.name;
+	await waitUntil(
+		async () => Object.keys((await n8n.staticData(id))?.[`node:${trigger}`] ?? {}).length,
+		{ what: `the first poll of "${trigger}" in ${id}`, timeoutMs: 60_000, everyMs: 250 },
+	);
 }
 
 type WebhookCall = { workflow: Workflow; webhook: string; body?: unknown; nth?: number };
@@ -191,24 +218,8 @@ export async function runExamples(
 ): Promise<ExampleStep[]> {
 	const examples = readExamples();
 	const example = (id: string) => findExample(examples, id);
-	// The lunch break with a wait of two seconds, not an hour.
-	const lunch = variant(
-		example(EXAMPLE_IDS.lunchBreak),
-		'svcRunLunch1300',
-		'a wait of 2 s',
-		'n8n-nodes-base.wait',
-		{ amount: 2, unit: 'seconds' },
-	);
-	const alert = alertCopy(example(EXAMPLE_IDS.nobodyOnline));
-	const rating = pollingCopy(example(EXAMPLE_IDS.badRating), JOB_COPIES.badRating);
-	const missed = pollingCopy(example(EXAMPLE_IDS.missedChat), JOB_COPIES.missedChat);
-	const waiting = variant(
-		example(EXAMPLE_IDS.visitorWaiting),
-		JOB_COPIES.visitorWaiting,
-		`every ${POLL_SECONDS} s, a wait of 3 s`,
-		'n8n-nodes-svc.svcChatTrigger',
-		{ pollTimes: pollEvery(POLL_SECONDS), waitLongerThan: 0.05 },
-	);
+	const lunch = lunchCopy(example(EXAMPLE_IDS.lunchBreak), 2);
+	const { alert, rating, missed, waiting } = pollingCopies(examples);
 	await n8n.importWorkflows([...examples, lunch, alert, rating, missed, waiting]);
 
 	const steps: ExampleStep[] = [];
@@ -265,14 +276,8 @@ export async function runExamples(
 	const exported = { title, workflowId: EXAMPLE_IDS.exportFinishedChats, how: 'publishing it' };
 	await record(exported, ['Finished chats', 'Spreadsheet columns', 'CSV file']);
 
-	/** Waits for a published copy's first poll: its trigger saved what it found (the statuses; the server's place). */
-	const firstPoll = async ({ id }: Workflow, trigger: string) =>
-		await waitUntil(
-			async () => Object.keys((await n8n.staticData(id))?.[`node:${trigger}`] ?? {}).length,
-			{ what: `the first poll of "${trigger}"`, timeoutMs: 60_000, everyMs: 250 },
-		);
 	// Example 7: once its first poll has recorded the statuses, every operator goes offline, then back.
-	await firstPoll(alert, ALERT_TRIGGER);
+	await firstPoll(n8n, alert);
 	const how = `its trigger, published, polling every ${POLL_SECONDS} s (its IF sees a pinned clock)`;
 	const shown = [ALERT_TRIGGER, 'Message for the team', 'Outside business hours'];
 	const alertStep = async (nth: number, title: string) =>
@@ -285,8 +290,8 @@ export async function runExamples(
 
 	// Examples 8 and 9: once both have found their place, a chat is rated 1 and another 5, and two chats are missed.
 	const polled = `its trigger, published, polling every ${POLL_SECONDS} s`;
-	await firstPoll(rating, RATING_TRIGGER);
-	await firstPoll(missed, MISSED_TRIGGER);
+	await firstPoll(n8n, rating);
+	await firstPoll(n8n, missed);
 	sandbox.control.rateChat(RATED_CHATS.bad, { rate: 1 });
 	sandbox.control.rateChat(RATED_CHATS.good, { rate: 5 });
 	const ratingTitle = `Bad rating: chat ${RATED_CHATS.bad} rated 1, chat ${RATED_CHATS.good} rated 5`;
@@ -299,7 +304,7 @@ export async function runExamples(
 	await record({ title: missedTitle, workflowId: missed.id, how: polled }, missedShown);
 
 	// Example 10: two visitors write; one is answered at once, the other waits past 3 s.
-	await firstPoll(waiting, WAITING_TRIGGER);
+	await firstPoll(n8n, waiting);
 	sandbox.control.visitorWaits();
 	sandbox.control.answerChat(sandbox.control.visitorWaits().id);
 	const waitingTitle = 'A visitor waits more than 3 s; another, answered at once, does not count';

@@ -12,6 +12,7 @@ import {
 	type RecordingServer,
 } from './recordingServer';
 import { runManually } from './manualRuns';
+import { testWrongPasswordInDemo } from './wrong-password-demo.scenario';
 
 const OWNER: Owner = {
 	email: 'owner@svc-e2e.test',
@@ -366,3 +367,14 @@ describe('the credential test, run the way the editor runs it', () => {
 		).toEqual([]);
 	});
 });
+
+// Last: it publishes the demo's triggers on a credential of their own, then saves a wrong password in it.
+describe('the demo, its triggers published, with a wrong password saved', () =>
+	testWrongPasswordInDemo({
+		get n8n() {
+			return n8n;
+		},
+		get sandbox() {
+			return sandbox;
+		},
+	}));

@@ -7,6 +7,7 @@ import type * as N8nCore from 'n8n-core';
 import type * as N8nWorkflow from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
+	IDataDeduplicator,
 	IDataObject,
 	IExecuteResponsePromiseData,
 	IHttpRequestOptions,
@@ -25,7 +26,13 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { sandboxCredential } from '../../scripts/examples';
 import type { RunData } from '../../scripts/executions';
 import type { Workflow as WorkflowJson } from '../../scripts/n8n';
-import { ensureRuntime, FLAVOURS, REPO_ROOT, type N8nFlavour } from '../../scripts/runtime';
+import {
+	ensureRuntime,
+	FLAVOURS,
+	REPO_ROOT,
+	type N8nFlavour,
+	type N8nRuntime,
+} from '../../scripts/runtime';
 import { lateBound } from './lateBound';
 
 /** Generous: a fresh machine installs the pinned runtime (minutes) before the first engine loads. */
@@ -97,6 +104,38 @@ function isRunning(pid: number): boolean {
 	}
 }
 
+type ProcessedData = { workflowId: string; context: string };
+
+/**
+ * What Remove Duplicates saw in earlier executions: n8n's own DeduplicationHelper, as its server sets it up, on a
+ * ProcessedData table in memory (for the engine's life) instead of n8n's database.
+ */
+async function initDeduplication(
+	runtime: N8nRuntime,
+	core: typeof N8nCore,
+	container: typeof import('@n8n/di').Container,
+) {
+	const { DeduplicationHelper } = runtime.require(
+		'n8n/dist/deduplication/deduplication-helper.js',
+	) as {
+		DeduplicationHelper: new () => IDataDeduplicator;
+	};
+	const { ProcessedDataRepository } = runtime.require('@n8n/db') as {
+		ProcessedDataRepository: new () => unknown;
+	};
+	const rows = new Map<string, ProcessedData>();
+	const key = ({ workflowId, context }: ProcessedData) => `${workflowId} ${context}`;
+	container.set(ProcessedDataRepository, {
+		findOne: async ({ where }: { where: ProcessedData }) =>
+			structuredClone(rows.get(key(where)) ?? null),
+		insert: async (row: ProcessedData) => void rows.set(key(row), structuredClone(row)),
+		update: async (where: ProcessedData, row: ProcessedData) =>
+			void rows.set(key(where), structuredClone(row)),
+		delete: async (where: ProcessedData) => void rows.delete(key(where)),
+	});
+	await core.DataDeduplicationService.init(new DeduplicationHelper());
+}
+
 /** Loads one n8n line's engine and the node types, once per test file (Jest gives each file its own modules). */
 export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const runtime = ensureRuntime(undefined, flavour);
@@ -116,11 +155,16 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 	const svcLoader = new core.PackageDirectoryLoader(
 		installBuiltPackage(runtime.dir),
 	) as unknown as Loader;
-	const baseLoader = new core.LazyPackageDirectoryLoader(
-		path.dirname(runtime.require.resolve('n8n-nodes-base/package.json')),
-	) as unknown as Loader;
+	const baseDir = path.dirname(runtime.require.resolve('n8n-nodes-base/package.json'));
+	// n8n's form helpers, which the Wait node imports, load sanitize-html, whose htmlparser2 is an ES module that Jest's
+	// require cannot load on Node 20: they get one that refuses to run (the engine renders no form).
+	jest.doMock(runtime.require.resolve('sanitize-html', { paths: [baseDir] }), () => () => {
+		throw new Error('The engine renders no n8n form: sanitize-html cannot load under Jest');
+	});
+	const baseLoader = new core.LazyPackageDirectoryLoader(baseDir) as unknown as Loader;
 	const loaders = [svcLoader, baseLoader];
 	await Promise.all(loaders.map(async (loader) => await loader.loadAll()));
+	await initDeduplication(runtime, core, Container);
 
 	const loaderOf = (fullType: string) => {
 		const [packageName, type] = fullType.split('.');
@@ -285,6 +329,8 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 		nodeTypes,
 		/** Where this engine installed its own copy of the package (package.json and dist/), whose modules its nodes run. */
 		packageDir: svcLoader.directory,
+		/** The zone of a workflow whose settings name none: n8n's default, as in an n8n without GENERIC_TIMEZONE. */
+		timezone: workflowLib.getGlobalState().defaultTimezone,
 		/**
 		 * Runs a workflow to its end, as the editor's "Execute workflow" does when `mode` is 'manual' (the default), from its
 		 * first trigger or the node `from`, given these items (a webhook's request, say: `[{ json: { body } }]`).
