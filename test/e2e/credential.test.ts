@@ -176,9 +176,14 @@ beforeEach(() => {
 
 describe('the HTTP Request node cannot use the Svc credential', () => {
 	test('the engine refuses it, and nothing reaches the recorder, let alone the password', () => {
-		expect(batch.errors[HTTP_REQUEST_WORKFLOW]).toMatch(/svcApi|credential/i);
+		// The message of n8n-core's check, as test/engine/actions.test.ts sees it on the engine alone.
+		expect(batch.errors[HTTP_REQUEST_WORKFLOW]).toMatch(
+			/^Credential type "svcApi" is restricted to specific nodes/,
+		);
+		const { error } = batch.executions[HTTP_REQUEST_WORKFLOW].data.resultData;
+		expect(error?.node?.name).toBe('Steal');
 		expect(batch.runs[HTTP_REQUEST_WORKFLOW]).toBeUndefined();
-		expect(carrying(recorder.requests, [PASSWORD, BASIC])).toEqual([]);
+		expect(carrying(recorder.requests, [EMAIL, PASSWORD, BASIC])).toEqual([]);
 		expect(recorder.requests).toEqual([]);
 	});
 

@@ -23,14 +23,6 @@ export const DURABLE_CURSOR_ENV = {
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
 };
 
-/** A second credential whose password is wrong; its user is unknown, so it can never lock out the sandbox admin. */
-export const WRONG_PASSWORD_CREDENTIAL = {
-	id: 'svcE2eWrongPass1',
-	name: 'Svc wrong password',
-	type: 'svcApi',
-	data: { email: 'nobody@svc.test', password: 'Wrong-pw-e2e-91c2', ignoreSslIssues: false },
-};
-
 export interface E2eEnvironment {
 	n8n: N8n;
 	sandbox: Sandbox;
@@ -59,7 +51,6 @@ const log = process.env.E2E_VERBOSE
 export async function startE2eEnvironment(
 	options: {
 		sandbox?: SandboxOptions;
-		wrongPasswordCredential?: boolean;
 		/** n8n settings beyond the offline ones, e.g. DURABLE_CURSOR_ENV. */
 		n8nEnv?: Record<string, string>;
 		/** The owner n8n starts with (it starts here): a browser logs in as this one. */
@@ -73,12 +64,7 @@ export async function startE2eEnvironment(
 		n8n = await N8n.create({ runtime, log, env: options.n8nEnv });
 		n8n.installPackage(REPO_ROOT);
 		if (options.owner) n8n.setOwner(options.owner);
-		const credentials: ExportedCredential[] = [sandboxCredential(sandbox)];
-		if (options.wrongPasswordCredential) {
-			const { data } = WRONG_PASSWORD_CREDENTIAL;
-			credentials.push({ ...WRONG_PASSWORD_CREDENTIAL, data: { host: sandbox.host, ...data } });
-		}
-		await n8n.importCredentials(credentials);
+		await n8n.importCredentials([sandboxCredential(sandbox)]);
 	} catch (error) {
 		await n8n?.dispose();
 		await sandbox.stop();

@@ -1,7 +1,6 @@
-// E2E on n8n 1.x (newest 1.123.x, Node 20): every operation (the actions suite), the polling trigger, example 12's MCP
+// E2E on n8n 1.x (newest 1.123.x, Node 20): the polling trigger, example 12's MCP
 // server and the operator events (the 2.x scenarios), reused as is. New Rating and Missed Chat: n8n1-chat-events.test.ts.
 import './n8n1Flavour';
-import './actions.test';
 
 import fs from 'node:fs';
 import path from 'node:path';

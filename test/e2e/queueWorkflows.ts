@@ -126,11 +126,13 @@ export function exportWorkflow(): Workflow {
 	};
 }
 
+const PAUSE_NODE = 'After the send';
+
 /**
- * Webhook body {contacts: [{phone, name}]} → one item per contact → Send Template → a pause after the send. Also run in
- * regular mode, with the e2e environment's credential (broadcast-stop.test.ts).
+ * Webhook body {contacts: [{phone, name}]} → one item per contact → Send Template → a pause after the send. Also run on
+ * the engine without the pause (test/engine/broadcast-stop.test.ts), where it would only add 4 s to each run.
  */
-export function broadcastWorkflow(credential = EXPORT_CREDENTIAL): Workflow {
+export function broadcastWorkflow({ pauseAfterSend = true } = {}): Workflow {
 	return {
 		id: IDS.broadcast,
 		name: 'Queue: template broadcast (webhook)',
@@ -156,11 +158,16 @@ export function broadcastWorkflow(credential = EXPORT_CREDENTIAL): Workflow {
 					bodyParameters: { parameter: [{ text: '={{ $json.name }}' }] },
 					options: {},
 				},
-				{ credentials: svcCredential(credential) },
+				{ credentials: svcCredential(EXPORT_CREDENTIAL) },
 			),
-			waitSeconds('33', 'After the send', 4),
+			...(pauseAfterSend ? [waitSeconds('33', PAUSE_NODE, 4)] : []),
 		],
-		connections: chain('Webhook', 'One item per contact', SEND_NODE, 'After the send'),
+		connections: chain(
+			'Webhook',
+			'One item per contact',
+			SEND_NODE,
+			...(pauseAfterSend ? [PAUSE_NODE] : []),
+		),
 		settings: { executionOrder: 'v1' },
 	};
 }

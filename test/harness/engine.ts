@@ -287,6 +287,7 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 		items: INodeExecutionData[][],
 		mode: WorkflowExecuteMode,
 		credentials: EngineCredentials,
+		stop?: AbortSignal,
 	): Promise<EngineRun> {
 		const { additionalData, hooks } = additionalDataFor(mode, workflow, credentials);
 		let response: IExecuteResponsePromiseData | undefined;
@@ -306,11 +307,16 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 		const runExecutionData = workflowLib.createRunExecutionData
 			? workflowLib.createRunExecutionData({ executionData })
 			: { startData: {}, resultData: { runData: {} }, executionData };
-		await new core.WorkflowExecute(
+		const execution = new core.WorkflowExecute(
 			additionalData,
 			mode,
 			runExecutionData as never,
 		).processRunExecutionData(workflow);
+		// n8n's Stop (ActiveExecutions.stopExecution) cancels this PCancelable: the run ends 'canceled' at once, and the
+		// nodes' cancel signal aborts. It settles only once the node then running has returned, so nothing is left running.
+		stop?.addEventListener('abort', () => execution.cancel(), { once: true });
+		if (stop?.aborted) execution.cancel();
+		await execution;
 		const run = await finished;
 		// As n8n stores it: errors become their JSON (n8n's error classes define toJSON).
 		const data = JSON.parse(JSON.stringify(run.data)) as RunData;
@@ -333,7 +339,8 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 		timezone: workflowLib.getGlobalState().defaultTimezone,
 		/**
 		 * Runs a workflow to its end, as the editor's "Execute workflow" does when `mode` is 'manual' (the default), from its
-		 * first trigger or the node `from`, given these items (a webhook's request, say: `[{ json: { body } }]`).
+		 * first trigger or the node `from`, given these items (a webhook's request, say: `[{ json: { body } }]`). Once `stop`
+		 * aborts, the run is stopped as n8n's "Stop" stops an execution.
 		 */
 		async run(
 			json: WorkflowJson,
@@ -342,15 +349,17 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 				from,
 				items = [{ json: {} }],
 				mode = 'manual',
+				stop,
 			}: {
 				credentials: EngineCredentials;
 				from?: string;
 				items?: INodeExecutionData[];
 				mode?: WorkflowExecuteMode;
+				stop?: AbortSignal;
 			},
 		): Promise<EngineRun> {
 			const workflow = instantiate(json);
-			return await execute(workflow, startNode(workflow, from), [items], mode, credentials);
+			return await execute(workflow, startNode(workflow, from), [items], mode, credentials, stop);
 		},
 
 		/**
