@@ -25,17 +25,17 @@ const order = (tests: FakeTest[]) =>
 test('each free worker takes the longest file it may start: the longest first, by their measured times', () => {
 	const tests = [
 		'test/unit/a.test.ts',
-		'test/e2e/actions.test.ts',
+		'test/e2e/credential.test.ts',
 		'test/e2e/browser.test.ts',
 		'test/e2e/queue.test.ts',
 		'test/e2e/trigger-events.test.ts',
-		'test/e2e/examples.test.ts',
+		'test/e2e/demo.test.ts',
 	].map((file) => fakeTest(file));
 	expect(order(tests).slice(0, 4)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/trigger-events.test.ts',
 		'e2e/browser.test.ts',
-		'e2e/examples.test.ts',
+		'e2e/trigger-events.test.ts',
+		'e2e/demo.test.ts',
 	]);
 });
 
@@ -53,30 +53,29 @@ test('the n8n 1.x files wait until their runtime could be installed (120 s), tho
 		'test/e2e/trigger-events.test.ts',
 		'test/e2e/browser.test.ts',
 		'test/e2e/n8n1.test.ts',
-		'test/e2e/n8n1-chat-events.test.ts',
-		'test/e2e/networkFaults.test.ts',
-		'test/e2e/examples.test.ts',
+		'test/engine/networkFaults.test.ts',
+		'test/engine/actions.test.ts',
 		'test/e2e/demo.test.ts',
 		'test/e2e/trigger-persistence.default.test.ts',
 		'test/e2e/trigger-persistence.durable.test.ts',
-		'test/e2e/actions.test.ts',
-		'test/e2e/broadcast-stop.test.ts',
+		'test/e2e/credential.test.ts',
 		'test/package/package.test.ts',
 		'test/e2e/trigger-budget.test.ts',
 	];
 	const sorted = order(files.map((file) => fakeTest(file)));
-	const firstN8n1 = sorted.findIndex((file) => /n8n1|networkFaults/.test(file));
+	const runsN8n1 = (file: string) => /n8n1|^engine\//.test(file);
+	const firstN8n1 = sorted.findIndex(runsN8n1);
 	// Before it: what keeps three workers busy for the first 120 s, by the measured times.
 	expect(sorted.slice(0, firstN8n1)).toEqual([
 		'e2e/queue.test.ts',
-		'e2e/trigger-events.test.ts',
 		'e2e/browser.test.ts',
+		'e2e/trigger-events.test.ts',
 	]);
 	// Then, among the others, the longest first.
-	expect(sorted.filter((file) => /n8n1|networkFaults/.test(file))).toEqual([
+	expect(sorted.filter(runsN8n1)).toEqual([
 		'e2e/n8n1.test.ts',
-		'e2e/n8n1-chat-events.test.ts',
-		'e2e/networkFaults.test.ts',
+		'engine/networkFaults.test.ts',
+		'engine/actions.test.ts',
 	]);
 });
 
