@@ -1,5 +1,5 @@
-// E2E on n8n 1.x (newest 1.123.x, Node 20): the polling trigger, example 12's MCP
-// server and the operator events (the 2.x scenarios), reused as is. New Rating and Missed Chat: n8n1-chat-events.test.ts.
+// E2E on n8n 1.x (newest 1.123.x, Node 20): the polling trigger activated at n8n's start, example 12's MCP server and
+// the login guard (the 2.x scenarios), reused as is; the many-poll trigger scenarios run in test/engine.
 import './n8n1Flavour';
 
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { nodeOutput } from '../../scripts/executions';
 import { readJson, type Workflow } from '../../scripts/n8n';
 import { runtimeFlavour, sandboxAllChats, useE2eEnvironment } from './environment';
 import { testMcpServer } from './mcp.scenario';
-import { testOperatorEvents } from './trigger-operators.scenario';
+import { testLoginBackOff } from './trigger-backoff.scenario';
 
 const TRIGGER_WORKFLOW: Workflow = {
 	id: 'svcE2eN8n1Trigger',
@@ -36,8 +36,8 @@ const TRIGGER_WORKFLOW: Workflow = {
 };
 
 describe('n8n 1.x: the polling trigger', () => {
-	// One n8n for the chat trigger, activated as n8n starts, and for the operator events, whose triggers the scenario
-	// creates and publishes on it (they read GET /operators, the chat trigger /chats); the actions suite has its own.
+	// One n8n for the chat trigger, activated as n8n starts, example 12's MCP server and the login guard's ten workflows,
+	// which the scenario creates and publishes on it; the actions suite has its own.
 	const trigger = useE2eEnvironment(
 		{ sandbox: { seed: 21, chats: 250, regularVisitor: true } },
 		async (started) => {
@@ -69,7 +69,8 @@ describe('n8n 1.x: the polling trigger', () => {
 		expect(emitted.sort()).toEqual(chats.map((chat) => String(chat.id)).sort());
 	});
 
-	// Before the operator events, whose triggers keep polling: the MCP checks count what reaches the sandbox.
+	// Before the login guard, whose workflows keep polling and which changes the sandbox's password: the MCP checks count
+	// what reaches the sandbox.
 	testMcpServer(trigger);
-	testOperatorEvents(trigger);
+	testLoginBackOff(trigger);
 });

@@ -1,7 +1,7 @@
 // The account's login guard in real n8n (issue 57): eight published triggers (every event) and two scheduled action
 // workflows on one credential; the server's password changes while they run; the sandbox never locks the e-mail, the
 // wrong logins stay within the guard's bound, and the corrected credential brings every workflow back at its next run.
-// Shared by 2.x and 1.x, on the n8n the trigger-events files already start.
+// Shared by 2.x and 1.x, on the n8n that trigger-events.test.ts and n8n1.test.ts already start.
 import type { INodeParameters } from 'n8n-workflow';
 
 import { pollEvery, sandboxCredential } from '../../scripts/examples';

@@ -1,19 +1,81 @@
-// Real n8n 2.41.1: the benchmarks' execute-batch reader, the trigger's operator events, then New Rating and Missed Chat,
-// then the pause after a refused login, on one n8n (the scenarios are shared with n8n 1.x).
-import { testChatEvents } from './trigger-chat-events.scenario';
-import { testLoginBackOff } from './trigger-backoff.scenario';
-import { testOperatorEvents } from './trigger-operators.scenario';
-import { useE2eEnvironment } from './environment';
+// Real n8n 2.41.1, one n8n: the execute-batch reader, a trigger on n8n's own schedule emitting once, then the login guard.
+import { pollEvery } from '../../scripts/examples';
+import { nodeOutput } from '../../scripts/executions';
+import type { Workflow } from '../../scripts/n8n';
 import { testExecuteBatchOutcomes } from './execute-batch.scenario';
+import { testLoginBackOff } from './trigger-backoff.scenario';
+import {
+	POLL_EVERY_SECONDS,
+	POLL_WAIT_MS,
+	QUIET_POLLS,
+	sandboxCredentialOf,
+	setPublished,
+	usePolls,
+	useE2eEnvironment,
+} from './environment';
 
-// One n8n start for both: the operator triggers read GET /operators, the chat triggers /chats (more chats than a page).
 const env = useE2eEnvironment(
-	{ sandbox: { seed: 25, chats: 150 } },
+	{ sandbox: { seed: 25, chats: 20 } },
 	async (started) => await started.n8n.start(),
 );
 // First: execute-batch runs in a process of its own beside this n8n, before any trigger polls the sandbox.
 describe("the harness reads every outcome of n8n's execute-batch", () =>
 	testExecuteBatchOutcomes(() => env));
-testOperatorEvents(env);
-testChatEvents(env);
+
+describe('n8n 2.x: a published trigger on its own schedule', () => {
+	const NODE = 'Chat changes';
+	let workflowId = '';
+	// The only reader of /chats while it runs: each poll reads it once.
+	const polls = usePolls(env, '/api/v2/chats', () => 1);
+
+	beforeAll(async () => {
+		const workflow: Omit<Workflow, 'id'> = {
+			name: 'Schedule e2e: chat changes',
+			nodes: [
+				{
+					id: 'e2e63000-0000-4000-8000-000000000001',
+					name: NODE,
+					type: 'n8n-nodes-svc.svcChatTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					// From Now (the default), every change.
+					parameters: {
+						pollTimes: pollEvery(POLL_EVERY_SECONDS),
+						emit: 'everyChange',
+						output: 'raw',
+					},
+					credentials: await sandboxCredentialOf(env.n8n),
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			active: false,
+		};
+		workflowId = String((await (await env.n8n.rest())('POST', 'workflows', workflow)).id);
+		await env.n8n.publishWorkflows([workflowId]);
+	});
+	// Its polls would only load the n8n that the login guard's workflows share, on the same account.
+	afterAll(async () => {
+		if (workflowId) await setPublished(env, workflowId, false);
+	});
+
+	test('published, it polls on its schedule and emits a change made after its publication, once', async () => {
+		// The poll at publication caught up to the present, emitted nothing, and n8n saved where it got to.
+		expect((await env.n8n.staticData(workflowId))?.[`node:${NODE}`]).toMatchObject({
+			startedFrom: 'now',
+			catchingUp: false,
+		});
+		const [recent] = env.sandbox.control.recentChats(1);
+		const changed = env.sandbox.control.updateChat(recent.id);
+		await env.n8n.waitForExecutions(workflowId, 1, POLL_WAIT_MS);
+		await polls.after(QUIET_POLLS);
+		const executions = polls.withoutFailedByN8n(
+			await env.n8n.readExecutions(workflowId, { all: true }),
+		);
+		expect(executions).toHaveLength(1);
+		expect(executions[0]).toMatchObject({ mode: 'trigger', status: 'success' });
+		expect(nodeOutput(executions[0].data, NODE).map(({ id }) => id)).toEqual([changed.id]);
+	});
+});
+
 testLoginBackOff(env);

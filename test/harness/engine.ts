@@ -366,7 +366,8 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 		 * A published polling trigger: each `poll()` runs the trigger node's poll() through a real PollContext in trigger
 		 * mode, as n8n's scheduler does, and hands what it emits to the rest of the workflow as the execution's start data.
 		 * The Workflow object, and so its static data, lives from poll to poll as in n8n; `saved()` is what n8n would have
-		 * written to its database (after a poll that emitted), and `restart()` starts again from it, as after a restart.
+		 * written to its database (once the trigger started, and after each poll that emitted); `restart()` and
+		 * `republish()` start the trigger again from it, as after a restart or unpublishing and publishing again.
 		 */
 		publish(
 			json: WorkflowJson,
@@ -376,9 +377,11 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 				staticData,
 			}: { credentials: EngineCredentials; trigger?: string; staticData?: IDataObject },
 		) {
-			let workflow = instantiate(json, staticData);
 			let saved = structuredClone(staticData ?? {});
-			let activation: WorkflowActivateMode = 'activate';
+			let workflow: N8nWorkflow.Workflow;
+			let context: N8nCore.PollContext;
+			/** Until the first poll of a start has succeeded: n8n starts a trigger with one poll, then saves. */
+			let starting: boolean;
 			const pollNode = () => {
 				const node = trigger
 					? workflow.getNode(trigger)
@@ -388,47 +391,49 @@ export async function loadEngine(flavour: N8nFlavour = FLAVOURS['n8n-2']) {
 				if (!node) throw new Error(`Workflow "${workflow.name}" has no polling trigger`);
 				return node;
 			};
+			/**
+			 * The trigger started from what n8n stored: n8n makes its poll functions once, with the activation mode, and every
+			 * poll on the schedule uses them (n8n-core's ActiveWorkflowTriggers.activatePollTrigger, 1.x's activatePolling).
+			 */
+			const start = (activation: WorkflowActivateMode) => {
+				workflow = instantiate(json, saved);
+				const { additionalData } = additionalDataFor('trigger', workflow, credentials);
+				context = new core.PollContext(workflow, pollNode(), additionalData, 'trigger', activation);
+				starting = true;
+			};
+			start('activate');
 			const pollers = Container.get(TriggersAndPollers);
 			// 2.x names it runPollFunction (with its in-flight count), 1.x runPoll.
 			const runPoll = (pollers.runPollFunction ?? pollers.runPoll)!.bind(pollers);
 			return {
+				/** One poll, as n8n's scheduler makes it; the first of a start is the one n8n makes as it starts the trigger. */
 				async poll(): Promise<PollResult> {
 					const node = pollNode();
-					const { additionalData } = additionalDataFor('trigger', workflow, credentials);
-					const context = new core.PollContext(
-						workflow,
-						node,
-						additionalData,
-						'trigger',
-						activation,
-					);
-					// Later polls are the schedule's: n8n passes the activation mode it started the trigger with.
-					activation = activation === 'activate' ? 'init' : activation;
 					let emitted: INodeExecutionData[][] | null;
 					try {
 						emitted = await runPoll(workflow, node, context);
 					} catch (error) {
 						return { emitted: null, run: null, error: error as Error };
 					}
-					if (emitted === null) return { emitted, run: null };
-					// n8n saves the static data when a poll emits, before the execution runs.
-					if (workflow.staticData.__dataChanged) {
+					// n8n saves the static data when a poll emits, before the execution runs, and once it has started the trigger.
+					if ((emitted !== null || starting) && workflow.staticData.__dataChanged) {
 						saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
 						workflow.staticData.__dataChanged = false;
 					}
+					starting = false;
+					if (emitted === null) return { emitted, run: null };
 					const run = await execute(workflow, node, emitted, 'trigger', credentials);
 					return { emitted, run };
 				},
 				/** The trigger node's static data as it is in memory now. */
 				staticData: () =>
 					JSON.parse(JSON.stringify(workflow.getStaticData('node', pollNode()))) as IDataObject,
-				/** What n8n would have in its database: the static data as of the last poll that emitted. */
+				/** What n8n would have in its database: the static data as of the trigger's start or its last poll that emitted. */
 				saved: () => structuredClone(saved),
 				/** n8n restarted: the workflow comes back from the database, its trigger started in 'init' mode. */
-				restart() {
-					workflow = instantiate(json, saved);
-					activation = 'init';
-				},
+				restart: () => start('init'),
+				/** Unpublished, then published again: the workflow comes back from the database, its trigger started in 'activate' mode. */
+				republish: () => start('activate'),
 			};
 		},
 		/** What n8n's shutdown ends of the engine's services; the package's copy goes too (its modules stay loaded). */
