@@ -11,10 +11,9 @@ const Sequencer = require('@jest/test-sequencer').default;
 const EXPECTED_SECONDS = {
 	'e2e/queue.test.ts': 200,
 	'e2e/browser.test.ts': 164,
-	'e2e/trigger-events.test.ts': 150,
-	'e2e/n8n1.test.ts': 110,
+	'e2e/trigger-events.test.ts': 70,
+	'e2e/n8n1.test.ts': 60,
 	'e2e/demo.test.ts': 90,
-	'e2e/n8n1-chat-events.test.ts': 90,
 	'e2e/trigger-persistence.default.test.ts': 62,
 	'e2e/trigger-persistence.durable.test.ts': 57,
 	'package/package.test.ts': 47,
@@ -25,6 +24,9 @@ const EXPECTED_SECONDS = {
 	'hardening/fuzz.test.ts': 22,
 	'package/verification.test.ts': 22,
 	'engine/broadcast-stop.test.ts': 20,
+	'engine/trigger-chat-events.test.ts': 20,
+	'engine/trigger-operators.test.ts': 15,
+	'engine/trigger-visitor-waiting.test.ts': 12,
 	'e2e/agent.test.ts': 20,
 	'integration/newestFirst.sandbox.test.ts': 20,
 	'hardening/hostile.test.ts': 19,
@@ -43,9 +45,7 @@ const EXPECTED_SECONDS = {
  * took 105 s beside the tests in r13 (it takes sqlite3's binding from the 2.x runtime instead of compiling one). Every
  * file of the engine project runs both lines.
  */
-const needsN8n1 = (relative) =>
-	relative.startsWith('engine/') ||
-	['e2e/n8n1.test.ts', 'e2e/n8n1-chat-events.test.ts'].includes(relative);
+const needsN8n1 = (relative) => relative.startsWith('engine/') || relative === 'e2e/n8n1.test.ts';
 const N8N_1_INSTALL_SECONDS = 120;
 
 const relative = (test) => test.path.slice(test.path.lastIndexOf('/test/') + '/test/'.length);

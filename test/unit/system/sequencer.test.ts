@@ -34,8 +34,8 @@ test('each free worker takes the longest file it may start: the longest first, b
 	expect(order(tests).slice(0, 4)).toEqual([
 		'e2e/queue.test.ts',
 		'e2e/browser.test.ts',
-		'e2e/trigger-events.test.ts',
 		'e2e/demo.test.ts',
+		'e2e/trigger-events.test.ts',
 	]);
 });
 
@@ -69,7 +69,9 @@ test('the n8n 1.x files wait until their runtime could be installed (120 s), tho
 	expect(sorted.slice(0, firstN8n1)).toEqual([
 		'e2e/queue.test.ts',
 		'e2e/browser.test.ts',
+		'e2e/demo.test.ts',
 		'e2e/trigger-events.test.ts',
+		'e2e/trigger-persistence.default.test.ts',
 	]);
 	// Then, among the others, the longest first.
 	expect(sorted.filter(runsN8n1)).toEqual([
