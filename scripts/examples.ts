@@ -244,6 +244,9 @@ export async function runExamples(
 	const example = (id: string) => findExample(examples, id);
 	const lunch = lunchCopy(example(EXAMPLE_IDS.lunchBreak), 2);
 	const { alert, rating, missed, waiting } = pollingCopies(examples);
+	// The webhooks check a secret of this run; its credential comes first, so the imported webhooks find it.
+	const secret = randomUUID();
+	await n8n.importCredentials([webhookCredential(secret)]);
 	await n8n.importWorkflows([...examples, lunch, alert, rating, missed, waiting]);
 
 	const steps: ExampleStep[] = [];
@@ -271,9 +274,7 @@ export async function runExamples(
 	const reportShown = ['Week bounds', 'Per operator', 'Report columns'];
 	await scheduled(report, 'Every Monday at 08:00', reportTitle, reportShown);
 
-	// Webhooks and the chat triggers run in production once published; the webhooks check a secret of this run.
-	const secret = randomUUID();
-	await n8n.importCredentials([webhookCredential(secret)]);
+	// Webhooks and the chat triggers run in production once published.
 	const copies = [alert.id, rating.id, missed.id, waiting.id];
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...copies]);
 	const webhook = async (call: WebhookCall, title: string, shown: string[]) => {
