@@ -13,6 +13,8 @@ import {
 	runExamples,
 	sandboxCredential,
 	SANDBOX_CREDENTIAL,
+	WEBHOOK_CREDENTIAL,
+	webhookCredential,
 	type ExampleStep,
 } from './examples';
 import { connectMcp, publishMcpExample } from './mcp';
@@ -95,9 +97,18 @@ async function headless(): Promise<void> {
 	}
 }
 
-function printWelcome(n8n: N8n, sandbox: Sandbox): void {
+/** A secret kept in the demo's folder (0600), made once: a caller's config outlives a restart. */
+function demoSecret(name: string): { file: string; secret: string } {
+	const file = path.join(DEMO_FOLDER, name);
+	if (!fs.existsSync(file)) fs.writeFileSync(file, randomUUID(), { mode: 0o600 });
+	return { file, secret: fs.readFileSync(file, 'utf8').trim() };
+}
+
+function printWelcome(n8n: N8n, sandbox: Sandbox, hook: { file: string; secret: string }): void {
 	const post = (url: string) => `curl -s ${url} -H 'content-type: application/json'`;
-	const webhook = (name: string) => post(`${n8n.baseUrl}/webhook/${name}`);
+	const { name, header } = WEBHOOK_CREDENTIAL;
+	const webhook = (route: string) =>
+		`${post(`${n8n.baseUrl}/webhook/${route}`)} -H '${header}: ${hook.secret}'`;
 	const control = (route: string) => `${sandbox.url}/__control/${route}`;
 	const [operator] = sandbox.control.getOperators();
 	console.log(`
@@ -111,7 +122,9 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
  A wrong password saved in it makes the published examples fail once, then pause the account
  (1, 2, 4 … 60 minutes): it is never locked. See docs/reliability.md, "The login guard".
 
- The example workflows are on the Overview page. Try:
+ The example workflows are on the Overview page. The webhooks in 2 and 3 below check the header
+ ${header} (Header Auth credential "${name}", the secret kept in ${hook.file}):
+ the curl lines send it; without it, or with another value, n8n answers 403. Try:
 
  1. "Svc: export finished chats…" is published: its trigger polled once at
     start. Open it → Executions to see one row per message of every finished chat.
@@ -123,6 +136,8 @@ function printWelcome(n8n: N8n, sandbox: Sandbox): void {
       ${webhook('svc-visitor-login')} \\
         -d '{"customer_id":"customer-7","name":"Jane Doe","email":"jane@example.com"}'
     Stored pairings:  curl -s ${control('pairings')}
+    Log the visitor out (the token the login answered):
+      ${webhook('svc-visitor-logout')} -d '{"auth_token":"TOKEN"}'
     "Svc: a CRM contact's latest chat transcripts" is published. A contact's 3 latest chats:
       ${webhook('svc-contact-chats')} -d '{"email":"rosa.regular@mail.example"}'
  4. "Svc: daily operator statistics…" and "Svc: weekly first-response report…": open one and
@@ -206,7 +221,8 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	// data too: as the sandbox starts afresh, so does the trigger's cursor. (Importing starts n8n.)
 	n8n.installPackage(REPO_ROOT);
 	n8n.setOwner(OWNER);
-	await n8n.importCredentials([sandboxCredential(sandbox)]);
+	const hook = demoSecret('webhook-secret.txt');
+	await n8n.importCredentials([sandboxCredential(sandbox), webhookCredential(hook.secret)]);
 	await n8n.importWorkflows(readExamples());
 	const { nobodyOnline, badRating, missedChat, visitorWaiting } = EXAMPLE_IDS;
 	const alerts = [nobodyOnline, badRating, missedChat, visitorWaiting];
@@ -217,15 +233,14 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 		if (previous !== undefined) sandbox.control.closeChat(previous);
 		previous = sandbox.control.addChats(1)[0]?.id;
 	}, NEW_CHAT_EVERY_MS).unref();
-	// The token stays in the demo's folder, never printed: an assistant's config outlives a restart.
-	const tokenFile = path.join(DEMO_FOLDER, 'mcp-token.txt');
-	if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, randomUUID(), { mode: 0o600 });
-	const mcpUrl = await publishMcpExample(n8n, fs.readFileSync(tokenFile, 'utf8').trim());
+	// The token stays in the demo's folder, never printed.
+	const mcp = demoSecret('mcp-token.txt');
+	const mcpUrl = await publishMcpExample(n8n, mcp.secret);
 	console.log(
 		`\n AI assistants (MCP): "Svc: support tools for AI assistants…" is published at\n   ${mcpUrl}\n` +
-			`   (Streamable HTTP, Bearer token in ${tokenFile}; docs/ai.md has a Claude Desktop config)\n`,
+			`   (Streamable HTTP, Bearer token in ${mcp.file}; docs/ai.md has a Claude Desktop config)\n`,
 	);
-	printWelcome(n8n, sandbox);
+	printWelcome(n8n, sandbox, hook);
 
 	const exitCode = await n8n.whenServerExits();
 	if (!stopRequestedAt) {

@@ -1,4 +1,5 @@
 // The example workflows (examples/*.json): read them, point them at the sandbox, and run each once inside a real n8n.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 
 import type { Sandbox } from '../sandbox';
@@ -43,6 +44,24 @@ export function sandboxCredential(
 ) {
 	const data = { host, email: admin.email, password: admin.password, ignoreSslIssues: false };
 	return { id, name, type: 'svcApi', data } satisfies ExportedCredential;
+}
+
+/** The Header Auth credential the examples' webhooks (2, 4, 13) check: their callers send `header` with its secret. */
+export const WEBHOOK_CREDENTIAL = {
+	id: 'svcExampleWebhookKey',
+	name: 'Svc webhook secret',
+	header: 'X-Svc-Webhook-Secret',
+} as const;
+
+/** The webhooks' `httpHeaderAuth` credential holding `secret`, as n8n exports it. */
+export function webhookCredential(secret: string) {
+	const { id, name, header } = WEBHOOK_CREDENTIAL;
+	return {
+		id,
+		name,
+		type: 'httpHeaderAuth',
+		data: { name: header, value: secret },
+	} satisfies ExportedCredential;
 }
 
 export const readExamples = () => readWorkflowsIn(path.join(REPO_ROOT, 'examples'));
@@ -189,13 +208,18 @@ export async function firstPoll(n8n: N8n, { id, nodes }: Workflow) {
 
 type WebhookCall = { workflow: Workflow; webhook: string; body?: unknown; nth?: number };
 
-/** Posts to a published webhook example (by default its pinned sample): how, and its answer, which must be a 200. */
-async function callWebhook(n8n: N8n, { workflow, webhook, body }: WebhookCall) {
+/**
+ * Posts to a published webhook example (by default its pinned sample) with the header `secret`: how, and its answer,
+ * which must be a 200.
+ */
+async function callWebhook(n8n: N8n, secret: string, { workflow, webhook, body }: WebhookCall) {
 	const node = workflow.nodes.find(({ name }) => name === webhook);
 	if (!node) throw new Error(`Workflow "${workflow.name}" has no node "${webhook}"`);
 	const route = `/webhook/${String(node.parameters.path)}`;
 	const posted = body ?? pinnedBody(workflow, webhook);
-	const { status, text } = await postJsonOnNewConnection(`${n8n.baseUrl}${route}`, posted, 60_000);
+	const header = { [WEBHOOK_CREDENTIAL.header]: secret };
+	const url = `${n8n.baseUrl}${route}`;
+	const { status, text } = await postJsonOnNewConnection(url, posted, 60_000, header);
 	const answer: unknown = await Promise.resolve(text)
 		.then(JSON.parse)
 		.catch(() => text);
@@ -208,7 +232,7 @@ async function callWebhook(n8n: N8n, { workflow, webhook, body }: WebhookCall) {
  * the running n8n: the scheduled ones started from their schedule trigger as the editor's "Execute workflow" does, the
  * webhook ones by calling their production URLs, and the chat triggers by publishing (example 7's copy, ALERT_CLOCK,
  * polls every few seconds while every operator goes offline and back: it changes the sandbox's operators' statuses, and
- * restores them). n8n must have the package and credential. `onStep` is called after each step, e.g. to look at the
+ * restores them). n8n must have the package and the Svc credential; this imports the webhooks' one. `onStep` is called after each step, e.g. to look at the
  * sandbox before the next one changes it. Throws on the first step that fails.
  */
 export async function runExamples(
@@ -220,6 +244,9 @@ export async function runExamples(
 	const example = (id: string) => findExample(examples, id);
 	const lunch = lunchCopy(example(EXAMPLE_IDS.lunchBreak), 2);
 	const { alert, rating, missed, waiting } = pollingCopies(examples);
+	// The webhooks check a secret of this run; its credential comes first, so the imported webhooks find it.
+	const secret = randomUUID();
+	await n8n.importCredentials([webhookCredential(secret)]);
 	await n8n.importWorkflows([...examples, lunch, alert, rating, missed, waiting]);
 
 	const steps: ExampleStep[] = [];
@@ -251,7 +278,7 @@ export async function runExamples(
 	const copies = [alert.id, rating.id, missed.id, waiting.id];
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...copies]);
 	const webhook = async (call: WebhookCall, title: string, shown: string[]) => {
-		const { how, response } = await callWebhook(n8n, call);
+		const { how, response } = await callWebhook(n8n, secret, call);
 		await record({ title, workflowId: call.workflow.id, how, response }, shown, call.nth);
 		return response.body as Record<string, unknown> | null;
 	};

@@ -386,9 +386,14 @@ export class N8n {
  * POSTs JSON on a connection of its own. Why not fetch: its pooled keep-alive connection can be closed by n8n just as
  * the next request goes out ("fetch failed" on a busy machine), and a webhook POST is not something to resend blindly.
  */
-export async function postJsonOnNewConnection(url: string, body: unknown, timeoutMs: number) {
+export async function postJsonOnNewConnection(
+	url: string,
+	body: unknown,
+	timeoutMs: number,
+	extraHeaders: Record<string, string> = {},
+) {
 	// agent: false gives the request a connection of its own; Node sends its length and `Connection: close`.
-	const headers = { 'content-type': 'application/json' };
+	const headers = { 'content-type': 'application/json', ...extraHeaders };
 	const request = http.request(url, { method: 'POST', agent: false, headers, timeout: timeoutMs });
 	request.on('timeout', () =>
 		request.destroy(new Error(`POST ${url}: no answer in ${timeoutMs / 1000} s`)),

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import type { Chat } from '../../nodes/SvcChat/types';
 import { freePort, run, start, stop, waitUntil, type Started } from '../../scripts/processes';
-import { EXAMPLE_IDS } from '../../scripts/examples';
+import { EXAMPLE_IDS, WEBHOOK_CREDENTIAL } from '../../scripts/examples';
 import { REPO_ROOT } from '../../scripts/runtime';
 import { TEST_TIMEOUT_MS } from './environment';
 
@@ -212,11 +212,40 @@ async function curl(line: string): Promise<unknown> {
 	return JSON.parse(result.stdout) as unknown;
 }
 
+/** The HTTP status `line` gets, its answer left unread. */
+async function statusOf(line: string): Promise<number> {
+	const written = `${line} -o /dev/null -w '%{http_code}'`;
+	const result = await run('sh', ['-c', written], { timeout: 60_000, env: process.env });
+	return Number(result.stdout);
+}
+
+/**
+ * Issue 64: each webhook line without its header, and with a wrong secret: the statuses, and the Svc requests the
+ * sandbox saw meanwhile. The published chat triggers poll once a minute each: a window a poll fell into is tried again.
+ */
+async function refusedCalls(lines: string[], sandboxUrl: string, secret: string) {
+	const header = new RegExp(` -H '${WEBHOOK_CREDENTIAL.header}: ${secret}'`);
+	const calls = lines.flatMap((line) => [
+		line.replace(header, ''),
+		line.replace(header, ` -H '${WEBHOOK_CREDENTIAL.header}: not-${secret}'`),
+	]);
+	const requests = async () =>
+		(await curl(`curl -s ${sandboxUrl}/__control/requests`)) as unknown[];
+	let tried = { statuses: [] as number[], svcRequests: [] as unknown[] };
+	for (let attempt = 0; attempt < 3 && (attempt === 0 || tried.svcRequests.length); attempt++) {
+		const from = (await requests()).length;
+		const statuses = [];
+		for (const call of calls) statuses.push(await statusOf(call));
+		tried = { statuses, svcRequests: (await requests()).slice(from) };
+	}
+	return { calls: calls.length, ...tried };
+}
+
 test("SIGINT to npm stops everything it started, after the welcome text's curl lines did what it says", async () => {
 	const started = await demo(0);
 	const lines = curlLines(started.npm.output());
 	const at = (route: string) => lines.filter((line) => line.includes(route));
-	expect(lines).toHaveLength(18);
+	expect(lines).toHaveLength(19);
 	// What the lines cannot show: example 7's hours, chats/missed's choices, what a wrong saved password does.
 	const welcome = started.npm.output().replaceAll(/\n {1,4}/g, ' ');
 	expect(welcome).toContain(
@@ -269,6 +298,20 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(recent).toHaveLength(10);
 	expect(recent[0]).toEqual({ id: added.id, created_at: added.created_at, state: 'closed' });
 
+	// The webhooks' secret, made once in the demo's folder (0600), is the one the curl lines send.
+	const secretFile = path.join(folders[0], 'webhook-secret.txt');
+	const secret = fs.readFileSync(secretFile, 'utf8').trim();
+	expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
+	expect(welcome).toContain(`the secret kept in ${secretFile}`);
+	const hooks = lines.filter((line) => line.includes('/webhook/'));
+	expect(hooks).toHaveLength(4);
+	for (const line of hooks) expect(line).toContain(` -H '${WEBHOOK_CREDENTIAL.header}: ${secret}'`);
+	// Without the header, or with another secret: n8n's 403 for examples 2, 4 (login, logout) and 13, and no Svc request.
+	const refused = await refusedCalls(hooks, started.sandboxUrl, secret);
+	expect(refused).toEqual({ calls: 8, statuses: Array(8).fill(403), svcRequests: [] });
+	expect(await curl(at('__control/broadcasts')[0])).toEqual([]);
+	expect(await curl(at('__control/pairings')[0])).toEqual({});
+
 	// The other lines, at once: the demo publishes its examples before it prints them.
 	const [campaign, broadcasts] = [
 		...at('/webhook/svc-crm-broadcast'),
@@ -286,6 +329,9 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 		auth_token: string;
 	};
 	expect(await curl(at('__control/pairings')[0])).toEqual({ [token]: expect.any(Object) });
+	const logout = at('/webhook/svc-visitor-logout')[0].replace('TOKEN', token);
+	expect(await curl(logout)).toEqual({ result: 'ok', removed: true });
+	expect(await curl(at('__control/pairings')[0])).toEqual({});
 	// Example 13: the regular visitor's 3 latest chats, newest first, as transcripts.
 	const contact = (await curl(at('/webhook/svc-contact-chats')[0])) as Array<{
 		transcript: string;
@@ -293,12 +339,12 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(contact).toHaveLength(3);
 	expect(contact.every(({ transcript }) => transcript.includes('Rosa Regular'))).toBe(true);
 	// Without an e-mail, HTTP 400 and the message (issue 64; test/engine/examples.test.ts proves that it reads nothing).
-	const refused = await fetch(`http://127.0.0.1:${started.n8nPort}/webhook/svc-contact-chats`, {
+	const noEmail = await fetch(`http://127.0.0.1:${started.n8nPort}/webhook/svc-contact-chats`, {
 		method: 'POST',
-		headers: { 'content-type': 'application/json' },
+		headers: { 'content-type': 'application/json', [WEBHOOK_CREDENTIAL.header]: secret },
 		body: '{}',
 	});
-	expect({ status: refused.status, answer: await refused.json() }).toEqual({
+	expect({ status: noEmail.status, answer: await noEmail.json() }).toEqual({
 		status: 400,
 		answer: { error: expect.stringMatching(/^'Visitor' is empty: /) },
 	});
