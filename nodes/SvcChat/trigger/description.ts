@@ -19,14 +19,14 @@ const WAITING = 'visitorWaiting';
 const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS, WAITING] } };
 
 const AMONG_RECENT = 'among up to 300 recently changed chats';
-/** The late-report rule, in one sentence; docs/trigger.md gives the whole of it. */
+const NOW_RULE =
+	". The starting point is the server's own position in its list of changes, looked up at activation, not n8n's clock: a clock difference can neither skip nor replay any.";
 const OPERATOR_POLLS =
 	'A new workflow\'s first poll only records statuses; after a pause, what changed meanwhile comes late (<a href="https://github.com/n8n-nodes-svc/n8n-nodes-svc/blob/main/docs/trigger.md#when-it-happened" target="_blank">details</a>).';
 
 /**
  * One definition per event of 'Trigger On': `emits` (what it emits and when: the option's description and the README's
- * line), `sample` (what Fetch Test Event shows), `since` (a chat event's own words for its Start From) and `more`; the
- * notice, Start From, subtitle and node creator's text derive from it.
+ * line), `sample` (what Fetch Test Event shows), `since` (a chat event's Start From) and `more`; the texts derive from it.
  */
 export const TRIGGER_EVENTS = [
 	{
@@ -98,44 +98,25 @@ export const TRIGGER_EVENTS = [
 type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 const subtitle = ({ name }: TriggerEvent) =>
 	name.replace(/ Only$/, '').replace(/ \w/g, (word) => word.toLowerCase());
-const notices = TRIGGER_EVENTS.map((event) =>
-	notice(
-		`${event.value}Notice`,
-		{ emit: [event.value] },
-		[
-			`${event.emits}.`,
-			`'Fetch Test Event' shows ${event.sample}, and changes nothing the trigger remembers.`,
-			'more' in event ? event.more : '',
-		]
-			.join(' ')
-			.trim(),
-	),
-);
+const notices = TRIGGER_EVENTS.map((event) => {
+	const fetch = `'Fetch Test Event' shows ${event.sample}, and changes nothing the trigger remembers.`;
+	const text = `${event.emits}. ${fetch} ${'more' in event ? event.more : ''}`;
+	return notice(`${event.value}Notice`, { emit: [event.value] }, text.trim());
+});
 
-/** Start From, one per chat event, in its words: "ratings given after a date". */
+/** Start From, one per chat event, in its own words: "Only ratings given after a date (UTC)". */
 const startFromFields = TRIGGER_EVENTS.flatMap((event): INodeProperties[] => {
 	if (!('since' in event)) return [];
-	const { since, value } = event;
+	const [all, only, value] = [`All ${event.since}`, `Only ${event.since} after`, event.value];
 	const options = [
-		['Beginning of History', 'beginning', `All ${since} in the server's history, oldest first`],
-		[
-			'Now',
-			'now',
-			`Only ${since} after the trigger is activated. The starting point is the server's own position in its list of changes, looked up at activation, not n8n's clock: a clock difference can neither skip nor replay any.`,
-		],
-		['Specific Date', 'date', `Only ${since} after a date (UTC)`],
-	].map(([name, optionValue, description]) => ({ name, value: optionValue, description }));
-	const startFrom: INodeProperties = {
-		displayName: 'Start From',
-		name: 'startFrom',
-		type: 'options',
-		noDataExpression: true,
-		options,
-		default: 'now',
-		description: `Where the trigger starts the first time it runs: ${since} before it are left out. Changing it on an active workflow starts again from there.`,
-		displayOptions: { show: { emit: [value] } },
-	};
-	return [startFrom];
+		{ name: 'Beginning of History', value: 'beginning', description: `${all}, oldest first` },
+		{ name: 'Now', value: 'now', description: `${only} the trigger is activated${NOW_RULE}` },
+		{ name: 'Specific Date', value: 'date', description: `${only} a date (UTC)` },
+	];
+	const field = { displayName: 'Start From', name: 'startFrom', type: 'options' } as const;
+	const description = `Where the trigger starts the first time it runs: ${event.since} before it are left out. Changing it on an active workflow starts again from there.`;
+	const shown = { default: 'now', description, displayOptions: { show: { emit: [value] } } };
+	return [{ ...field, noDataExpression: true, options, ...shown }];
 });
 
 /** n8n's node creator shows it under the "Svc Chat" entry, so it starts with the app's; it names every event. */

@@ -141,7 +141,7 @@ test.each(CHAT_EVENT_WORDS)(
 			['now', 'Now'],
 			['date', 'Specific Date'],
 		]);
-		for (const option of options) expect(option.description).toContain(`${since} `);
+		for (const option of options) expect(option.description).toMatch(new RegExp(`\\b${since}\\b`));
 		// The event's own line says the same of what Start From leaves out, where it says it.
 		const { emits } = TRIGGER_EVENTS.find(({ value }) => value === event)!;
 		if (emits.includes("before 'Start From'"))
