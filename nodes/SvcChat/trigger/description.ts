@@ -10,7 +10,11 @@ import { SVC_CHAT_DESCRIPTION } from '../descriptions/nodeDescriptions';
 import { isChatEvent, type ChatEvent, type RatingRange } from './events';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
-const RATING_BOUNDS = { minValue: 1, maxValue: 5 };
+/** One end of a Ratings range, within 1 to 5. */
+const ratingEnd = (displayName: 'From' | 'To', value: number): INodeProperties => ({
+	...{ displayName, name: displayName.toLowerCase(), type: 'number', default: value },
+	typeOptions: { minValue: 1, maxValue: 5 },
+});
 
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
 const CHAT_CHANGES = ['everyChange', 'finishedChats', 'newChats'];
@@ -107,16 +111,22 @@ const notices = TRIGGER_EVENTS.map((event) => {
 /** Start From, one per chat event, in its own words: "Only ratings given after a date (UTC)". */
 const startFromFields = TRIGGER_EVENTS.flatMap((event): INodeProperties[] => {
 	if (!('since' in event)) return [];
-	const [all, only, value] = [`All ${event.since}`, `Only ${event.since} after`, event.value];
-	const options = [
-		{ name: 'Beginning of History', value: 'beginning', description: `${all}, oldest first` },
-		{ name: 'Now', value: 'now', description: `${only} the trigger is activated${NOW_RULE}` },
-		{ name: 'Specific Date', value: 'date', description: `${only} a date (UTC)` },
-	];
-	const field = { displayName: 'Start From', name: 'startFrom', type: 'options' } as const;
-	const description = `Where the trigger starts the first time it runs: ${event.since} before it are left out. Changing it on an active workflow starts again from there.`;
-	const shown = { default: 'now', description, displayOptions: { show: { emit: [value] } } };
-	return [{ ...field, noDataExpression: true, options, ...shown }];
+	const [since, only, all] = [event.since, `Only ${event.since} after`, `All ${event.since}`];
+	const startFrom: INodeProperties = {
+		displayName: 'Start From',
+		name: 'startFrom',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Beginning of History', value: 'beginning', description: `${all}, oldest first` },
+			{ name: 'Now', value: 'now', description: `${only} the trigger is activated${NOW_RULE}` },
+			{ name: 'Specific Date', value: 'date', description: `${only} a date (UTC)` },
+		],
+		default: 'now',
+		description: `Where the trigger starts the first time it runs: ${since} before it are left out. Changing it on an active workflow starts again from there.`,
+		displayOptions: { show: { emit: [event.value] } },
+	};
+	return [startFrom];
 });
 
 /** n8n's node creator shows it under the "Svc Chat" entry, so it starts with the app's; it names every event. */
@@ -181,16 +191,7 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				displayName: 'Range',
 				name: 'range',
-				values: [
-					{
-						displayName: 'From',
-						name: 'from',
-						type: 'number',
-						default: 1,
-						typeOptions: RATING_BOUNDS,
-					},
-					{ displayName: 'To', name: 'to', type: 'number', default: 5, typeOptions: RATING_BOUNDS },
-				],
+				values: [ratingEnd('From', 1), ratingEnd('To', 5)],
 			},
 		],
 	},
@@ -209,7 +210,6 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'chatOutput',
 		type: 'options',
 		noDataExpression: true,
-		// One item per message does not fit one item per rating or missed chat.
 		options: CHAT_OUTPUT_OPTIONS.filter((option) => option.value !== 'messages'),
 		default: 'simplified',
 		description:
