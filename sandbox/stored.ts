@@ -65,6 +65,7 @@ function usageStats(state: SandboxState, dayMs: number) {
  */
 function operatorStats(state: SandboxState, dayMs: number) {
 	const chats = state.chatsCreatedBetween(dayMs, dayMs + DAY_MS);
+	const messages = chats.flatMap((chat) => chat.messages ?? []);
 	return state.operators.map((operator) => {
 		const handled = chats.filter((chat) => firstAnswer(chat)?.operatorId === operator.id);
 		const chating_time = handled.reduce((sum, chat) => {
@@ -76,15 +77,15 @@ function operatorStats(state: SandboxState, dayMs: number) {
 		}, 0);
 		const random = Random.of(state.seed, dayMs / DAY_MS, operator.id, 22);
 		const idle = chats.length && random.chance(0.8) ? random.int(600, 4 * 3600) : 0;
-		const busy = chats.flatMap(({ messages = [] }) => messages);
+		const busy = messages.filter(
+			(one) => one.kind === 'operator_busy' && one.operator_id === operator.id,
+		);
 		return {
 			operator_id: operator.id,
 			online_time: chating_time + idle,
 			chating_time,
 			avg_chating_time: handled.length ? Math.floor(chating_time / handled.length) : 0,
-			busy_messages: busy.filter(
-				(one) => one.kind === 'operator_busy' && one.operator_id === operator.id,
-			).length,
+			busy_messages: busy.length,
 			chats: handled.length,
 		};
 	});
