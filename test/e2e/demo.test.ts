@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import type { Chat } from '../../nodes/SvcChat/types';
 import { freePort, run, start, stop, waitUntil, type Started } from '../../scripts/processes';
-import { EXAMPLE_IDS, WEBHOOK_CREDENTIAL } from '../../scripts/examples';
+import { EXAMPLE_IDS, readExamples, WEBHOOK_CREDENTIAL } from '../../scripts/examples';
 import { REPO_ROOT } from '../../scripts/runtime';
 import { TEST_TIMEOUT_MS } from './environment';
 
@@ -254,6 +254,15 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(welcome).toMatch(/"contact": "fields" .* "message" .* "none" nowhere/);
 	expect(welcome).toContain(
 		'A wrong password saved in it makes the published examples fail once, then pause the account',
+	);
+	// Its log names each workflow it imports once (issue 65: example 12 was imported twice, listed twice).
+	const imported = [...started.npm.output().matchAll(/· workflows: (.*)\n/g)].flatMap(([, names]) =>
+		names.split(/(?<="), (?=")/),
+	);
+	expect(imported.sort()).toEqual(
+		readExamples()
+			.map(({ name }) => `"${name}"`)
+			.sort(),
 	);
 	// The MCP token where SVC_DEMO_FOLDER puts it (this file's folders, not the default one).
 	expect(welcome).toContain(`Bearer token in ${path.join(folders[0], 'mcp-token.txt')}`);
