@@ -307,7 +307,7 @@ test('2. CRM webhook: one broadcast request for all contacts, answered per conta
 	expect(lastNodeAnswer(first)).toEqual(
 		sample.contacts.map(({ phone }) =>
 			expect.objectContaining({
-				result: 'ok',
+				result: 'accepted',
 				phone_number: phone,
 				recipients_in_request: sample.contacts.length,
 				requests: 1,

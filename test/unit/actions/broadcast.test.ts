@@ -453,7 +453,7 @@ describe('Broadcast > Send Over Chat History', () => {
 		);
 		expect(output).toEqual(
 			[0, 1].map((item) => ({
-				json: { result: 'ok', kind: 'history-chats', operator_id: 7, channel_id: 'wa-main' },
+				json: { result: 'accepted', kind: 'history-chats', operator_id: 7, channel_id: 'wa-main' },
 				pairedItem: { item },
 			})),
 		);
