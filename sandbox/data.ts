@@ -159,7 +159,7 @@ interface ChatPlan {
 	takenMs: number;
 }
 
-const ANSWERING_KINDS = new Set(['operator', 'file_operator']);
+export const ANSWERING_KINDS = new Set(['operator', 'file_operator']);
 
 /**
  * A chat added while the sandbox runs began this long ago, every one the same: they begin in the order they are added,

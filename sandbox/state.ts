@@ -213,12 +213,10 @@ export class SandboxState {
 		return buildChat(this.seed, record, this.chatOperatorIds);
 	}
 
-	/** How many chats were created in [fromMs, toMs). */
-	chatsCreatedBetween(fromMs: number, toMs: number): number {
-		let count = 0;
-		for (const record of this.records)
-			if (record.createdMs >= fromMs && record.createdMs < toMs) count++;
-		return count;
+	/** The chats created in [fromMs, toMs), as GET /chat gives them: what a day's statistics are made of. */
+	chatsCreatedBetween(fromMs: number, toMs: number): Chat[] {
+		const created = this.records.filter(({ createdMs }) => createdMs >= fromMs && createdMs < toMs);
+		return created.map((record) => this.build(record));
 	}
 
 	/** The regular visitor's chats (option regularVisitor) and their change cursors, in the order /chats gives them. */

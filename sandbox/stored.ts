@@ -1,5 +1,6 @@
 // Spec 4.4–4.9 and 7.4: the stored-data queries (operators, departments, chats, chat, tariffs, statistics).
-import { DAY_MS, DEPARTMENTS, TARIFFS } from './data';
+import type { Chat } from '../nodes/SvcChat/types';
+import { ANSWERING_KINDS, DAY_MS, DEPARTMENTS, TARIFFS } from './data';
 import { Random } from './random';
 import type { SandboxState } from './state';
 
@@ -28,39 +29,64 @@ function parseCursor(text: string | null): number | undefined {
 	return text !== null && /^\d{1,20}$/.test(text) ? Number(text) : undefined;
 }
 
+/** When an operator first answered the chat, and who: undefined for a chat nobody answered. */
+function firstAnswer({ messages = [] }: Chat) {
+	const answer = messages.find(({ kind }) => ANSWERING_KINDS.has(kind));
+	return answer && { operatorId: answer.operator_id, atMs: Date.parse(answer.created_at) };
+}
+
+const seconds = (ms: number) => Math.max(0, Math.floor(ms / 1000));
+
 /**
- * 4.9: figures for one UTC day. `contacts` counts the chats created that day; the rest is seeded from (seed, day),
- * consistent with it. Days after today (by the sandbox clock) have no activity yet, so every figure is 0.
+ * 4.9 mode usage: one UTC day's figures, from the chats created that day: `contacts` all of them, `chats` those an
+ * operator answered (the sum of the operators' rows), `missed` the others; the sandbox has no offline form, so
+ * `offlines` is 0. `avg_waiting_time`: seconds from a chat's creation to its first answer, averaged over the answered.
  */
 function usageStats(state: SandboxState, dayMs: number) {
-	const contacts = state.chatsCreatedBetween(dayMs, dayMs + DAY_MS);
-	const random = Random.of(state.seed, dayMs / DAY_MS, 21);
-	const offlines = Math.floor(contacts * random.next() * 0.15);
-	const missed = Math.floor((contacts - offlines) * random.next() * 0.1);
+	const chats = state.chatsCreatedBetween(dayMs, dayMs + DAY_MS);
+	const waits = chats.flatMap((chat) => {
+		const answer = firstAnswer(chat);
+		return answer ? [answer.atMs - Date.parse(chat.created_at)] : [];
+	});
+	const waited = waits.reduce((sum, ms) => sum + ms, 0);
 	return {
-		contacts,
-		missed,
-		chats: contacts - offlines - missed,
-		offlines,
-		avg_waiting_time: contacts === 0 ? 0 : random.int(5, 120),
+		contacts: chats.length,
+		missed: chats.length - waits.length,
+		chats: waits.length,
+		offlines: 0,
+		avg_waiting_time: waits.length ? seconds(waited / waits.length) : 0,
 	};
 }
 
-/** 4.9 mode operators: one row per operator for the day (`chating_time` is the API's own spelling). */
-function operatorStats(state: SandboxState, dayMs: number, future: boolean) {
+/**
+ * 4.9 mode operators: one row per operator (`chating_time` is the API's own spelling), from the same chats as usage:
+ * `chats` those the operator answered first, `chating_time` the seconds from that answer to the chat's last message
+ * or state, `busy_messages` the busy notices naming the operator; `online_time` adds seeded idle time to the chatting.
+ */
+function operatorStats(state: SandboxState, dayMs: number) {
+	const chats = state.chatsCreatedBetween(dayMs, dayMs + DAY_MS);
+	const messages = chats.flatMap((chat) => chat.messages ?? []);
 	return state.operators.map((operator) => {
+		const handled = chats.filter((chat) => firstAnswer(chat)?.operatorId === operator.id);
+		const chating_time = handled.reduce((sum, chat) => {
+			const times = [
+				...(chat.messages ?? []).map((message) => Date.parse(message.created_at)),
+				...(chat.state_history ?? []).map((entry) => Date.parse(entry.at)),
+			];
+			return sum + seconds(Math.max(...times) - firstAnswer(chat)!.atMs);
+		}, 0);
 		const random = Random.of(state.seed, dayMs / DAY_MS, operator.id, 22);
-		const works = !future && random.chance(0.8);
-		const online_time = works ? random.int(3600, 8 * 3600) : 0;
-		const chating_time = works ? Math.floor(online_time * (0.3 + random.next() * 0.5)) : 0;
-		const chats = works ? random.int(1, 40) : 0;
+		const idle = chats.length && random.chance(0.8) ? random.int(600, 4 * 3600) : 0;
+		const busy = messages.filter(
+			(one) => one.kind === 'operator_busy' && one.operator_id === operator.id,
+		);
 		return {
 			operator_id: operator.id,
-			online_time,
+			online_time: chating_time + idle,
 			chating_time,
-			avg_chating_time: chats ? Math.floor(chating_time / chats) : 0,
-			busy_messages: works ? random.int(0, 6) : 0,
-			chats,
+			avg_chating_time: handled.length ? Math.floor(chating_time / handled.length) : 0,
+			busy_messages: busy.length,
+			chats: handled.length,
 		};
 	});
 }
@@ -125,8 +151,7 @@ export function storedData(state: SandboxState, path: string, query: URLSearchPa
 			if (mode !== 'usage' && mode !== 'operators') return fail('unknown-mode');
 			const dayMs = parseDay(date);
 			if (dayMs === undefined) return fail('argument-missing');
-			const future = dayMs > state.now().getTime();
-			return mode === 'usage' ? usageStats(state, dayMs) : operatorStats(state, dayMs, future);
+			return mode === 'usage' ? usageStats(state, dayMs) : operatorStats(state, dayMs);
 		}
 		default:
 			throw new Error(`Not a stored-data path: ${path}`);

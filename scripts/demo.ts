@@ -10,6 +10,7 @@ import {
 	PUBLISHED_EXAMPLES,
 	RATED_CHATS,
 	readExamples,
+	notMcpExample,
 	runExamples,
 	sandboxCredential,
 	SANDBOX_CREDENTIAL,
@@ -223,7 +224,7 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	n8n.setOwner(OWNER);
 	const hook = demoSecret('webhook-secret.txt');
 	await n8n.importCredentials([sandboxCredential(sandbox), webhookCredential(hook.secret)]);
-	await n8n.importWorkflows(readExamples());
+	await n8n.importWorkflows(readExamples().filter(notMcpExample));
 	const { nobodyOnline, badRating, missedChat, visitorWaiting } = EXAMPLE_IDS;
 	const alerts = [nobodyOnline, badRating, missedChat, visitorWaiting];
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...alerts]);

@@ -423,9 +423,10 @@ export function triggerEventPanels(description: INodeTypeDescription): TriggerEv
 						label: property.displayName,
 						type: property.type,
 					})),
+				// As the panel shows them: a link's text without its tag.
 				notices: shown
 					.filter((property) => property.type === 'notice')
-					.map((property) => property.displayName),
+					.map((property) => property.displayName.replace(/<[^>]+>/g, '')),
 			};
 		},
 	);

@@ -636,6 +636,10 @@ test("6. the node creator lists the trigger's 8 events, and each event's panel s
 			return [];
 		});
 		await browser.screenshot(`6-trigger-${panel.event}`);
+		// Issue 65: the default minutes as typed, not "3.00".
+		const waitInput = byTestId(parameters, 'parameter-input-waitLongerThan').locator('input');
+		if (panel.event === 'visitorWaiting' && (await waitInput.inputValue()) !== '3')
+			problems.push(`${panel.action}: 'Wait Longer Than' shows "${await waitInput.inputValue()}"`);
 		if (panel.event === 'newRating')
 			await ndv.screenshot({ path: readmePicture('editor-new-rating.png') });
 		// 'Trigger On' first, then the event's notice and fields, as n8n's triggers put their event first (issue 42).

@@ -77,6 +77,11 @@ export function testMcpServer(env: E2eEnvironment): void {
 			expect(argumentsOf('Recent_chats_of_a_visitor')).toEqual(['contact']);
 			expect(argumentsOf('List_operators')).toEqual([]);
 			expect(argumentsOf('Set_operator_status')).toEqual(['email', 'status']);
+			// $fromAI gives no enum (generateZodSchema): the statuses are in the input's description.
+			expect(byName.Set_operator_status.inputSchema.properties?.status).toMatchObject({
+				type: 'string',
+				description: 'The new status, one of: dinner, invisible, offline, online, pre-dinner',
+			});
 			// n8n gives $fromAI one type: the ID goes as text, and the description says so.
 			expect(byName.Get_chat_transcript.inputSchema.properties?.chatId).toMatchObject({
 				type: 'string',
@@ -187,6 +192,16 @@ export function testMcpServer(env: E2eEnvironment): void {
 			const unknown = await call('Set_operator_status', { email: UNKNOWN_EMAIL, status });
 			expect(unknown.text).toContain(SVC_ERROR_CODES['invalid-agent-email'].message);
 			expect(env.sandbox.control.getOperators()).toEqual(after);
+			// Issue 65: what to send, in words that fit the tools the model has; a made-up status is named as such.
+			expect(unknown.text).toContain('as a list of the operators shows it');
+			expect(unknown.text).not.toMatch(/Get many operators/);
+			const away = await call('Set_operator_status', { email: operator.email, status: 'away' });
+			expect(away.result.isError).toBe(true);
+			expect(away.text).toContain(
+				'\'Status\' is "away", which Svc does not know: the statuses are dinner, invisible, offline, online, pre-dinner',
+			);
+			expect(away.text).toContain('Call the tool again with `status` set to one of them.');
+			expect(away.sent).toEqual([]);
 		});
 
 		test('a wrong token is refused before any tool runs: nothing reaches the sandbox', async () => {

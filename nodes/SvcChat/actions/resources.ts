@@ -152,14 +152,14 @@ export const selectors: Record<string, INodeProperties> = {
 				name: 'Get Operator Statistics',
 				value: 'getOperatorStats',
 				description:
-					'Retrieve statistics per operator and day: online time, chatting time, handled chats, busy notices. Returns one item per operator and day.',
+					'Retrieve statistics per operator and day: online_time, chating_time and avg_chating_time in seconds, handled chats, busy notices. Returns one item per operator and day.',
 				action: 'Get operator statistics',
 			},
 			{
 				name: 'Get Usage',
 				value: 'getUsage',
 				description:
-					'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and average waiting time. Returns one item per day.',
+					'Retrieve usage statistics per day: contacts, missed contacts, chats, offline messages and avg_waiting_time in seconds. Returns one item per day.',
 				action: 'Get usage statistics',
 			},
 		],

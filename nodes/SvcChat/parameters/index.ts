@@ -102,6 +102,22 @@ export class ParameterReader {
 		return list;
 	}
 
+	/** The values an options parameter offers, as its description lists them. */
+	private offered = (name: string): unknown[] =>
+		(this.properties.find((one) => one.name === name)?.options ?? []).map(
+			(one) => 'value' in one && one.value,
+		);
+
+	/** A model's `$fromAI` choice must be offered (n8n's generateZodSchema has no enum); an editor expression need not. */
+	modelChoice(name: string, value: string, plural: string) {
+		const input = fromAI(String(this.context.getNode().parameters[name]));
+		const values = this.offered(name).map(String);
+		if (!input || values.includes(value)) return;
+		const fix = `Call the tool again with \`${input.key}\` set to one of them.`;
+		const known = `which Svc does not know: the ${plural} are ${values.join(', ')}`;
+		throw this.fail(`'${this.label(name)}' is ${showValue(value)}, ${known}`, fix);
+	}
+
 	/** Throws when the stored value is an expression (it gave nothing); a model's `$fromAI` input is named as such. */
 	private refuseEmptyExpression(name: string) {
 		let stored: unknown = this.context.getNode().parameters;
@@ -176,9 +192,7 @@ export class ParameterReader {
 	/** One of an options parameter's values, as its description lists them; anything else must not be read as some default. */
 	choice<T extends string>(name: string, options: Partial<Fix> & { fallback?: T } = {}): T {
 		const value = this.raw(name, options.fallback);
-		const offered = this.properties.find((property) => property.name === name)?.options ?? [];
-		const isOffered = offered.some((option) => 'value' in option && option.value === value);
-		if (isOffered && typeof value === 'string') return value as T;
+		if (typeof value === 'string' && this.offered(name).includes(value)) return value as T;
 		const label = this.label(name);
 		throw this.fail(
 			`'${label}' has the unknown value ${showValue(value)}`,

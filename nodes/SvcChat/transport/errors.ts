@@ -61,7 +61,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	},
 	'invalid-agent-email': {
 		message: 'No operator has this email, or the email is malformed',
-		fix: "Check 'Operator': pick the operator from the list, or check the email. Get many operators lists the operators and their emails.",
+		fix: "Check 'Operator': pick the operator from the list, or give the email of one of the account's operators, as a list of the operators shows it.",
 	},
 	'not-in-allowed-online-time': {
 		message: 'Operators may not go online at this time (allowed online time setting)',

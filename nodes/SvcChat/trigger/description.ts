@@ -10,7 +10,11 @@ import { SVC_CHAT_DESCRIPTION } from '../descriptions/nodeDescriptions';
 import { isChatEvent, type ChatEvent, type RatingRange } from './events';
 
 const DEFAULT_MAX_CHATS_PER_POLL = 1000;
-const RATING_BOUNDS = { minValue: 1, maxValue: 5 };
+/** One end of a Ratings range, within 1 to 5. */
+const ratingEnd = (displayName: 'From' | 'To', value: number): INodeProperties => ({
+	...{ displayName, name: displayName.toLowerCase(), type: 'number', default: value },
+	typeOptions: { minValue: 1, maxValue: 5 },
+});
 
 /** The chat events of 'Trigger On'; the parameters about chats show only for them (the operator events' are in operators.ts). */
 const CHAT_CHANGES = ['everyChange', 'finishedChats', 'newChats'];
@@ -19,16 +23,19 @@ const WAITING = 'visitorWaiting';
 const forChats = { show: { emit: [...CHAT_CHANGES, ...CHAT_EVENTS, WAITING] } };
 
 const AMONG_RECENT = 'among up to 300 recently changed chats';
+const NOW_RULE =
+	". The starting point is the server's own position in its list of changes, looked up at activation, not n8n's clock: a clock difference can neither skip nor replay any.";
 const OPERATOR_POLLS =
-	"The first poll of a newly active workflow records every operator's status and emits nothing. After the workflow was unpublished or n8n was down, the first poll emits what changed meanwhile, late: it happened between changed_after and detected_at. changed_after is then the last poll before the pause that reported a change, or the activation if none did, since n8n's default settings save a quiet poll's time only in memory (with durable poll cursors, every poll's): the window can be wider than the pause, never narrower. To treat a late report differently, compare the two times.";
+	'A new workflow\'s first poll only records statuses; after a pause, what changed meanwhile comes late (<a href="https://github.com/n8n-nodes-svc/n8n-nodes-svc/blob/main/docs/trigger.md#when-it-happened" target="_blank">details</a>).';
 
 /**
  * One definition per event of 'Trigger On': `emits` (what it emits and when: the option's description and the README's
- * line), `sample` (what Fetch Test Event shows) and `more`; the notice, subtitle and node creator's text derive from it.
+ * line), `sample` (what Fetch Test Event shows), `since` (a chat event's Start From) and `more`; the texts derive from it.
  */
 export const TRIGGER_EVENTS = [
 	{
 		value: 'everyChange',
+		since: 'chats changed',
 		name: 'Every Change',
 		emits:
 			"Each chat that is new or has changed (a message, a rating, a state change…) since 'Start From', once per poll, in its latest version",
@@ -37,13 +44,15 @@ export const TRIGGER_EVENTS = [
 	},
 	{
 		value: 'finishedChats',
+		since: 'closed chats changed',
 		name: 'Finished Chats Only',
 		emits:
 			"Each chat whose latest state is closed, changed since 'Start From', once per poll, in its latest version: a finished chat that changes again (say, a late rating) comes again",
-		sample: `up to 5 of the most recently changed closed chats, ${AMONG_RECENT} (with none closed, recently changed ones, to map fields from)`,
+		sample: `up to 5 of the most recently changed closed chats, ${AMONG_RECENT}; with none closed, open ones, so there are fields to map`,
 	},
 	{
 		value: 'missedChat',
+		since: 'chats closed',
 		name: 'Missed Chat',
 		emits:
 			"Each finished chat that no operator answered, once, with the visitor's name, email and phone; chats closed before 'Start From' are left out",
@@ -51,6 +60,7 @@ export const TRIGGER_EVENTS = [
 	},
 	{
 		value: 'newChats',
+		since: 'chats created',
 		name: 'New Chats Only',
 		emits:
 			"Each chat once, the first time the trigger sees it; chats created before 'Start From' are left out, and later changes do not repeat it",
@@ -58,6 +68,7 @@ export const TRIGGER_EVENTS = [
 	},
 	{
 		value: 'newRating',
+		since: 'ratings given',
 		name: 'New Rating',
 		emits:
 			"Each rating once, when it appears: its value, the rated operator, its time and the chat; ratings given before 'Start From' are left out, and a chat's later changes do not repeat it",
@@ -66,9 +77,8 @@ export const TRIGGER_EVENTS = [
 	{
 		value: 'operatorAvailabilityChanged',
 		name: 'Operator Availability Changed',
-		emits:
-			"Once when no operator is left in the 'Available Statuses' (Online by default), and once when one is back",
-		sample: "whether an operator is available now (in 'Available Statuses')",
+		emits: "Once when no operator is left in the 'Available Statuses', and once when one is back",
+		sample: 'whether an operator is available now',
 		more: OPERATOR_POLLS,
 	},
 	{
@@ -76,11 +86,12 @@ export const TRIGGER_EVENTS = [
 		name: 'Operator Status Changed',
 		emits:
 			'Each operator whose status differs from the previous poll, including operators added or removed',
-		sample: 'the operators as they are now, each with its current status as the previous one',
+		sample: 'the operators now, with previous_status equal to status',
 		more: OPERATOR_POLLS,
 	},
 	{
 		value: WAITING,
+		since: 'waits begun',
 		name: 'Visitor Waiting',
 		emits:
 			"Each open chat whose visitor has waited longer than 'Wait Longer Than' for an operator's answer, by the server's clock, once per wait; waits begun before 'Start From' are left out",
@@ -91,19 +102,32 @@ export const TRIGGER_EVENTS = [
 type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 const subtitle = ({ name }: TriggerEvent) =>
 	name.replace(/ Only$/, '').replace(/ \w/g, (word) => word.toLowerCase());
-const notices = TRIGGER_EVENTS.map((event) =>
-	notice(
-		`${event.value}Notice`,
-		{ emit: [event.value] },
-		[
-			`${event.emits}.`,
-			`'Fetch Test Event' shows ${event.sample}, and changes nothing the trigger remembers.`,
-			'more' in event ? event.more : '',
-		]
-			.join(' ')
-			.trim(),
-	),
-);
+const notices = TRIGGER_EVENTS.map((event) => {
+	const fetch = `'Fetch Test Event' shows ${event.sample}, and changes nothing the trigger remembers.`;
+	const text = `${event.emits}. ${fetch} ${'more' in event ? event.more : ''}`;
+	return notice(`${event.value}Notice`, { emit: [event.value] }, text.trim());
+});
+
+/** Start From, one per chat event, in its own words: "Only ratings given after a date (UTC)". */
+const startFromFields = TRIGGER_EVENTS.flatMap((event): INodeProperties[] => {
+	if (!('since' in event)) return [];
+	const [since, only, all] = [event.since, `Only ${event.since} after`, `All ${event.since}`];
+	const startFrom: INodeProperties = {
+		displayName: 'Start From',
+		name: 'startFrom',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Beginning of History', value: 'beginning', description: `${all}, oldest first` },
+			{ name: 'Now', value: 'now', description: `${only} the trigger is activated${NOW_RULE}` },
+			{ name: 'Specific Date', value: 'date', description: `${only} a date (UTC)` },
+		],
+		default: 'now',
+		description: `Where the trigger starts the first time it runs: ${since} before it are left out. Changing it on an active workflow starts again from there.`,
+		displayOptions: { show: { emit: [event.value] } },
+	};
+	return [startFrom];
+});
 
 /** n8n's node creator shows it under the "Svc Chat" entry, so it starts with the app's; it names every event. */
 export const SVC_CHAT_TRIGGER_DESCRIPTION = `${SVC_CHAT_DESCRIPTION}, or start a workflow on ${TRIGGER_EVENTS.map(
@@ -136,49 +160,22 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Wait Longer Than (Minutes)',
 		name: 'waitLongerThan',
 		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 2 },
+		// No numberPrecision: the editor would show 3 as 3.00; fractions are kept without it.
+		typeOptions: { minValue: 0 },
 		default: 3,
 		required: true,
 		description:
 			"Minutes the visitor has waited for an answer, by the server's clock; fractions allowed (0.5 is 30 seconds)",
 		displayOptions: { show: { emit: [WAITING] } },
 	},
-	{
-		displayName: 'Start From',
-		name: 'startFrom',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{
-				name: 'Beginning of History',
-				value: 'beginning',
-				description: 'Emit every chat the server has kept, oldest first, then every later change',
-			},
-			{
-				name: 'Now',
-				value: 'now',
-				description:
-					"Emit nothing old: only chats that change after the trigger is activated. The starting point is the server's own position in its list of changes, looked up once at activation, not n8n's clock, so a clock difference between n8n and the server can neither skip chats nor replay old ones.",
-			},
-			{
-				name: 'Specific Date',
-				value: 'date',
-				description: 'Emit chats that changed after a date, as the server timestamps its changes',
-			},
-		],
-		default: 'now',
-		description:
-			'Where the trigger starts reading changes the first time it runs. Changing this on an active workflow restarts from the new point.',
-		displayOptions: forChats,
-	},
+	...startFromFields,
 	{
 		displayName: 'Start Date',
 		name: 'startDate',
 		type: 'dateTime',
 		default: '',
 		required: true,
-		description:
-			'Chats that changed after this moment (UTC) are emitted; ratings given and chats closed before it are not new',
+		description: "The moment (UTC) 'Start From' starts at: what came before it is left out",
 		displayOptions: { show: { startFrom: ['date'] } },
 	},
 	{
@@ -194,16 +191,7 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				displayName: 'Range',
 				name: 'range',
-				values: [
-					{
-						displayName: 'From',
-						name: 'from',
-						type: 'number',
-						default: 1,
-						typeOptions: RATING_BOUNDS,
-					},
-					{ displayName: 'To', name: 'to', type: 'number', default: 5, typeOptions: RATING_BOUNDS },
-				],
+				values: [ratingEnd('From', 1), ratingEnd('To', 5)],
 			},
 		],
 	},
@@ -214,7 +202,7 @@ export const triggerProperties: INodeProperties[] = [
 		noDataExpression: true,
 		options: CHAT_OUTPUT_OPTIONS,
 		default: 'simplified',
-		description: 'The shape of the emitted items',
+		description: 'The shape of each emitted item: a chat, or one item per message',
 		displayOptions: { show: { emit: CHAT_CHANGES } },
 	},
 	{
@@ -222,10 +210,10 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'chatOutput',
 		type: 'options',
 		noDataExpression: true,
-		// One item per message does not fit one item per rating or missed chat.
 		options: CHAT_OUTPUT_OPTIONS.filter((option) => option.value !== 'messages'),
 		default: 'simplified',
-		description: 'The shape of the chat each item carries (its chat field)',
+		description:
+			'Each item is a rating, a missed chat or a wait; this is the shape of the chat in its chat field',
 		displayOptions: { show: { emit: [...CHAT_EVENTS, WAITING] } },
 	},
 	{

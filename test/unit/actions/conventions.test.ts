@@ -425,21 +425,21 @@ describe('the trigger in the node creator', () => {
 			expect(issuesOf(trigger, { emit })).toEqual([]);
 	});
 
-	test('a notice on each operator panel says what Fetch Test Event shows, that the first poll emits nothing, and that a change made while unpublished comes late', () => {
+	// Issue 65: the late-report rule in one plain sentence, with a link to the page that gives all of it.
+	test("a notice on each operator panel says what Fetch Test Event shows, that a new workflow's first poll only records, and that a change made during a pause comes late, with a link to docs/trigger.md", () => {
 		for (const name of ['operatorStatusChangedNotice', 'operatorAvailabilityChangedNotice']) {
 			const notice = trigger.properties.find((property) => property.name === name);
 			expect(notice?.type).toBe('notice');
 			expect(notice?.displayName).toMatch(/Fetch Test Event/);
-			expect(notice?.displayName).toMatch(/first poll of a newly active workflow .* emits nothing/);
 			expect(notice?.displayName).toMatch(
-				/unpublished or n8n was down, the first poll emits what changed meanwhile, late: .* between changed_after and detected_at/,
+				/A new workflow's first poll only records statuses; after a pause, what changed meanwhile comes late \(<a href="https:\/\/github\.com\/n8n-nodes-svc\/n8n-nodes-svc\/blob\/main\/docs\/trigger\.md#when-it-happened" target="_blank">details<\/a>\)\.$/,
 			);
-			// Issue 59: as the README says it, the activation when no poll reported a change, and not only durable cursors.
-			expect(notice?.displayName).toMatch(
-				/last poll before the pause that reported a change, or the activation if none did/,
-			);
-			expect(notice?.displayName).toMatch(/compare the two times/);
+			expect(notice?.displayName).not.toMatch(/durable|in memory|changed_after/);
 		}
+		// The anchor is a heading of docs/trigger.md.
+		expect(readFileSync(path.join(ROOT, 'docs/trigger.md'), 'utf8')).toMatch(
+			/^### When it happened$/m,
+		);
 	});
 
 	test("each event's notice speaks of that event only, and says of what Fetch Test Event shows the newest", () => {

@@ -192,7 +192,7 @@ describe('Operator > Set Status', () => {
 		expect(output).toHaveLength(2);
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		expect(output[0].json.error).toContain('No operator has this email');
-		expect(output[0].json.description).toContain('Get many operators lists the operators');
+		expect(output[0].json.description).toContain('as a list of the operators shows it');
 		expect(output[1]).toEqual({
 			json: { result: 'ok', email: 'anna@svc.test', status: 'online' },
 			pairedItem: { item: 1 },

@@ -1,7 +1,8 @@
 // Statistics resource: Get Usage and Get Operator Stats, for one day or an inclusive range (one request per UTC day).
 import { DateTime } from 'luxon';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type INodePropertyOptions } from 'n8n-workflow';
 
+import { selectors } from '../../../nodes/SvcChat/actions/resources';
 import { dayProperties } from '../../../nodes/SvcChat/actions/statistics/days';
 import { calendarDay } from '../../../nodes/SvcChat/helpers/time';
 import { items, runNode, runNodeError, svc } from './runNode';
@@ -178,6 +179,16 @@ describe('Statistics > Get Operator Stats', () => {
 			NodeApiError,
 		);
 	});
+});
+
+// Issue 65: no text said the times are seconds (spec 2.11 and 2.12 give them so).
+test.each([
+	['getUsage', ['avg_waiting_time']],
+	['getOperatorStats', ['online_time', 'chating_time', 'avg_chating_time']],
+])('%s: its description names its time fields, in seconds', (operation, fields) => {
+	const options = selectors.statistics.options as INodePropertyOptions[];
+	const description = String(options.find((one) => one.value === operation)?.description);
+	expect(description).toMatch(new RegExp(`${fields.join(',? (and )?')} in seconds`));
 });
 
 describe('calendarDay', () => {

@@ -95,3 +95,14 @@ test('the README lists every action by its name in the nodes panel, in the order
 	expect(actions).toHaveLength(12);
 	expect(tableUnder(README, 'Operations').map(([name]) => name)).toEqual(actions);
 });
+
+// Issue 65: the texts a new user checks against what they see.
+test("the credential table's first row is what n8n's credential modal shows, and npm start's --port is given", () => {
+	// n8n-editor-ui, credentialEdit.credentialConfig.connectionTestedSuccessfully (2.41.1 and 1.123.81 alike).
+	const credentialTable = tableUnder(README, 'Credentials');
+	expect(credentialTable[0]).toEqual(['Connection tested successfully', 'Ready.']);
+	// The option as the demo's own usage names it.
+	const demo = readFileSync(path.resolve(__dirname, '../../../scripts/demo.ts'), 'utf8');
+	expect(demo).toMatch(/^ {2}--port N {8}n8n's port \(default 5678\)$/m);
+	expect(README).toContain('http://127.0.0.1:5678; another port: `npm start -- --port 5679`');
+});

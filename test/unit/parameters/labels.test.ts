@@ -147,7 +147,8 @@ const triggerCases: Array<[string, INodeParameters]> = [
 
 describe.each(triggerCases)('the trigger reading %s', (name, bad) => {
 	test('names the field by its displayName', async () => {
-		const label = editorLabel(triggerProperties, name);
+		// Start From is one field per chat event: the one the harness's event (Every Change unless given) shows.
+		const label = editorLabel(triggerProperties, name, { emit: String(bad.emit ?? 'everyChange') });
 		const staticData = {};
 		await expect(triggerHarness(bad, staticData).poll()).rejects.toThrow(`'${label}'`);
 		expect(staticData).toEqual({});

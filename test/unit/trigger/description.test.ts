@@ -8,6 +8,21 @@ import { TRIGGER_EVENTS } from '../../../nodes/SvcChat/trigger/description';
 const { description } = new SvcChatTrigger();
 const property = (name: string) =>
 	description.properties.find((p) => p.name === name) as INodeProperties;
+/** The chat events, each with the words its Start From must use (the operator events have none). */
+const CHAT_EVENT_WORDS = [
+	['everyChange', 'chats changed'],
+	['finishedChats', 'closed chats changed'],
+	['missedChat', 'chats closed'],
+	['newChats', 'chats created'],
+	['newRating', 'ratings given'],
+	['visitorWaiting', 'waits begun'],
+];
+const startFromFields = () => description.properties.filter((p) => p.name === 'startFrom');
+const words = (text: string) =>
+	text
+		.replace(/<[^>]+>/g, '')
+		.split(/\s+/)
+		.filter(Boolean).length;
 const values = (name: string) =>
 	(property(name).options as INodePropertyOptions[]).map((option) => option.value);
 
@@ -31,7 +46,8 @@ test('declares exactly the parameters of the shared contract, with their values 
 		'emit',
 		...TRIGGER_EVENTS.map(({ value }) => `${value}Notice`),
 		'waitLongerThan',
-		'startFrom',
+		// One Start From per chat event, each in its own words (issue 65).
+		...CHAT_EVENT_WORDS.map(() => 'startFrom'),
 		'startDate',
 		'ratings',
 		'output',
@@ -58,13 +74,15 @@ test('declares exactly the parameters of the shared contract, with their values 
 	expect(property('emit').default).toBe('everyChange');
 	// Visitor Waiting: minutes, fractions allowed, 3 by default; its chat shaped as the other events' (Chat Output).
 	expect(property('waitLongerThan')).toMatchObject({ type: 'number', default: 3, required: true });
-	// Issue 59: the editor shows "3.00" with no unit otherwise.
+	// Issue 59: the unit in the label; issue 65: no numberPrecision, with which n8n's number input shows 3 as "3.00".
 	expect(property('waitLongerThan').displayName).toBe('Wait Longer Than (Minutes)');
-	expect(property('waitLongerThan').typeOptions).toEqual({ minValue: 0, numberPrecision: 2 });
+	expect(property('waitLongerThan').typeOptions).toEqual({ minValue: 0 });
 	for (const name of ['waitLongerThan', 'visitorWaitingNotice'])
 		expect(property(name).displayOptions).toEqual({ show: { emit: ['visitorWaiting'] } });
 	expect(property('chatOutput').displayOptions?.show?.emit).toContain('visitorWaiting');
-	expect(property('startFrom').displayOptions?.show?.emit).toContain('visitorWaiting');
+	expect(startFromFields().flatMap((field) => field.displayOptions?.show?.emit)).toEqual(
+		CHAT_EVENT_WORDS.map(([event]) => event),
+	);
 	expect(values('output').sort()).toEqual(['messages', 'raw', 'simplified', 'transcript']);
 	// New Rating and Missed Chat carry one chat per item: every shape but One Item per Message.
 	expect(values('chatOutput')).toEqual(values('output').filter((value) => value !== 'messages'));
@@ -100,10 +118,54 @@ test('the operator filters: Operators from a list, by email or by ID; seen statu
 });
 
 test('the "Now" option says how clock differences are handled', () => {
-	const now = (property('startFrom').options as INodePropertyOptions[]).find(
-		(option) => option.value === 'now',
+	for (const field of startFromFields()) {
+		const now = (field.options as INodePropertyOptions[]).find((option) => option.value === 'now');
+		expect(now?.description).toMatch(/clock/);
+	}
+});
+
+// Issue 65: "every chat" and "chats that change" were said of ratings, missed chats and waits.
+test.each(CHAT_EVENT_WORDS)(
+	"%s: Start From's tooltip and options speak of its own %s",
+	(event, since) => {
+		const [field, ...others] = startFromFields().filter((one) =>
+			one.displayOptions?.show?.emit?.includes(event),
+		);
+		expect(others).toEqual([]);
+		expect(field.displayOptions).toEqual({ show: { emit: [event] } });
+		expect(field.default).toBe('now');
+		expect(field.description).toContain(`${since} before it are left out`);
+		const options = field.options as INodePropertyOptions[];
+		expect(options.map((option) => [option.value, option.name])).toEqual([
+			['beginning', 'Beginning of History'],
+			['now', 'Now'],
+			['date', 'Specific Date'],
+		]);
+		for (const option of options) expect(option.description).toMatch(new RegExp(`\\b${since}\\b`));
+		// The event's own line says the same of what Start From leaves out, where it says it.
+		const { emits } = TRIGGER_EVENTS.find(({ value }) => value === event)!;
+		if (emits.includes("before 'Start From'"))
+			expect(emits).toContain(`${since} before 'Start From'`);
+		for (const [other, otherWords] of CHAT_EVENT_WORDS)
+			if (other !== event && !since.includes(otherWords))
+				expect(JSON.stringify(field)).not.toContain(`${otherWords} `);
+	},
+);
+
+test("every notice is plain: the operator events' at most 50 words, none with the words the first trial stumbled on", () => {
+	for (const notice of description.properties.filter((p) => p.type === 'notice')) {
+		if (/^operator/.test(notice.name)) expect(words(notice.displayName)).toBeLessThanOrEqual(50);
+		expect(notice.displayName).not.toMatch(
+			/durable poll cursors|only in memory|as the previous one|to map fields from\)/,
+		);
+	}
+});
+
+test('Output and Chat Output say what each shapes: the item, or the chat in the item', () => {
+	expect(property('output').description).toMatch(/each emitted item/);
+	expect(property('chatOutput').description).toMatch(
+		/rating, a missed chat or a wait; .* its chat field/,
 	);
-	expect(now?.description).toMatch(/clock/);
 });
 
 // Issue 59: one definition per event, from which every text about it is derived, so none can drift from the others.

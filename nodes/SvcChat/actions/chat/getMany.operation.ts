@@ -140,7 +140,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const visitor = read.filterText('visitor');
 	const keep = visitor && visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor);
 	const limit = read.limit();
-	// No chats, no GET /operators (Simplified and Transcript name the operators).
 	const format = async (chats: Chat[]) =>
 		chats.length ? (await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats) : [];
 	if (read.choice('order', { fallback: 'oldestFirst' as string }) === 'newestFirst') {

@@ -61,6 +61,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		fix: 'Pick the operator from the list, or enter their email.',
 	});
 	const status = read.requiredText('status', { fix: 'Choose a status, e.g. online.' });
+	read.modelChoice('status', status, 'statuses');
 	const { force, initialStatuses: initial } = read.collection('options');
 	const body: IDataObject = { email, status };
 	if (force === true) body.force = true;
