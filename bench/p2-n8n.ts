@@ -171,7 +171,7 @@ return $input.all().map(({ json: chat }) => {
 		const text = lineText(message, kind).replace(/\\s*[\\r\\n\\u2028\\u2029]+\\s*/g, ' / ') || '(empty)';
 		lines.push('[' + timeOf(message.created_at) + '] ' + who + (tag ? ': [' + tag + '] ' : ': ') + text);
 	}
-	return { json: { id: chat.id, transcript: lines.join('\\n') } };
+	return { json: { id: String(chat.id), transcript: lines.join('\\n') } };
 });
 `;
 

@@ -328,7 +328,7 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	];
 	const results = async () =>
 		((await curl(campaign)) as Array<{ result?: string }>).map((entry) => entry.result);
-	expect(await results()).toEqual(['ok', 'ok']);
+	expect(await results()).toEqual(['accepted', 'accepted']);
 	// Sent again, as the welcome text says: "skipped" per contact, from what n8n stored of the first production run.
 	expect(await results()).toEqual(['skipped', 'skipped']);
 	expect(await curl(broadcasts)).toEqual([

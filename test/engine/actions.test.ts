@@ -135,10 +135,10 @@ describe.each([
 					item.requests,
 				]),
 			).toEqual([
-				['ok', '+15550000011', 4, 1],
-				['ok', '+15550000012', 4, 1],
-				['ok', '+4930123456', 4, 1],
-				['ok', '+15550000014', 4, 1],
+				['accepted', '+15550000011', 4, 1],
+				['accepted', '+15550000012', 4, 1],
+				['accepted', '+4930123456', 4, 1],
+				['accepted', '+15550000014', 4, 1],
 			]);
 			const broadcasts = env.sandbox.control.broadcasts();
 			expect(broadcasts).toHaveLength(1);

@@ -109,7 +109,7 @@ interface CaseResult {
 const BROADCAST_NOTE =
 	'It was not retried, because a broadcast may already have gone out: check the broadcasts in Svc before sending it again.';
 const STATUS_NOTE =
-	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then fail its condition. Check the operator's status (Get many operators) before trying again.";
+	"The outcome is unknown: the status may already have changed. It was not retried, because with 'Only if Current Status Is' a second attempt would then not meet its condition and be skipped. Check the operator's status (Get many operators) before trying again.";
 
 // Send Template's error items also say which of its requests failed, and for which recipient.
 const ERROR_ITEM_FIELDS: Partial<Record<RequestName, Record<string, unknown>>> = {
@@ -167,8 +167,10 @@ function nothingSent(requests: number, message: string, fix: string) {
 
 const SUCCEEDED: Record<RequestName, Array<Record<string, unknown>>> = {
 	'Department > Get Many': [{ id: 1, name: 'Sales', order: 1 }],
-	'Send Template': [expect.objectContaining({ result: 'ok' })],
-	'Send Over Chat History': [expect.objectContaining({ result: 'ok', kind: 'history-chats' })],
+	'Send Template': [expect.objectContaining({ result: 'accepted' })],
+	'Send Over Chat History': [
+		expect.objectContaining({ result: 'accepted', kind: 'history-chats' }),
+	],
 	'Set Status, conditional': [{ result: 'ok', email: 'dmitri@svc.test', status: 'online' }],
 	'Set Status, unconditional': [{ result: 'ok', email: 'eve@svc.test', status: 'dinner' }],
 };

@@ -127,7 +127,10 @@ describe.each([FLAVOURS['n8n-2'], FLAVOURS['n8n-1']])(
 				expect(item.operator_name).toBe(operators.get(item.operator_id as number));
 				const chat = env.sandbox.control.getChat(item.chat_id as Chat['id'])!;
 				const { transcript, ...record } = item.chat as IDataObject & { transcript: string };
-				expect(record).toMatchObject({ id: chat.id, message_count: chat.messages?.length ?? 0 });
+				expect(record).toMatchObject({
+					id: String(chat.id),
+					message_count: chat.messages?.length ?? 0,
+				});
 				const lines = transcript.split('\n');
 				expect(lines[0]).toBe(`Chat ${String(chat.id)}, times in ${TIMEZONE}`);
 				expect(lines).toHaveLength(Math.max(1, chat.messages?.length ?? 0) + 1);

@@ -56,7 +56,7 @@ describe.each([FLAVOURS['n8n-2'], FLAVOURS['n8n-1']])('Visitor Waiting on $name'
 				operator_id: chat.operator_id,
 				visitor_name: chat.visitor!.fields!.name ?? null,
 				detected_at: expect.stringMatching(ISO_UTC) as string,
-				chat: expect.objectContaining({ id: chat.id }) as IDataObject,
+				chat: expect.objectContaining({ id: String(chat.id) }) as IDataObject,
 			});
 			// By the server's clock, in whole seconds: more than 2 s, at most 3.
 			expect(item.waited_seconds).toBeGreaterThanOrEqual(2);

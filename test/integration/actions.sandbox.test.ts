@@ -58,7 +58,7 @@ describe('Operator', () => {
 		);
 	});
 
-	test('Set Status really changes the status; a failed condition changes nothing', async () => {
+	test('Set Status really changes the status; an unmet condition changes nothing and is a skipped item', async () => {
 		expect(statusOf('anna@svc.test')).toBe('online');
 		const output = await run({
 			resource: 'operator',
@@ -69,15 +69,18 @@ describe('Operator', () => {
 		expect(output[0].json).toEqual({ result: 'ok', email: 'anna@svc.test', status: 'dinner' });
 		expect(statusOf('anna@svc.test')).toBe('dinner');
 
-		const refused = run({
+		const skipped = await run({
 			resource: 'operator',
 			operation: 'setStatus',
 			email: 'anna@svc.test',
 			status: 'invisible',
 			options: { initialStatuses: ['online'] },
 		});
-		await expect(refused).rejects.toMatchObject({
-			description: expect.stringContaining('(Svc code: condition-not-satisfied)'),
+		expect(skipped[0].json).toEqual({
+			result: 'skipped',
+			email: 'anna@svc.test',
+			status: 'invisible',
+			current_status: 'dinner',
 		});
 		expect(statusOf('anna@svc.test')).toBe('dinner');
 
@@ -117,6 +120,20 @@ describe('Operator', () => {
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as Error).message).toContain("not available on the account's tariff");
 		expect(statusOf('anna@svc.test')).toBe('online');
+	});
+
+	test('an offline operator: the error says they are offline, not the tariff', async () => {
+		const error = await run({
+			resource: 'operator',
+			operation: 'setStatus',
+			email: 'boris@svc.test',
+			status: 'dinner',
+		}).catch((e: Error) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as Error).message).toBe(
+			'This operator is offline, and Set operator status cannot change an offline operator [item 0]',
+		);
+		expect(statusOf('boris@svc.test')).toBe('offline');
 	});
 });
 
@@ -219,11 +236,11 @@ describe('Broadcast', () => {
 			phones.filter((phone) => phone !== '+19990000000'),
 		);
 		expect(output.map((item) => [item.pairedItem, item.json.request, item.json.result])).toEqual([
-			[{ item: 0 }, 1, 'ok'],
-			[{ item: 1 }, 1, 'ok'],
-			[{ item: 2 }, 2, 'ok'],
-			[{ item: 3 }, 2, 'ok'],
-			[{ item: 4 }, 3, 'ok'],
+			[{ item: 0 }, 1, 'accepted'],
+			[{ item: 1 }, 1, 'accepted'],
+			[{ item: 2 }, 2, 'accepted'],
+			[{ item: 3 }, 2, 'accepted'],
+			[{ item: 4 }, 3, 'accepted'],
 		]);
 	});
 
@@ -273,7 +290,7 @@ describe('Broadcast', () => {
 			payload: JSON.stringify(payload),
 		});
 		expect(item.json).toEqual({
-			result: 'ok',
+			result: 'accepted',
 			kind: 'history-chats',
 			operator_id: 1,
 			channel_id: 'wa-main',
@@ -362,6 +379,15 @@ describe('Chat', () => {
 			id: guidId,
 			message_count: chat.messages!.length,
 			visitor_id: chat.visitor!.id,
+		});
+		// Issue 65: Simplified gives a numeric id as text too, and names the chat's operator.
+		const [numbered] = await run({ resource: 'chat', operation: 'get', chatId: String(numberId) });
+		const operatorId = sandbox.control.getChat(numberId)!.operator_id;
+		const operator = sandbox.control.getOperators().find((one) => one.id === operatorId);
+		expect(numbered.json).toMatchObject({
+			id: String(numberId),
+			operator_id: operatorId,
+			operator_name: operator?.full_name ?? null,
 		});
 		const rows = await run({
 			resource: 'chat',

@@ -251,7 +251,7 @@ describe('the values the locators give, and the plain values of older workflows'
 			Number(admin.value),
 		]) {
 			const [result] = await run({ ...template, operatorId } as INodeParameters);
-			expect(result).toMatchObject({ result: 'ok', operator_id: Number(admin.value) });
+			expect(result).toMatchObject({ result: 'accepted', operator_id: Number(admin.value) });
 		}
 	});
 });

@@ -118,5 +118,5 @@ test('Fetch Test Event shows the operators now and leaves the state alone; the F
 		context as unknown as ILoadOptionsFunctions,
 		'carla',
 	);
-	expect(list.results).toEqual([{ name: 'Carla Gomez (carla@svc.test, dinner)', value: '4' }]);
+	expect(list.results).toEqual([{ name: 'Carla Gomez (carla@svc.test)', value: '4' }]);
 });

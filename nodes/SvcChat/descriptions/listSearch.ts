@@ -48,7 +48,8 @@ const operatorSearch = (value: (operator: Operator) => string) =>
 	async function (this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
 		const operators = await svcRequest(this, 'operators');
 		return operatorPage(operators, filter, paginationToken, (operator) => ({
-			name: `${operator.full_name || operator.email} (${operator.email}, ${operator.status})`,
+			// No status: the label stays in the parameter after the status has changed.
+			name: `${operator.full_name || operator.email} (${operator.email})`,
 			value: value(operator),
 		}));
 	};

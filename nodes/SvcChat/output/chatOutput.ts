@@ -26,7 +26,7 @@ export const CHAT_OUTPUT_OPTIONS: Array<INodePropertyOptions & { value: ChatOutp
 		name: 'Simplified',
 		value: 'simplified',
 		description:
-			"One flat record per chat: visitor, start page, category, final state (null when the chat has no state history) and department_id of the latest state, message count, average rate; first_response_seconds: the visitor's first message to the first answer; queue_seconds: all time in the queue (null while in it); duration_seconds: created to closed; last_activity_at: the latest message or state",
+			"One flat record per chat: the ID as text, the operator's ID and name, visitor, start page, category, final state (null when the chat has no state history) and department_id of the latest state, message count, average rate; first_response_seconds: the visitor's first message to the first answer; queue_seconds: all time in the queue (null while in it); duration_seconds: created to closed; last_activity_at: the latest message or state",
 	},
 	{
 		name: 'One Item per Message',
@@ -116,13 +116,14 @@ function averageRate(chat: Chat): number | null {
 	return Math.round((rates.reduce((sum, r) => sum + r.rate, 0) / rates.length) * 100) / 100;
 }
 
-/** A flat record of the fields people filter and report on. */
-function simplifyChat(chat: Chat): IDataObject {
+/** A flat record of the fields people filter and report on; the id as text, as GUIDs and numbers both fit one column. */
+function simplifyChat(chat: Chat, operators: OperatorNames): IDataObject {
 	const times = responseTimes(chat);
 	return {
-		id: chat.id,
+		id: String(chat.id),
 		created_at: chat.created_at,
 		operator_id: chat.operator_id ?? null,
+		operator_name: operators.get(chat.operator_id) ?? null,
 		visitor_id: chat.visitor?.id ?? null,
 		...visitorContact(chat),
 		start_page: chat.start_page?.url ?? null,
@@ -350,18 +351,19 @@ export async function chatFormatter(
 					mode.fields.filter((field) => field in chat).map((f) => [f, chat[f]]),
 				),
 			}));
-	if (mode === 'simplified') return (chats) => chats.map(simplifyChat);
 	if (mode === 'messages') return (chats) => chats.flatMap(chatMessageRows);
-	if (mode !== 'transcript') return (chats) => chats;
+	if (mode !== 'simplified' && mode !== 'transcript') return (chats) => chats;
 	const operators =
 		options.operatorNames ??
 		(await readOperatorNames(context, {
 			...options,
-			purpose:
-				'Transcript names the operators from Get many operators; choose another Output to go without their names.',
+			purpose: `${mode === 'simplified' ? 'Simplified' : 'Transcript'} names the operators from Get many operators; choose another Output to go without their names.`,
 		}));
+	if (mode === 'simplified') return (chats) => chats.map((chat) => simplifyChat(chat, operators));
 	const transcriptOf = transcriptWriter(context.getTimezone(), operators);
 	// Added to the record, not spread with it: the spread took a fifth of Transcript's time.
 	return (chats) =>
-		chats.map((chat) => Object.assign(simplifyChat(chat), { transcript: transcriptOf(chat) }));
+		chats.map((chat) =>
+			Object.assign(simplifyChat(chat, operators), { transcript: transcriptOf(chat) }),
+		);
 }

@@ -57,7 +57,7 @@ export const SVC_ERROR_CODES: Record<string, SvcErrorText> = {
 	'agent-status-not-allowed': {
 		message:
 			"The status cannot be set: it is not available on the account's tariff, or the operator is offline",
-		fix: 'An operator who is offline cannot be brought online by this command: they must log in to Svc themselves. Otherwise choose a status the tariff allows, or upgrade the tariff in Svc.',
+		fix: 'This command cannot change an offline operator: they must log in to Svc themselves. Otherwise choose a status the tariff allows, or upgrade the tariff in Svc.',
 	},
 	'invalid-agent-email': {
 		message: 'No operator has this email, or the email is malformed',

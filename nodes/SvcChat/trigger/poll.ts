@@ -179,7 +179,7 @@ function newestFirst<Found>(list: Found[], timeOf: (found: Found) => unknown): F
 
 const isFinished = (chat: Chat) => finalState(chat) === 'closed';
 
-/** The chats in the chosen Output; Transcript asks for the operators' names only when there are chats. */
+/** The chats in the chosen Output; Simplified and Transcript ask for the operators' names only when there are chats. */
 async function shaped(
 	context: IPollFunctions,
 	settings: TriggerSettings,

@@ -64,7 +64,7 @@ describe('Broadcast > Send Template', () => {
 		expect(output).toEqual(
 			[0, 1, 2].map((i) => ({
 				json: {
-					result: 'ok',
+					result: 'accepted',
 					request: 1,
 					requests: 1,
 					recipients_in_request: 3,
@@ -212,11 +212,11 @@ describe('Broadcast > Send Template', () => {
 			[0, 1, 2, 3, 4].map((item) => ({ item })),
 		);
 		expect(output.map((item) => item.json.result ?? 'failed')).toEqual([
-			'ok',
-			'ok',
+			'accepted',
+			'accepted',
 			'failed',
 			'failed',
-			'ok',
+			'accepted',
 		]);
 		expect(output[2].json).toEqual({
 			error: expect.stringContaining('template parameters are malformed'),
@@ -242,6 +242,104 @@ describe('Broadcast > Send Template', () => {
 			'2 recipient(s) were already sent in earlier requests (items 0–1)',
 		);
 		expect(error.context?.itemIndex).toBe(2);
+	});
+
+	// Issue 65: three items, the second no phone number, the third the first again.
+	const ISSUE_PHONES = ['+15551230001', '555-CALL-ME', '+15551230001'];
+
+	test('a phone number with letters fails the run before anything is sent, naming the field and the fix', async () => {
+		const error = await runNodeError((i) => recipient({ phoneNumber: ISSUE_PHONES[i] })(i), {
+			items: items(3),
+		});
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe(`'Phone Number' is not a phone number ("555-CALL-ME") [item 1]`);
+		expect(error.description).toContain('Give its digits, e.g. +15550000001');
+	});
+
+	test.each(['', '+', '()', '+1 555 CALL', '15551230001x'])(
+		'%j is no phone number: its item fails alone with Continue On Fail, the others go',
+		async (bad) => {
+			const bodies = captureBroadcasts(1);
+			const output = await runNode((i) => recipient({ phoneNumber: i === 1 ? bad : phone(i) })(i), {
+				items: items(3),
+				continueOnFail: true,
+			});
+			expect(bodies[0].data.data.entries.map((entry) => entry.phone_number)).toEqual([
+				phone(0),
+				phone(2),
+			]);
+			expect(output[1].json.error).toMatch(/^'Phone Number' is (empty|not a phone number)/);
+			expect(output.map((item) => item.json.result ?? 'failed')).toEqual([
+				'accepted',
+				'failed',
+				'accepted',
+			]);
+		},
+	);
+
+	test('a repeat (same phone number, template, language and parameters) is not sent again: its item says it was merged into which', async () => {
+		const bodies = captureBroadcasts(1);
+		const output = await runNode((i) => recipient({ phoneNumber: ISSUE_PHONES[i] })(i), {
+			items: items(3),
+			continueOnFail: true,
+		});
+		expect(bodies[0].data.data.entries).toEqual([
+			{ phone_number: '+15551230001', language_code: 'en' },
+		]);
+		expect(output[0].json).toMatchObject({ result: 'accepted', recipients_in_request: 1 });
+		expect(output[1].json.error).toContain('is not a phone number');
+		expect(output[2]).toEqual({
+			json: { ...output[0].json, result: 'merged', merged_into_item: 0 },
+			pairedItem: { item: 2 },
+		});
+	});
+
+	test('the same number written otherwise is a repeat; another language, template or parameter is not', async () => {
+		const bodies = captureBroadcasts(2);
+		const variants: INodeParameters[] = [
+			{ phoneNumber: '+1 555 123-0001' },
+			{ phoneNumber: '+1 (555) 123.0001' },
+			{ phoneNumber: '+15551230001', languageCode: 'de' },
+			{ phoneNumber: '+15551230001', bodyParameters: { parameter: [{ text: 'Jane' }] } },
+			{ phoneNumber: '+15551230001', templateId: 'reminder_v1' },
+		];
+		const output = await runNode((i) => recipient(variants[i])(i), { items: items(5) });
+		expect(bodies.map((body) => body.data.data.entries.length)).toEqual([3, 1]);
+		expect(output.map((item) => item.json.merged_into_item ?? null)).toEqual([
+			null,
+			0,
+			null,
+			null,
+			null,
+		]);
+		expect(output[1].json.phone_number).toBe('+1 (555) 123.0001');
+	});
+
+	test('a failed request fails the items merged into its recipients too', async () => {
+		captureBroadcasts(1, () => [200, { error: 'parsing-error' }]);
+		const output = await runNode((i) => recipient({ phoneNumber: phone(i % 2) })(i), {
+			items: items(3),
+			continueOnFail: true,
+		});
+		expect(
+			output.map((item) => [item.pairedItem, item.json.phone_number, item.json.error]),
+		).toEqual(
+			[0, 1, 2].map((item) => [
+				{ item },
+				phone(item % 2),
+				expect.stringContaining('template parameters are malformed'),
+			]),
+		);
+	});
+
+	test('the notice says what a repeat is, and that nobody gets the message twice in one run', () => {
+		const notice = new SvcChat().description.properties.find(
+			(property) => property.name === 'batchingNotice',
+		)!;
+		expect(notice.displayName).toContain(
+			'An item with the same phone number, template, language and parameters as an earlier one is not sent again',
+		);
+		expect(notice.displayName).toContain('nobody gets the message twice in one run');
 	});
 
 	test('a bad recipient fails the whole run before anything is sent', async () => {
@@ -355,7 +453,7 @@ describe('Broadcast > Send Over Chat History', () => {
 		);
 		expect(output).toEqual(
 			[0, 1].map((item) => ({
-				json: { result: 'ok', kind: 'history-chats', operator_id: 7, channel_id: 'wa-main' },
+				json: { result: 'accepted', kind: 'history-chats', operator_id: 7, channel_id: 'wa-main' },
 				pairedItem: { item },
 			})),
 		);

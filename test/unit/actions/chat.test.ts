@@ -5,7 +5,7 @@ import type { Chat } from '../../../nodes/SvcChat/types';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { createExecuteContext, testCredentials } from '../../harness/contexts';
 import { HOST } from '../../harness/fixtures';
-import { items, runNode, runNodeError, svc } from './runNode';
+import { items, replyOperators, runNode, runNodeError, svc } from './runNode';
 
 const afterEachRestore: Array<() => void> = [];
 afterEach(() => afterEachRestore.splice(0).forEach((restore) => restore()));
@@ -48,10 +48,16 @@ const FULL_CHAT: Chat = {
 	start_page: { url: 'https://shop.example/pricing' },
 };
 
+/** FULL_CHAT's operator, as GET /operators lists them. */
+const OPERATORS = [
+	{ id: 3, email: 'dmitri@svc.test', full_name: 'Dmitri Sokolov', status: 'online', roles: [] },
+];
+
 const SIMPLIFIED = {
 	id: FULL_CHAT.id,
 	created_at: '2024-05-01T10:00:00Z',
 	operator_id: 3,
+	operator_name: 'Dmitri Sokolov',
 	visitor_id: 'v-77',
 	visitor_name: 'Jane',
 	visitor_email: 'j@x.io',
@@ -86,12 +92,14 @@ describe('Chat > Get', () => {
 	});
 
 	test('simplified (the default) is one flat record', async () => {
+		replyOperators(OPERATORS);
 		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
 		const output = await runNode({ ...get, chatId: ' 1042 ' });
 		expect(output).toEqual([{ json: SIMPLIFIED, pairedItem: { item: 0 } }]);
 	});
 
 	test('a numeric id from an expression is accepted', async () => {
+		replyOperators(OPERATORS);
 		svc().get('/api/v2/chat').query({ id: '1042' }).reply(200, { chat: FULL_CHAT });
 		await runNode({ ...get, chatId: 1042 });
 	});
@@ -296,6 +304,7 @@ describe('Chat > Get Many', () => {
 				.query({ since: '0' })
 				.reply(200, { chats: [listed], more_chats_available: false, last_ts: 9 });
 			svc().get('/api/v2/chat').query({ id: FULL_CHAT.id }).reply(200, { chat: FULL_CHAT });
+			if (output === 'simplified') replyOperators(OPERATORS);
 			const result = await runNode({
 				...getMany,
 				since: 'cursor',
@@ -356,10 +365,11 @@ describe('Chat > Get Many', () => {
 			.get('/api/v2/chats')
 			.query({ since: '0' })
 			.reply(200, { chats: chatsNumbered(1, 100), more_chats_available: true, last_ts: 500 });
+		replyOperators();
 		const output = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0' });
 		expect(output).toHaveLength(50);
 		expect(output[0].json).toEqual(
-			expect.objectContaining({ id: 1, final_state: null, message_count: 0 }),
+			expect.objectContaining({ id: '1', final_state: null, message_count: 0 }),
 		);
 		expect(output[0].json).not.toHaveProperty('last_ts');
 	});
@@ -379,6 +389,7 @@ describe('Chat > Get Many', () => {
 			.get('/api/v2/chats')
 			.query({ since: '10' })
 			.reply(200, { chats: [newer], more_chats_available: false, last_ts: 20 });
+		replyOperators();
 		const output = await runNode({
 			...getMany,
 			since: 'cursor',
@@ -386,8 +397,8 @@ describe('Chat > Get Many', () => {
 			returnAll: true,
 		});
 		expect(output.map((item) => [item.json.id, item.json.message_count])).toEqual([
-			[6, 0],
-			[5, 3],
+			['6', 0],
+			['5', 3],
 		]);
 	});
 
@@ -437,5 +448,50 @@ describe('Chat > Get Many', () => {
 		const error = await runNodeError({ ...getMany, since: 'cursor', sinceCursor: '0' });
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('unexpected shape');
+	});
+});
+
+// Issue 65: a table of chats keyed by id and showing the operator's name takes every chat.
+describe('Simplified and Transcript: the id as text, the operator by name', () => {
+	test.each(['simplified', 'transcript'])(
+		'%s: a numeric and a GUID id are both text; operator_name from one GET /operators per run, null for an operator gone',
+		async (output) => {
+			const gone = { ...FULL_CHAT, id: 10029, operator_id: 99 };
+			svc()
+				.get('/api/v2/chats')
+				.query({ since: '0' })
+				.times(2)
+				.reply(200, { chats: [FULL_CHAT, gone], more_chats_available: false, last_ts: 9 });
+			replyOperators(OPERATORS); // once for both items: nock fails a second request
+			const records = await runNode(
+				{ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true, output },
+				{ items: items(2) },
+			);
+			expect(records.map(({ json }) => [json.id, json.operator_id, json.operator_name])).toEqual([
+				[FULL_CHAT.id, 3, 'Dmitri Sokolov'],
+				['10029', 99, null],
+				[FULL_CHAT.id, 3, 'Dmitri Sokolov'],
+				['10029', 99, null],
+			]);
+		},
+	);
+
+	test('Get chat names the operator too, and gives a numeric id as text', async () => {
+		replyOperators(OPERATORS);
+		svc()
+			.get('/api/v2/chat')
+			.query({ id: '1042' })
+			.reply(200, { chat: { ...FULL_CHAT, id: 1042 } });
+		const [{ json }] = await runNode({ ...get, chatId: '1042' });
+		expect(json).toMatchObject({ id: '1042', operator_id: 3, operator_name: 'Dmitri Sokolov' });
+	});
+
+	test('no chats, no GET /operators', async () => {
+		svc()
+			.get('/api/v2/chats')
+			.query({ since: '0' })
+			.reply(200, { chats: [], more_chats_available: false, last_ts: 9 });
+		const none = await runNode({ ...getMany, since: 'cursor', sinceCursor: '0', returnAll: true });
+		expect(none).toEqual([]);
 	});
 });

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Chat } from '../../../nodes/SvcChat/types';
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { runNode, runNodeError, svc } from './runNode';
+import { replyOperators, runNode, runNodeError, svc } from './runNode';
 
 const get = { resource: 'chat', operation: 'get' };
 const getMany = { resource: 'chat', operation: 'getMany', since: 'cursor', sinceCursor: '0' };
@@ -120,6 +120,7 @@ describe('Limit with One Item per Message', () => {
 // Issue 42: a chat of 11 messages had final_state null; the spec allows state_history to be null.
 describe('Simplified output of a chat without a state history', () => {
 	test('gives final_state null, and the option says when that happens, in both nodes', async () => {
+		replyOperators();
 		svc()
 			.get('/api/v2/chat')
 			.query({ id: '1' })

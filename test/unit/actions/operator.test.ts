@@ -1,5 +1,18 @@
-// Operator resource: Get Many (filters applied in the node, Return All / Limit) and Set Status (body, refusals).
-import { NodeApiError, NodeOperationError, type INodeParameters } from 'n8n-workflow';
+// Operator resource: Get Many (filters applied in the node, Return All / Limit), Set Status (body, refusals, skips), pickers.
+import {
+	NodeApiError,
+	NodeOperationError,
+	type ILoadOptionsFunctions,
+	type INodeParameters,
+} from 'n8n-workflow';
+
+import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
+import {
+	searchOperatorEmails,
+	searchOperators,
+} from '../../../nodes/SvcChat/descriptions/listSearch';
+import { createExecuteContext, testCredentials } from '../../harness/contexts';
+import { HOST } from '../../harness/fixtures';
 
 import { items, runNode, runNodeError, svc } from './runNode';
 
@@ -136,7 +149,6 @@ describe('Operator > Set Status', () => {
 	});
 
 	test.each([
-		['condition-not-satisfied', "current status is not one of 'Only if Current Status Is'"],
 		[
 			'agent-status-not-allowed',
 			"not available on the account's tariff, or the operator is offline",
@@ -145,6 +157,8 @@ describe('Operator > Set Status', () => {
 		['invalid-agent-email', 'No operator has this email'],
 	])('a refused change (%s) is an error that says why', async (code, why) => {
 		svc().post('/api/v2/rt/agent_status').reply(200, { error: code });
+		// Anna is online: not the offline case, so both causes stay named.
+		if (code === 'agent-status-not-allowed') svc().get('/api/v2/operators').reply(200, OPERATORS);
 		const error = await runNodeError({ ...setStatus, email: 'anna@svc.test', status: 'online' });
 		expect(error).toBeInstanceOf(NodeApiError);
 		// What happened, then the item, as n8n titles errors; the API's code is in the description.
@@ -212,12 +226,84 @@ describe('Operator > Set Status', () => {
 });
 
 describe('Operator > Set Status: outcomes the spec leaves open', () => {
-	test('agent-status-not-allowed explains both causes, the offline operator included', async () => {
+	test('agent-status-not-allowed for an offline operator says so, after one GET /operators', async () => {
 		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'agent-status-not-allowed' });
-		const error = await runNodeError({ ...setStatus, email: 'boris@svc.test', status: 'online' });
-		expect(error.message).toContain('or the operator is offline');
-		expect(error.description).toContain(
-			'An operator who is offline cannot be brought online by this command',
+		svc().get('/api/v2/operators').reply(200, OPERATORS);
+		const error = await runNodeError({ ...setStatus, email: 'boris@svc.test', status: 'dinner' });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe(
+			'This operator is offline, and Set operator status cannot change an offline operator [item 0]',
 		);
+		expect(error.description).toBe(
+			'Nothing was changed. The operator must log in to Svc themselves first. (Svc code: agent-status-not-allowed)',
+		);
+	});
+
+	test('agent-status-not-allowed names both causes when GET /operators cannot tell, and never speaks of "online"', async () => {
+		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'agent-status-not-allowed' });
+		svc().get('/api/v2/operators').reply(200, { error: 'no-tariff-option' });
+		const error = await runNodeError({ ...setStatus, email: 'boris@svc.test', status: 'dinner' });
+		expect(error.message).toContain('or the operator is offline');
+		expect(error.description).toContain('This command cannot change an offline operator');
+		expect(error.description).not.toContain('online');
+	});
+});
+
+// Issue 65: an unmet condition is an expected outcome, not a failed run.
+describe("Operator > Set Status: 'Only if Current Status Is' not met", () => {
+	const onlyIfDinner = {
+		...setStatus,
+		email: 'Carla@svc.test',
+		status: 'online',
+		options: { initialStatuses: ['pre-dinner'] },
+	};
+
+	test("gives an item with result 'skipped', the operator, the status asked and the current status", async () => {
+		svc().post('/api/v2/rt/agent_status').reply(200, { error: 'condition-not-satisfied' });
+		svc().get('/api/v2/operators').reply(200, OPERATORS);
+		expect(await runNode(onlyIfDinner)).toEqual([
+			{
+				json: {
+					result: 'skipped',
+					email: 'Carla@svc.test',
+					status: 'online',
+					current_status: 'dinner',
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+	});
+
+	test('the current status is null when GET /operators cannot tell; the item is still skipped', async () => {
+		svc().post('/api/v2/rt/agent_status').times(2).reply(200, { error: 'condition-not-satisfied' });
+		svc().get('/api/v2/operators').reply(200, OPERATORS.slice(0, 2));
+		svc().get('/api/v2/operators').reply(200, { error: 'no-tariff-option' });
+		for (let run = 0; run < 2; run++)
+			expect((await runNode(onlyIfDinner))[0].json).toMatchObject({
+				result: 'skipped',
+				current_status: null,
+			});
+	});
+});
+
+// Issue 65: the label stays in the parameter once picked, so it must not show a status that goes stale.
+describe('the operator pickers', () => {
+	test.each([
+		['Set Status', searchOperatorEmails],
+		['broadcasts', searchOperators],
+	])('%s: the label is the name and email, without the status', async (_picker, search) => {
+		svc().get('/api/v2/operators').reply(200, OPERATORS);
+		const context = createExecuteContext({
+			description: new SvcChat().description,
+			parameters: setStatus,
+			credentials: testCredentials(HOST),
+		}) as unknown as ILoadOptionsFunctions;
+		const { results } = await search.call(context);
+		expect(results.map((item) => item.name)).toEqual([
+			'Ada Admin (admin@svc.test)',
+			'Anna (Anna@svc.test)',
+			'Boris (boris@svc.test)',
+			'Carla (carla@svc.test)',
+		]);
 	});
 });

@@ -9,7 +9,7 @@ import {
 } from '../../../nodes/SvcChat/output/chatOutput';
 import { findEvents } from '../../../nodes/SvcChat/trigger/events';
 import type { Chat, ChatMessage, StateEntry } from '../../../nodes/SvcChat/types';
-import { runNode, svc } from './runNode';
+import { replyOperators, runNode, svc } from './runNode';
 
 /** 2024-05-01 10:mm:ss UTC, as the API writes its times. */
 const at = (minute: number, second = 0) =>
@@ -56,7 +56,9 @@ const chatWith = (
 let simplify: (chats: Chat[]) => Array<Record<string, unknown>>;
 beforeAll(async () => {
 	// Simplified reads nothing from the server: the context is never used.
-	simplify = await chatFormatter({} as IExecuteFunctions, 'simplified');
+	simplify = await chatFormatter({} as IExecuteFunctions, 'simplified', {
+		operatorNames: new Map(),
+	});
 });
 
 const timesOf = (chat: Chat) => {
@@ -87,13 +89,14 @@ describe('a chat of the spec shape (queue, chatting, closed)', () => {
 	});
 
 	test('Get chat in the action node gives them in the Simplified record', async () => {
+		replyOperators();
 		svc()
 			.get('/api/v2/chat')
 			.query({ id: '1042' })
 			.reply(200, { chat: chatWith(conversation) });
 		const [item] = await runNode({ resource: 'chat', operation: 'get', chatId: '1042' });
 		expect(item.json).toMatchObject({
-			id: 1042,
+			id: '1042',
 			final_state: 'closed',
 			first_response_seconds: 90,
 			queue_seconds: 60,
@@ -369,7 +372,7 @@ describe('last_activity_at', () => {
 test('a minimal list entry ({id, created_at}) gives nulls, not an error (Get Many reads those in full first)', () => {
 	const [record] = simplify([{ id: 7, created_at: at(0) }]);
 	expect(record).toMatchObject({
-		id: 7,
+		id: '7',
 		message_count: 0,
 		final_state: null,
 		first_response_seconds: null,

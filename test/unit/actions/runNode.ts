@@ -67,3 +67,19 @@ export function items(count: number): INodeExecutionData[] {
 export function svc() {
 	return nock(BASE_URL);
 }
+
+/** The operators GET /operators gives: Simplified and Transcript name each chat's operator from it, once per run. */
+const NAMED_OPERATORS = [
+	{
+		id: 7,
+		email: 'anna@svc.test',
+		full_name: 'Anna Petrova',
+		status: 'online',
+		roles: ['operator'],
+	},
+];
+
+/** GET /operators answered once, as Simplified and Transcript read it once per run. */
+export function replyOperators(operators: unknown[] = NAMED_OPERATORS) {
+	return svc().get('/api/v2/operators').reply(200, operators);
+}

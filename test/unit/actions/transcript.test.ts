@@ -162,9 +162,10 @@ describe('Transcript lines', () => {
 		operatorsReply();
 		const [item] = await runNode(get, BERLIN);
 		expect(item.json).toEqual({
-			id: 1042,
+			id: '1042',
 			created_at: '2024-05-01T10:00:00Z',
 			operator_id: 3,
+			operator_name: 'Anna Petrova',
 			visitor_id: 'v-1',
 			visitor_name: 'Jane Roe',
 			visitor_email: 'jane@example.com',
@@ -278,7 +279,7 @@ describe('Transcript lines', () => {
 		svc().get('/api/v2/chat').query({ id: '5' }).reply(200, { chat });
 		operatorsReply();
 		const [item] = await runNode(getMany, BERLIN);
-		expect(item.json).toMatchObject({ id: 5, message_count: 0 });
+		expect(item.json).toMatchObject({ id: '5', message_count: 0 });
 		expect(item.json.transcript).toBe('Chat 5, times in Europe/Berlin\nNo messages.');
 	});
 });
@@ -441,7 +442,7 @@ describe('GET /operators for Transcript', () => {
 		}
 	});
 
-	test.each(['raw', 'simplified', 'messages', 'selectedFields'])(
+	test.each(['raw', 'messages', 'selectedFields'])(
 		'is never read for Output %s',
 		async (output) => {
 			svc()
@@ -455,8 +456,8 @@ describe('GET /operators for Transcript', () => {
 		},
 	);
 
-	test('with Output per item, only the items asking for Transcript need it: one request', async () => {
-		const outputs = ['simplified', 'transcript', 'raw', 'transcript'];
+	test('with Output per item, only the items asking for Simplified or Transcript need it: one request', async () => {
+		const outputs = ['raw', 'transcript', 'simplified', 'transcript'];
 		svc()
 			.get('/api/v2/chat')
 			.query({ id: '1042' })

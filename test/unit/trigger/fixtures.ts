@@ -137,6 +137,10 @@ export const OPERATORS = [
 	{ id: 7, full_name: 'Anna Petrova' },
 ];
 
+/** GET /operators answered once, as Simplified and Transcript read it once per poll. */
+export const replyOperatorNames = (operators: IDataObject[] = OPERATORS) =>
+	nock(BASE_URL).get('/api/v2/operators').reply(200, operators);
+
 /** GET /operators answering every request with `operators`, which may get none; counts them. */
 export function everyOperatorsRequest(operators: IDataObject[] = OPERATORS) {
 	const seen = { requests: 0 };

@@ -2,7 +2,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Chat } from '../../../nodes/SvcChat/types';
-import { chatRange, makeChat, microsAt, replyPage, triggerHarness } from './fixtures';
+import {
+	chatRange,
+	makeChat,
+	microsAt,
+	replyOperatorNames,
+	replyPage,
+	triggerHarness,
+} from './fixtures';
 import { DAY, freezeClock, HOUR, NOW } from './clock';
 import { ids } from '../../harness/fixtures';
 import { dropUnrequestedMocks } from '../../harness/nockSetup';
@@ -112,6 +119,7 @@ test('Finished Chats Only shows finished chats, looking back to a page of chats;
 		],
 		after(77),
 	);
+	replyOperatorNames();
 	const items = await triggerHarness(
 		{
 			startFrom: 'now',
@@ -123,8 +131,8 @@ test('Finished Chats Only shows finished chats, looking back to a page of chats;
 		'manual',
 	).poll();
 	expect(items?.map((item) => [item.id, item.final_state, item.last_ts])).toEqual([
-		[1, 'closed', after(77)],
-		[3, 'closed', after(77)],
+		['1', 'closed', after(77)],
+		['3', 'closed', after(77)],
 	]);
 });
 

@@ -9,6 +9,7 @@ import {
 	failPage,
 	fromBeginning,
 	makeChat,
+	replyOperatorNames,
 	replyPage,
 	triggerHarness,
 } from './fixtures';
@@ -216,10 +217,13 @@ test('Simplified output uses the shared chat formatter, response times included'
 		(when, index) => (chat.state_history![index].at = when),
 	);
 	replyPage(0, [chat], 1000);
+	replyOperatorNames();
 	const items = await triggerHarness({ ...fromBeginning, output: 'simplified' }, {}).poll();
 	expect(items).toEqual([
 		expect.objectContaining({
-			id: 5,
+			id: '5',
+			operator_id: 7,
+			operator_name: 'Anna Petrova',
 			final_state: 'closed',
 			message_count: 4,
 			visitor_id: 'visitor-5',

@@ -115,7 +115,7 @@ test('Chat Output shapes the chat each item carries, and Include Cursor adds whe
 	replyPage(0, [rated(1, [rate(4, AT)], { states: ['queue', 'closed'] })], 100);
 	const parameters = newRating({ chatOutput: 'simplified', options: { includeCursor: true } });
 	const [item] = (await triggerHarness(parameters, {}).poll())!;
-	expect(item.chat).toMatchObject({ id: 1, final_state: 'closed', average_rate: 4 });
+	expect(item.chat).toMatchObject({ id: '1', final_state: 'closed', average_rate: 4 });
 	expect(item.chat).not.toHaveProperty('rates');
 	expect(item.last_ts).toBe('100');
 });

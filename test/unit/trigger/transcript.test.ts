@@ -1,4 +1,4 @@
-// Output Transcript in the trigger's chat events: operator names read once per poll (not once per activation), only
+// Outputs Transcript and Simplified in the trigger's chat events: operator names read once per poll (not once per activation), only
 // when a poll has chats to emit, and a failed GET /operators fails the poll without moving the stored place.
 import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
@@ -40,7 +40,8 @@ test('each emitted chat is the simplified record plus its transcript, in the wor
 	const [items] = (await new SvcChatTrigger().poll.call(context)) ?? [];
 	expect(items.map((item) => item.json)).toEqual([
 		expect.objectContaining({
-			id: 1,
+			id: '1',
+			operator_name: 'Anna Petrova',
 			message_count: 2,
 			final_state: 'chatting',
 			transcript: [
@@ -50,7 +51,7 @@ test('each emitted chat is the simplified record plus its transcript, in the wor
 			].join('\n'),
 		}),
 		expect.objectContaining({
-			id: 2,
+			id: '2',
 			transcript: 'Chat 2, times in Asia/Tokyo\n[2024-01-01 09:02:00] Visitor: message 1',
 		}),
 	]);
@@ -86,14 +87,17 @@ test('a poll with nothing to emit asks for no operator names', async () => {
 	dropUnrequestedMocks();
 });
 
-test('Simplified asks for no operator names', async () => {
-	replyPage(0, [makeChat(1, { messages: 2 })], 100);
+test('Simplified names the operators from one GET /operators per poll; null for an id the account no longer has', async () => {
+	const gone = { ...makeChat(2, { messages: 2 }), operator_id: 99 };
+	replyPage(0, [makeChat(1, { messages: 2 }), gone], 100);
 	const seen = everyOperatorsRequest();
 	const items = await triggerHarness({ ...transcript(), output: 'simplified' }, {}).poll();
-	expect(items).toHaveLength(1);
+	expect(items?.map((item) => [item.id, item.operator_id, item.operator_name])).toEqual([
+		['1', 7, 'Anna Petrova'],
+		['2', 99, null],
+	]);
 	expect(items?.[0]).not.toHaveProperty('transcript');
-	expect(seen.requests).toBe(0);
-	dropUnrequestedMocks();
+	expect(seen.requests).toBe(1);
 });
 
 test('a failed GET /operators fails the poll and keeps the stored place: the next poll emits the same chats', async () => {
@@ -122,7 +126,7 @@ test('a failed GET /operators fails the poll and keeps the stored place: the nex
 	replyPage(50, [makeChat(1, { messages: 2 })], 100);
 	operatorsReply(seen);
 	const items = await triggerHarness(transcript(), staticData).poll();
-	expect(items?.map((item) => item.id)).toEqual([1]);
+	expect(items?.map((item) => item.id)).toEqual(['1']);
 	expect(staticData.cursor).toBe('100');
 	expect(seen.requests).toBe(5);
 });
@@ -160,7 +164,7 @@ test('New Rating and Missed Chat carry the chat as a transcript; a failed GET /o
 	replyPage(50, [rated], 100);
 	operatorsReply(seen);
 	const [item] = (await triggerHarness(newRating, staticData).poll()) ?? [];
-	expect(item).toMatchObject({ chat_id: 1, rating: 1, chat: { id: 1, message_count: 2 } });
+	expect(item).toMatchObject({ chat_id: 1, rating: 1, chat: { id: '1', message_count: 2 } });
 	expect((item.chat as IDataObject).transcript).toMatch(/Anna Petrova \(operator\)/);
 	expect(staticData.cursor).toBe('100');
 	expect(seen.requests).toBe(1);

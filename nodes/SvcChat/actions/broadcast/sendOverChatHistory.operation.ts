@@ -28,5 +28,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 		data: { kind: 'history-chats', channel_id: channelId, data: payload },
 	};
 	await svcRequest(this, 'rt/send_broadcast', { body, itemIndex });
-	return [{ result: 'ok', kind: 'history-chats', operator_id: operatorId, channel_id: channelId }];
+	return [
+		{ result: 'accepted', kind: 'history-chats', operator_id: operatorId, channel_id: channelId },
+	];
 }

@@ -89,10 +89,14 @@ function templatePart(part: string, description: string, values = [textParameter
 	} satisfies INodeProperties;
 }
 
+/** The one rule that two items are one message to one person (messageKey), as the notice and docs/outputs.md state it. */
+const SAME_MESSAGE = 'the same phone number, template, language and parameters';
+const messageKey = ({ templateId, entry: { phone_number: phone, ...rest } }: Recipient) =>
+	JSON.stringify([phone.replace(/\D/g, ''), templateId, rest]);
+
 export const properties: INodeProperties[] = [
 	{
-		displayName:
-			"Each input item is one recipient. Recipients go out 1,000 per request unless you change 'Recipients per Request'. A request is never retried, so nobody gets the message twice.",
+		displayName: `Each input item is one recipient. Recipients go out 1,000 per request unless you change 'Recipients per Request'. An item with ${SAME_MESSAGE} as an earlier one is not sent again, and a request is never retried, so nobody gets the message twice in one run.`,
 		name: 'batchingNotice',
 		type: 'notice',
 		default: '',
@@ -162,15 +166,19 @@ export const executeBatch: ExecuteBatch = async function (items, output) {
 		const everyItem = items.map((_, itemIndex) => ({ itemIndex }));
 		return output.fail(error, everyItem);
 	}
-	const recipients: Recipient[] = [];
+	// The first item of each message is sent; its repeats go with it (merged into it).
+	const recipients = new Map<string, Recipient>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			recipients.push(readRecipient(this, itemIndex));
+			const recipient = readRecipient(this, itemIndex);
+			const first = recipients.get(messageKey(recipient));
+			if (first) first.repeats.push(recipient);
+			else recipients.set(messageKey(recipient), recipient);
 		} catch (error) {
 			output.fail(error, [{ itemIndex }]);
 		}
 	}
-	const requests = planRequests(recipients, recipientsPerRequest);
+	const requests = planRequests([...recipients.values()], recipientsPerRequest);
 	const sentItems: number[] = [];
 	let credentials: SvcCredentials | undefined;
 	for (const [index, batch] of requests.entries()) {
@@ -183,28 +191,34 @@ export const executeBatch: ExecuteBatch = async function (items, output) {
 			credentials ??= await readCredentials(this);
 			await svcRequest(this, 'rt/send_broadcast', { body, itemIndex: firstItem, credentials });
 		} catch (error) {
-			const failed = batch.map(({ itemIndex, entry }) => ({
-				itemIndex,
-				fields: { ...place, phone_number: entry.phone_number },
-			}));
+			const failed = batch
+				.flatMap((recipient) => [recipient, ...recipient.repeats])
+				.map(({ itemIndex, entry }) => ({
+					itemIndex,
+					fields: { ...place, phone_number: entry.phone_number },
+				}));
 			output.fail(error, failed, alreadySentNote(sentItems));
 			continue;
 		}
-		for (const { itemIndex, entry } of batch) {
-			sentItems.push(itemIndex);
-			output.succeed(itemIndex, [
-				{
-					result: 'ok',
-					...place,
-					recipients_in_request: batch.length,
-					phone_number: entry.phone_number,
-					language_code: entry.language_code,
-					template_id: templateId,
-					channel_id: channelId,
-					operator_id: operatorId,
-				},
-			]);
-		}
+		for (const { itemIndex, entry, repeats } of batch)
+			for (const one of [{ itemIndex, entry }, ...repeats]) {
+				sentItems.push(one.itemIndex);
+				const merged = one.itemIndex !== itemIndex && { merged_into_item: itemIndex };
+				output.succeed(one.itemIndex, [
+					{
+						// Accepted, not delivered: the API reports no delivery (spec 4.3 rule 2).
+						result: merged ? 'merged' : 'accepted',
+						...merged,
+						...place,
+						recipients_in_request: batch.length,
+						phone_number: one.entry.phone_number,
+						language_code: entry.language_code,
+						template_id: templateId,
+						channel_id: channelId,
+						operator_id: operatorId,
+					},
+				]);
+			}
 	}
 };
 
@@ -217,9 +231,14 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 	const templateId = read.requiredText('templateId', {
 		fix: 'Enter the ID of an active template, e.g. welcome_v2.',
 	});
-	const phoneNumber = read.requiredText('phoneNumber', {
-		fix: "Map the recipient's phone number from the input, e.g. {{ $json.phone }}.",
-	});
+	const phoneFix = "Map the recipient's phone number from the input, e.g. {{ $json.phone }}.";
+	const phoneNumber = read.requiredText('phoneNumber', { fix: phoneFix });
+	// Digits, with the signs people write between them; a number with letters would go out as it is and reach nobody.
+	if (!/\d/.test(phoneNumber) || /[^\d\s+().-]/.test(phoneNumber))
+		throw read.fail(
+			`'${read.label('phoneNumber')}' is not a phone number (${JSON.stringify(phoneNumber)})`,
+			`Give its digits, e.g. +15550000001 (spaces, dashes, dots and brackets are allowed). ${phoneFix}`,
+		);
 	const languageCode = read.requiredText('languageCode', {
 		fix: 'Enter the template language, e.g. en.',
 	});
@@ -231,7 +250,8 @@ function readRecipient(context: IExecuteFunctions, itemIndex: number) {
 		return parameters.length ? [{ type, parameters }] : [];
 	});
 	if (parts.length) entry.body = parts.length === 1 ? parts[0] : parts;
-	return { itemIndex, ...sender, templateId, entry };
+	const repeats: Array<{ itemIndex: number; entry: BroadcastEntry }> = []; // merged into this one
+	return { itemIndex, ...sender, templateId, entry, repeats };
 }
 
 /** The parameters of one template part, each as text, in the order given; footer parameters carry no type. */

@@ -141,7 +141,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number) {
 	const keep = visitor && visitorMatcher(read.choice<VisitorMatch>('visitorMatch'), visitor);
 	const limit = read.limit();
 	const format = async (chats: Chat[]) =>
-		(await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats);
+		chats.length ? (await chatFormatter(this, output, { itemIndex, perNodeRun: true }))(chats) : [];
 	if (read.choice('order', { fallback: 'oldestFirst' as string }) === 'newestFirst') {
 		const fix = 'Give a whole number of days, 1 or more.';
 		const lookBackMs = read.wholeNumber('lookBackDays', { fix, min: 1, fallback: 30 }) * 864e5;
