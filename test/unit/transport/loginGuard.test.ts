@@ -311,7 +311,7 @@ test('any other failure (502) pauses nothing', async () => {
  */
 function changingServer(acceptedBeforeChange: number) {
 	const seen = { accepted: 0, refused: 0, inFlight: 0, mostInFlight: 0 };
-	const reply = (path: string, body: unknown) =>
+	const reply = (path: string, body: object) =>
 		nock(BASE_URL)
 			.persist()
 			.get(path)
