@@ -121,7 +121,7 @@ export async function underLoginGuard<T>(
 			if (status >= 200 && status < 300 && !stale) {
 				state.provenAt = Math.max(state.provenAt, startedAt); // it proves the password as of when it left
 				state.fixedAt = corrected ? (state.fixedAt ?? startedAt) : undefined;
-				const heldUntil = (state.fixedAt ?? 0) + pauseMs(state.refusals);
+				const heldUntil = (state.fixedAt ?? 0) + pauseMs(Math.max(1, state.refusals));
 				// A refused password that works again, or a corrected one held a full pause, clears the pause; a corrected
 				// one restarts it for runs still holding a refused one.
 				if (!corrected || startedAt >= heldUntil) Object.assign(state, cleared());
