@@ -17,15 +17,16 @@ import { benchBroadcast, type P3Result } from './p3-broadcast';
 import { benchMemory, type P4Result } from './p4-memory';
 import { benchNetwork, type P8Result } from './p8-network';
 import { benchNewestFirst, type P9Result } from './p9-newest';
+import { benchLoginGuard, type P10Result } from './p10-guard';
 import { benchSimplifiedRelease, LAST_RELEASE, type P5Result } from './p5-release';
 import { describe } from './stats';
 import { killAllNow } from '../scripts/processes';
 
 const RESULTS_FILE = path.join(__dirname, 'results/latest.json');
-const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P8', 'P9'] as const;
+const BENCHMARKS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P8', 'P9', 'P10'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 
-const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8,P9] [--runs N] [--base COMMIT]
+const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8,P9,P10] [--runs N] [--base COMMIT]
 
   --only   which benchmarks to run (default all; P2 needs the n8n runtime, installed on first use)
   --runs   runs per measurement, at least 5 (default 5; P1 and P5 use 2 more, they are the noisiest)
@@ -118,6 +119,16 @@ function printP9(r: P9Result): string[] {
 		`P9 a visitor's 5 newest chats among ${r.chats.toLocaleString('en-US')} over 30 days: Newest First against the 30 days read forward, filtered`,
 		`   requests: Newest First ${r.requests.newestFirst}, forward ${r.requests.forward} (x${r.requestRatio} fewer; target: ${r.target}) ${r.met ? 'MET' : 'NOT MET'}`,
 		`   wall: Newest First ${describe(r.newestFirst.wallMs)}; forward ${describe(r.forward.wallMs)}`,
+	];
+}
+
+function printP10(r: P10Result): string[] {
+	return [
+		`P10 the login guard on a healthy account: ${r.workflows} triggers of one credential due at the same second`,
+		...r.perReplyDelay.map(
+			(d) =>
+				`   answers in ${d.replyDelayMs} ms: one alone ${describe(d.alone)}; ${r.workflows} together ${describe(d.burst)} (x${d.ratio})`,
+		),
 	];
 }
 
@@ -227,6 +238,11 @@ async function main(): Promise<number> {
 			results.P9 = result;
 			return printP9(result);
 		},
+		P10: async () => {
+			const result = await benchLoginGuard({ runs, log });
+			results.P10 = result;
+			return printP10(result);
+		},
 		P2: async () => {
 			const result = await benchRealN8n({ runs, chats: 10_000, log });
 			results.P2 = result;
@@ -234,7 +250,7 @@ async function main(): Promise<number> {
 		},
 	};
 	// P2 last: it builds the package and boots a real n8n for every run.
-	for (const name of (['P1', 'P5', 'P3', 'P4', 'P8', 'P9', 'P2'] as const).filter((step) =>
+	for (const name of (['P1', 'P5', 'P3', 'P4', 'P8', 'P9', 'P10', 'P2'] as const).filter((step) =>
 		only.includes(step),
 	)) {
 		console.log(`\n${name}…`);

@@ -31,6 +31,8 @@ export async function startSandboxProcess(options: {
 	latencyMs?: number;
 	/** One visitor's chats spread over the 30 days (sandbox option regularVisitor). */
 	regularVisitor?: boolean;
+	/** Every API reply this many ms after its login was checked (sandbox option replyDelayMs). */
+	replyDelayMs?: number;
 }): Promise<SandboxProcess> {
 	const args = [
 		path.join(ROOT, 'sandbox/cli.ts'),
@@ -41,6 +43,7 @@ export async function startSandboxProcess(options: {
 		...(options.https ? ['--https'] : []),
 		...(options.latencyMs ? ['--latency-ms', String(options.latencyMs)] : []),
 		...(options.regularVisitor ? ['--regular-visitor'] : []),
+		...(options.replyDelayMs ? ['--reply-delay-ms', String(options.replyDelayMs)] : []),
 	];
 	const child = start(TSX, args, { cwd: ROOT });
 	const printed = await waitUntil(

@@ -70,7 +70,8 @@ export class SvcApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: "The administrator's password",
+			description:
+				"The administrator's password. Opening this form for a saved credential tests it again: one login, which a wrong password's pause counts.",
 		},
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',

@@ -10,6 +10,7 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --port N              port on 127.0.0.1 (default 0: any free port)
   --https               HTTPS with a self-signed certificate (turn on "Ignore SSL Issues" in n8n)
   --latency-ms N        one-way network delay: every byte each way waits N ms, a new connection one round trip more
+  --reply-delay-ms N    a slow server: every API reply is sent N ms after its login was checked
   --last-ts-as-string   /chats answers last_ts as a string instead of a number
   --lockout-threshold N failed logins before 403 (default 5)
   --regular-visitor     one visitor's chats spread over the 30 days (Rosa Regular, rosa.regular@mail.example)
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
 			port: { type: 'string' },
 			https: { type: 'boolean', default: false },
 			'latency-ms': { type: 'string' },
+			'reply-delay-ms': { type: 'string' },
 			'last-ts-as-string': { type: 'boolean', default: false },
 			'lockout-threshold': { type: 'string' },
 			'regular-visitor': { type: 'boolean', default: false },
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
 		port: integer('port', values.port, 0),
 		https: values.https,
 		latencyMs: integer('latency-ms', values['latency-ms'], 0),
+		replyDelayMs: integer('reply-delay-ms', values['reply-delay-ms'], 0),
 		lastTsAsString: values['last-ts-as-string'],
 		regularVisitor: values['regular-visitor'],
 		lockoutThreshold:

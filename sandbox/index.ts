@@ -38,6 +38,8 @@ export interface SandboxOptions {
 	 * one more round trip before its first byte, as TCP's handshake makes it (see latency.ts).
 	 */
 	latencyMs?: number;
+	/** Default 0. Every API reply waits this many ms after its login was checked: a slow server, without TLS or relay. */
+	replyDelayMs?: number;
 	/** One visitor's chats spread over the 30 days (REGULAR_VISITOR in data.ts), for "a visitor's latest chats". */
 	regularVisitor?: boolean;
 	/** Any other starting settings (see README), e.g. `{ equalTimestamps: true }`; kept across control resets. */
@@ -95,6 +97,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const latencyMs = options.latencyMs ?? 0;
 	if (!Number.isInteger(latencyMs) || latencyMs < 0)
 		throw new Error('latencyMs must be a non-negative integer');
+	const replyDelayMs = options.replyDelayMs ?? 0;
+	if (!Number.isInteger(replyDelayMs) || replyDelayMs < 0)
+		throw new Error('replyDelayMs must be a non-negative integer');
 	const admin = { ...(options.admin ?? DEFAULT_ADMIN) };
 	const seed = options.seed ?? 1;
 	const state = new SandboxState({
@@ -114,7 +119,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const faults = new FaultInjector(seed);
 	const timers = new Set<NodeJS.Timeout>();
 	const control = createControl(state, faults, timers);
-	const handler = createRequestHandler({ state, faults, control, timers });
+	const handler = createRequestHandler({ state, faults, control, timers, replyDelayMs });
 
 	const tls = options.https ? await selfSignedCertificate() : undefined;
 	const server = tls

@@ -131,9 +131,12 @@ export interface RequestHandlerParts {
 	control: SandboxControl;
 	/** Keeps delay timers so that stop() can cancel them. */
 	timers: Set<NodeJS.Timeout>;
+	/** Each API reply is sent this many ms after the request was read and its login checked (a slow server). */
+	replyDelayMs?: number;
 }
 
-export function createRequestHandler({ state, faults, control, timers }: RequestHandlerParts) {
+export function createRequestHandler(parts: RequestHandlerParts) {
+	const { state, faults, control, timers, replyDelayMs = 0 } = parts;
 	const handleControl = createControlHandler(control);
 	const wait = (ms: number) =>
 		new Promise<void>((resolve) => {
@@ -192,6 +195,7 @@ export function createRequestHandler({ state, faults, control, timers }: Request
 			request.headers.authorization,
 			request.headers['content-type'],
 		);
+		if (replyDelayMs) await wait(replyDelayMs);
 		let payload = answer.body;
 		if (
 			fault?.kind === 'missing-last-ts' &&

@@ -56,9 +56,10 @@ export class SvcChatTrigger implements INodeType {
 			triesAtOnce.add(this);
 		polledStates.add(state);
 		try {
-			// The account pauses after a refused login: no request was made, and no execution is started.
+			// The account pauses after a refused login: no request was made, and no execution is started; unless the pause
+			// now ends later than an error said.
 			return await pollEvent(this).catch((error: unknown) => {
-				if (!(error instanceof LoginPaused)) throw error;
+				if (!(error instanceof LoginPaused) || error.extended) throw error;
 				this.logger.debug(`Svc Chat Trigger: ${error.message}`);
 				return null;
 			});

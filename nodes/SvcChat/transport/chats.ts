@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { Chat, Cursor } from '../types';
 import { NOT_FOUND_CODE } from './endpoints';
+import { IN_FLIGHT_WHEN_PROVEN } from './loginGuard';
 import {
 	readCredentials,
 	svcRequest,
@@ -37,8 +38,8 @@ function nextCursor(
 	throw toNodeApiError(context, { text, code: 'missing-last-ts' }, itemIndex);
 }
 
-/** GET /chat requests in flight at once: enough to hide latency, few enough to stay polite to the server. */
-export const FULL_CHAT_CONCURRENCY = 4;
+/** GET /chat requests in flight at once: as many as the account's login guard lets go side by side. */
+export const FULL_CHAT_CONCURRENCY = IN_FLIGHT_WHEN_PROVEN;
 
 const LIST_ONLY_FIELDS = new Set(['id', 'created_at']);
 

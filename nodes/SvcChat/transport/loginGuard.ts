@@ -10,8 +10,10 @@ const pauseMs = (inARow: number) =>
 	PAUSE_MINUTES[Math.min(inARow, PAUSE_MINUTES.length) - 1] * 60_000;
 /** n8n's schedule ticks drift by milliseconds: a poll due when the pause ends must not find it a little early. */
 const TICK_DRIFT_MS = 2_000;
-/** This long after a successful request left, the account's requests go side by side; then one goes first (the gate). */
+/** This long after a successful request left, two of the account's requests may be in flight; else one at a time. */
 const PROVEN_FOR_MS = 1_000;
+/** Requests of a proven account in flight at once: a password changed at any moment refuses at most this many. */
+export const IN_FLIGHT_WHEN_PROVEN = 2;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -31,10 +33,19 @@ interface AccountState {
 	/** Digests of the passwords refused since the last success of one of them. */
 	refused: Set<string>;
 	provenAt: number;
-	/** The one request let out while the account is not proven; the others wait for its answer. */
-	gate?: Promise<void>;
+	/** Requests sent, and how many had been when the last refusal was answered: those tell nothing of the password now. */
+	sent: number;
+	sentBeforeRefusal: number;
+	/** The pause's end last named to a run that no person started. */
+	told: number;
+	/** When a corrected password first succeeded: held a full pause, it clears the refusals in a row. */
+	fixedAt?: number;
+	inFlight: number;
+	/** Requests waiting for a free place in flight. */
+	waiting: Array<() => void>;
 }
 const accounts = new Map<string, AccountState>();
+const NOTHING_SENT = { provenAt: 0, sent: 0, sentBeforeRefusal: 0, told: 0, inFlight: 0 };
 
 /** Tests start each case with no account known. */
 export const forgetAccounts = () => accounts.clear();
@@ -48,13 +59,16 @@ interface GuardedContext {
 }
 
 /** A person watches: Execute step or workflow, Fetch Test Event, a list search (no input data), the credential test. */
-const startedByPerson = (context: GuardedContext) =>
+const watched = (context: GuardedContext | 'credential test') =>
+	context === 'credential test' ||
 	context.getMode?.() === 'manual' ||
-	'getCurrentNodeParameters' in context ||
-	triesAtOnce.has(context);
+	'getCurrentNodeParameters' in context;
 
 /** What a run not started by a person meets while its account pauses: no request, and how to retry at once. */
-export class LoginPaused extends NodeOperationError {}
+export class LoginPaused extends NodeOperationError {
+	/** The pause ends later than the last error of the account said: a trigger reports it instead of skipping. */
+	extended = false;
+}
 
 const iso = ({ until }: { until: number }) => new Date(until).toISOString();
 const pauseText = ({ refusals, until }: AccountState) =>
@@ -76,46 +90,57 @@ export async function underLoginGuard<T>(
 	send: (answered: (status: number) => string) => Promise<T>,
 ): Promise<T> {
 	const key = accountOf(credentials).digest;
-	const state = accounts.get(key) ?? { refusals: 0, until: 0, refused: new Set(), provenAt: 0 };
+	const cleared = () => ({ refusals: 0, until: 0, refused: new Set<string>(), fixedAt: undefined });
+	const state = accounts.get(key) ?? { ...cleared(), ...NOTHING_SENT, waiting: [] };
 	accounts.set(key, state);
-	const unproven = () => Date.now() - state.provenAt > PROVEN_FOR_MS;
-	if (state.gate && unproven()) await state.gate;
-	const password = sha256(String(credentials.password));
-	const corrected = state.refused.size > 0 && !state.refused.has(password);
-	const paused = Date.now() + TICK_DRIFT_MS < state.until && state.refused.has(password);
-	if (paused && context !== 'credential test' && !startedByPerson(context))
-		throw new LoginPaused(
-			context.getNode(),
-			`Svc logins of this account pause until ${iso(state)}`,
-			{
-				description: `${pauseText(state)} ${RETRY_AT_ONCE}`,
-				itemIndex,
-			},
-		);
-	const startedAt = Date.now();
-	let open = () => {};
-	const gated = !state.gate && unproven();
-	if (gated) state.gate = new Promise((resolve) => (open = resolve));
+	const cap = () => (Date.now() - state.provenAt > PROVEN_FOR_MS ? 1 : IN_FLIGHT_WHEN_PROVEN);
+	while (state.inFlight >= cap()) await new Promise<void>((resolve) => state.waiting.push(resolve));
+	state.inFlight++;
 	try {
+		const password = sha256(String(credentials.password));
+		const corrected = state.refused.size > 0 && !state.refused.has(password);
+		const paused = Date.now() + TICK_DRIFT_MS < state.until && state.refused.has(password);
+		const unattended =
+			context !== 'credential test' && !watched(context) && !triesAtOnce.has(context);
+		if (paused && unattended) {
+			const extended = state.told > 0 && state.until > state.told;
+			const since = extended ? `, later than the ${iso({ until: state.told })} said before` : '';
+			const error = new LoginPaused(
+				context.getNode(),
+				`Svc logins of this account pause until ${iso(state)}${since}`,
+				{ description: `${pauseText(state)} ${RETRY_AT_ONCE}`, itemIndex },
+			);
+			state.told = state.until;
+			throw Object.assign(error, { extended });
+		}
+		const startedAt = Date.now();
+		const serial = ++state.sent;
 		return await send((status) => {
-			if (status >= 200 && status < 300) {
+			// A request that left before the last refusal was answered tells nothing of the password now.
+			const stale = serial <= state.sentBeforeRefusal;
+			if (status >= 200 && status < 300 && !stale) {
 				state.provenAt = Math.max(state.provenAt, startedAt); // it proves the password as of when it left
-				// A refused password that works again clears the pause; a corrected one restarts it for runs still holding one.
-				if (!corrected) Object.assign(state, { refusals: 0, until: 0, refused: new Set() });
-				else state.until = Math.max(state.until, state.provenAt + pauseMs(state.refusals));
+				state.fixedAt = corrected ? (state.fixedAt ?? startedAt) : undefined;
+				const heldUntil = (state.fixedAt ?? 0) + pauseMs(Math.max(1, state.refusals));
+				// A refused password that works again, or a corrected one held a full pause, clears the pause; a corrected
+				// one restarts it for runs still holding a refused one.
+				if (!corrected || startedAt >= heldUntil) Object.assign(state, cleared());
+				else state.until = Math.max(state.until, heldUntil);
 			}
 			if (status !== 401 && status !== 403) return '';
-			// A 403 just after a corrected password may be the server's lock from the earlier refusals: no growth.
+			// A 403 just after a corrected password may be the server's lock from the earlier refusals; a refusal of a
+			// request already on its way at the last one is the same change of password: neither grows the pause.
 			const serverLock = status === 403 && corrected;
-			if (!serverLock) state.refusals++;
-			state.until = startedAt + pauseMs(serverLock ? 1 : state.refusals);
+			if (!serverLock && !stale) state.refusals++;
+			const until = startedAt + pauseMs(serverLock ? 1 : Math.max(1, state.refusals));
+			state.until = Math.max(stale ? state.until : 0, until);
+			if (!watched(context)) state.told = state.until;
+			Object.assign(state, { sentBeforeRefusal: state.sent, provenAt: 0, fixedAt: undefined });
 			state.refused.add(password);
 			return [serverLock ? SERVER_LOCK_NOTE : '', pauseText(state), RETRY_AT_ONCE].join(' ').trim();
 		});
 	} finally {
-		if (gated) {
-			state.gate = undefined;
-			open();
-		}
+		state.inFlight--;
+		for (const resume of state.waiting.splice(0)) resume();
 	}
 }

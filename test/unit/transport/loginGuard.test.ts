@@ -5,7 +5,7 @@ import type { IDataObject, INodeParameters, WorkflowActivateMode } from 'n8n-wor
 
 import { SvcChat } from '../../../nodes/SvcChat/SvcChat.node';
 import { SvcChatTrigger } from '../../../nodes/SvcChat/SvcChatTrigger.node';
-import { LoginPaused } from '../../../nodes/SvcChat/transport/loginGuard';
+import { forgetAccounts, LoginPaused } from '../../../nodes/SvcChat/transport/loginGuard';
 import type { SvcCredentials } from '../../../nodes/SvcChat/transport/request';
 import { createExecuteContext, testCredentials, triggerUnderTest } from '../../harness/contexts';
 import { BASE_URL, HOST, instantPauses } from '../../harness/fixtures';
@@ -302,5 +302,115 @@ test('any other failure (502) pauses nothing', async () => {
 	const tries = failing.requests;
 	expect(errorOf(await action()()).message).toContain('502');
 	expect(failing.requests).toBe(2 * tries);
+	dropUnrequestedMocks();
+});
+
+/**
+ * A server that answers each read a little later (a slow link), accepts the first `acceptedBeforeChange` requests and
+ * refuses every later one (its password changed), and counts the refusals and the most requests it held at once.
+ */
+function changingServer(acceptedBeforeChange: number) {
+	const seen = { accepted: 0, refused: 0, inFlight: 0, mostInFlight: 0 };
+	const reply = (path: string, body: object) =>
+		nock(BASE_URL)
+			.persist()
+			.get(path)
+			.query(true)
+			.optionally()
+			.reply((_uri, _body, callback) => {
+				const accepted = seen.accepted < acceptedBeforeChange;
+				seen[accepted ? 'accepted' : 'refused']++;
+				seen.mostInFlight = Math.max(seen.mostInFlight, ++seen.inFlight);
+				setTimeout(() => {
+					seen.inFlight--;
+					callback(null, accepted ? [200, body] : [401, 'Refused']);
+				}, 5);
+			});
+	reply('/api/v2/chats', { chats: [makeChat(1)], more_chats_available: false, last_ts: 100 });
+	reply('/api/v2/operators', OPERATORS);
+	return seen;
+}
+
+const burst = async (size: number) =>
+	await Promise.all(
+		Array.from({ length: size }, (_, index) =>
+			trigger(index % 2 ? OPERATOR_STATUS : EVERY_CHANGE)(),
+		),
+	);
+
+test('a password changed mid-burst, right after the server accepted the first request: ten triggers cost at most 2 wrong logins, one refusal in a row', async () => {
+	const changing = changingServer(1);
+	await burst(10);
+	expect(changing.refused).toBeGreaterThanOrEqual(1);
+	expect(changing.refused).toBeLessThanOrEqual(2);
+	// The refusals of one change count once: the pause is the first one, a minute.
+	expect(errorOf(await action()()).message).toContain(`pause until ${iso(NOW + MINUTE)}`);
+	now = NOW + 30_000;
+	await burst(10);
+	expect(changing.refused).toBeLessThanOrEqual(2);
+	dropUnrequestedMocks();
+});
+
+test('whatever the moment the password changes in a burst of ten triggers and two actions, at most 2 wrong logins, and never more than 2 requests in flight', async () => {
+	for (let acceptedBeforeChange = 0; acceptedBeforeChange <= 12; acceptedBeforeChange++) {
+		forgetAccounts();
+		nock.cleanAll();
+		const changing = changingServer(acceptedBeforeChange);
+		await Promise.all([burst(10), action()(), action()()]);
+		expect({ acceptedBeforeChange, refused: Math.min(changing.refused, 3) }).toEqual({
+			acceptedBeforeChange,
+			refused: Math.min(changing.refused, 2),
+		});
+		expect(changing.mostInFlight).toBeLessThanOrEqual(2);
+	}
+	dropUnrequestedMocks();
+});
+
+test('a stale success (a request that left before a refusal was answered) does not clear the pause', async () => {
+	const changing = changingServer(1);
+	await burst(6);
+	now = NOW + 10_000;
+	expect(errorOf(await action()())).toBeInstanceOf(LoginPaused);
+	expect(changing.refused).toBeLessThanOrEqual(2);
+	dropUnrequestedMocks();
+});
+
+test('a corrected password held for a full pause resets the refusals in a row: a later typo pauses a minute', async () => {
+	server(401);
+	for (const at of [0, 1, 3]) {
+		now = NOW + at * MINUTE;
+		await action({ manual: true })();
+	}
+	nock.cleanAll();
+	server(200);
+	now = NOW + 3 * MINUTE + 5_000; // the fix; the pause it ended (3 in a row: 4 minutes) is held from here
+	expect(await action({ credentials: CORRECTED })()).toEqual({ emitted: true });
+	now += 4 * MINUTE;
+	expect(await action({ credentials: CORRECTED })()).toEqual({ emitted: true });
+	nock.cleanAll();
+	server(401);
+	now += 10 * MINUTE;
+	const typo = testCredentials(HOST, { password: 'Typo-pw-2' });
+	expect(errorOf(await action({ credentials: typo })()).description).toContain(
+		'refused logins in a row: 1',
+	);
+	dropUnrequestedMocks();
+});
+
+test('a pause extended by a later refusal is not silent: the trigger that skipped its polls reports the new end once', async () => {
+	server(401);
+	const poll = trigger();
+	expect(errorOf(await poll()).description).toContain(`until ${iso(NOW + MINUTE)}`);
+	now = NOW + 10_000;
+	expect(await poll()).toEqual({ emitted: false });
+	await action({ manual: true })(); // a person's run: refused again, 2 in a row
+	now = NOW + 20_000;
+	const extended = errorOf(await poll());
+	expect(extended).toBeInstanceOf(LoginPaused);
+	expect(extended.message).toBe(
+		`Svc logins of this account pause until ${iso(NOW + 10_000 + 2 * MINUTE)}, later than the ${iso(NOW + MINUTE)} said before`,
+	);
+	now = NOW + 30_000;
+	expect(await poll()).toEqual({ emitted: false });
 	dropUnrequestedMocks();
 });
