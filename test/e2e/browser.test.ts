@@ -177,6 +177,15 @@ const workflows: Workflow[] = [
 				parameters: { resource: 'chat', operation: 'get' },
 				credentials,
 			},
+			{
+				id: 'c2',
+				name: 'Pick an operator',
+				type: 'n8n-nodes-svc.svcChat',
+				typeVersion: 2,
+				position: [300, 0],
+				parameters: { resource: 'operator', operation: 'setStatus' },
+				credentials,
+			},
 		],
 		connections: {},
 	},
@@ -777,6 +786,7 @@ test('7. Set Status with an unknown email: the canvas subtitle reads "Operator: 
 	// The row under "Error code": what the Svc server answered inside its 200 reply, as NodeApiError.httpCode.
 	expect(lines[lines.indexOf('Error code') + 1]).toBe('invalid-agent-email');
 	expect(lines.join('\n')).not.toMatch(/Error code\n200\b/);
+
 	await byTestId(ndv, 'ndv-close-button').click();
 });
 
@@ -819,7 +829,7 @@ test('8. Workflow settings: the default time zone is one the editor knows, never
 	await page.keyboard.press('Escape');
 });
 
-test('9. the chat picker lists recent chats in the order they changed, the latest last, and a typed ID finds an old chat', async () => {
+test('9. the chat picker lists recent chats in the order they changed, the latest last, and a typed ID finds an old chat; the operator picker names operators without a status', async () => {
 	const { page } = browser;
 	// A change now, so that the list has this hour's chats: the seeded ones are from the past 30 days.
 	const [justAdded] = env.sandbox.control.addChats(3).slice(-1);
@@ -858,6 +868,19 @@ test('9. the chat picker lists recent chats in the order they changed, the lates
 	await browser.screenshot('9-chat-picker-typed-id');
 	const found = (await items.allInnerTexts()).map((text) => text.trim());
 	expect(found[0]).toMatch(new RegExp(`^#${old}( · |$)`));
+	await page.keyboard.press('Escape');
+	await byTestId(ndv, 'ndv-close-button').click();
+
+	// The Operator picker names each operator by name and e-mail, not by a status that changes after the pick (issue 65).
+	await byTestId(page, 'canvas-node').filter({ hasText: 'Pick an operator' }).dblclick();
+	await byTestId(byTestId(ndv, 'resource-locator-email'), 'rlc-input').first().click();
+	const labels = env.sandbox.control
+		.getOperators()
+		.map((one) => `${one.full_name || one.email} (${one.email})`);
+	await waitForTexts(items, labels, FIELDS_TIMEOUT_MS);
+	await browser.screenshot('9-operator-picker');
+	const picked = (await items.allInnerTexts()).map((text) => normalizeSpace(text));
+	expect(picked.sort()).toEqual([...labels].sort());
 	await page.keyboard.press('Escape');
 	await byTestId(ndv, 'ndv-close-button').click();
 });
