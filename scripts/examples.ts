@@ -273,7 +273,7 @@ export async function runExamples(
 	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
 	const report = example(EXAMPLE_IDS.weeklyReport);
 	const reportTitle = 'Weekly first-response report (Monday 08:00)';
-	const reportShown = ['Week bounds', 'Per operator', 'Report columns'];
+	const reportShown = ['Week bounds', 'Per operator', 'Fastest first'];
 	await scheduled(report, 'Every Monday at 08:00', reportTitle, reportShown);
 
 	// Webhooks and the chat triggers run in production once published.
