@@ -154,6 +154,11 @@ describe('example 14, published: one Data table row per finished chat', () => {
 			final_state: 'closed',
 			transcript: expect.stringContaining('['),
 		});
+		// The operator by name (Simplified's operator_name), null for a chat without one.
+		const operator = env.sandbox.control
+			.getOperators()
+			.find(({ id }) => id === numeric.operator_id);
+		expect(rated.operator_name).toBe(operator?.full_name ?? null);
 		expect(
 			typeof rated.first_response_seconds === 'number' || rated.first_response_seconds === null,
 		).toBe(true);
