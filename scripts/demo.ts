@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import {
+	createChatsTable,
 	EXAMPLE_IDS,
 	PUBLISHED_EXAMPLES,
 	RATED_CHATS,
@@ -225,8 +226,9 @@ async function interactive(port: number, fresh: boolean): Promise<void> {
 	const hook = demoSecret('webhook-secret.txt');
 	await n8n.importCredentials([sandboxCredential(sandbox), webhookCredential(hook.secret)]);
 	await n8n.importWorkflows(readExamples().filter(notMcpExample));
-	const { nobodyOnline, badRating, missedChat, visitorWaiting } = EXAMPLE_IDS;
-	const alerts = [nobodyOnline, badRating, missedChat, visitorWaiting];
+	await createChatsTable(n8n);
+	const { nobodyOnline, badRating, missedChat, visitorWaiting, chatsTable } = EXAMPLE_IDS;
+	const alerts = [nobodyOnline, badRating, missedChat, visitorWaiting, chatsTable];
 	await n8n.publishWorkflows([...PUBLISHED_EXAMPLES, ...alerts]);
 	// Keeps the demo data moving, so the trigger has something new to find.
 	let previous: string | number | undefined;

@@ -31,6 +31,7 @@ export const EXAMPLE_IDS = {
 	weeklyReport: 'svcExample11Report',
 	mcpServer: 'svcExample12Mcp',
 	contactChats: 'svcExample13Contact',
+	chatsTable: 'svcExample14Table',
 } as const;
 
 /** The examples that run in production, published: webhooks, and the chat trigger (example 7 polls the operators). */
@@ -72,6 +73,20 @@ export function findExample(examples: Workflow[], id: string): Workflow {
 	const example = examples.find((workflow) => workflow.id === id);
 	if (!example) throw new Error(`examples/ has no workflow with id ${id}`);
 	return example;
+}
+
+/** Creates the Data table example 14 upserts into, with its Upsert node's columns, unless the owner has one: its id. */
+export async function createChatsTable(n8n: N8n): Promise<string> {
+	const { nodes } = findExample(readExamples(), EXAMPLE_IDS.chatsTable);
+	const upsert = nodes.find(({ type }) => type === 'n8n-nodes-base.dataTable')!.parameters;
+	const { value: name } = upsert.dataTableId as { value: string };
+	const { schema } = upsert.columns as { schema: Array<{ id: string; type: string }> };
+	const rest = await n8n.rest();
+	const route = `projects/${String((await rest('GET', 'projects/personal')).id)}/data-tables`;
+	const { data: tables } = (await rest('GET', route)) as { data: Array<Record<string, string>> };
+	const columns = schema.map(({ id, type }) => ({ name: id, type }));
+	const existing = tables.find((table) => table.name === name)?.id;
+	return existing ?? String((await rest('POST', route, { name, columns })).id);
 }
 
 /** Poll times from cron expressions with seconds, one custom item each: n8n refuses a cron that fires more than once a minute. */
@@ -273,7 +288,7 @@ export async function runExamples(
 	await scheduled(lunch, 'Every day at 13:00', 'Lunch break (13:00, back at 14:00)', lunchShown);
 	const report = example(EXAMPLE_IDS.weeklyReport);
 	const reportTitle = 'Weekly first-response report (Monday 08:00)';
-	const reportShown = ['Week bounds', 'Per operator', 'Report columns'];
+	const reportShown = ['Week bounds', 'Per operator', 'Fastest first'];
 	await scheduled(report, 'Every Monday at 08:00', reportTitle, reportShown);
 
 	// Webhooks and the chat triggers run in production once published.

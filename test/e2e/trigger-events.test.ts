@@ -1,7 +1,14 @@
-// Real n8n 2.41.1, one n8n: the execute-batch reader, a trigger on n8n's own schedule emitting once, then the login guard.
-import { pollEvery } from '../../scripts/examples';
+// Real n8n 2.41.1, one n8n: the execute-batch reader, a trigger on n8n's own schedule emitting once, example 14's Data table, then the login guard.
+import {
+	createChatsTable,
+	EXAMPLE_IDS,
+	findExample,
+	pollEvery,
+	readExamples,
+} from '../../scripts/examples';
 import { nodeOutput } from '../../scripts/executions';
 import type { Workflow } from '../../scripts/n8n';
+import { waitUntil } from '../../scripts/processes';
 import { testExecuteBatchOutcomes } from './execute-batch.scenario';
 import { testLoginBackOff } from './trigger-backoff.scenario';
 import {
@@ -75,6 +82,86 @@ describe('n8n 2.x: a published trigger on its own schedule', () => {
 		expect(executions).toHaveLength(1);
 		expect(executions[0]).toMatchObject({ mode: 'trigger', status: 'success' });
 		expect(nodeOutput(executions[0].data, NODE).map(({ id }) => id)).toEqual([changed.id]);
+	});
+});
+
+describe('example 14, published: one Data table row per finished chat', () => {
+	let tableRows: () => Promise<Array<Record<string, unknown>>>;
+	const example = findExample(readExamples(), EXAMPLE_IDS.chatsTable);
+	// The example polling every POLL_EVERY_SECONDS s, from now: the rows are those of the chats this test finishes.
+	const copy = {
+		...example,
+		nodes: example.nodes.map((node) =>
+			node.type === 'n8n-nodes-svc.svcChatTrigger'
+				? {
+						...node,
+						parameters: {
+							...node.parameters,
+							pollTimes: pollEvery(POLL_EVERY_SECONDS),
+							startFrom: 'now',
+						},
+					}
+				: node,
+		),
+	};
+
+	beforeAll(async () => {
+		const tableId = await createChatsTable(env.n8n);
+		const rest = await env.n8n.rest();
+		const { id: projectId } = (await rest('GET', 'projects/personal')) as { id: string };
+		tableRows = async () =>
+			(
+				(await rest('GET', `projects/${projectId}/data-tables/${tableId}/rows`)) as {
+					data: Array<Record<string, unknown>>;
+				}
+			).data;
+		await env.n8n.importWorkflows([copy]);
+		await env.n8n.publishWorkflows([copy.id]);
+	});
+	afterAll(async () => {
+		await setPublished(env, copy.id, false);
+	});
+
+	test('a numeric and a GUID chat finish: a row each; a late rating updates its row, no second one', async () => {
+		// Five new chats hold a GUID one (the sandbox gives every fifth a GUID) and numeric ones.
+		const added = env.sandbox.control.addChats(5);
+		const guid = added.find(({ id }) => typeof id === 'string')!;
+		const numeric = added.find(({ id }) => typeof id === 'number')!;
+		for (const { id } of [guid, numeric]) env.sandbox.control.closeChat(id);
+		const rowsOf = async () => {
+			const rows = await tableRows();
+			return rows.filter(({ chat_id }) =>
+				[String(guid.id), String(numeric.id)].includes(String(chat_id)),
+			);
+		};
+		const wait = async (what: string, done: (rows: Array<Record<string, unknown>>) => boolean) =>
+			await waitUntil(async () => ((rows) => done(rows) && rows)(await rowsOf()), {
+				what,
+				timeoutMs: POLL_WAIT_MS,
+				everyMs: 2_000,
+			});
+		const finished = await wait('a row for each finished chat', (rows) => rows.length === 2);
+		expect(finished.map(({ rating }) => rating)).toEqual([null, null]);
+		env.sandbox.control.rateChat(numeric.id, { rate: 4 });
+		await wait('the late rating in its row', (rows) => rows.some(({ rating }) => rating === 4));
+		const rows = await tableRows();
+		expect(rows.map(({ chat_id }) => chat_id).sort()).toEqual(
+			[String(guid.id), String(numeric.id)].sort(),
+		);
+		const rated = rows.find(({ chat_id }) => chat_id === String(numeric.id))!;
+		expect(rated).toMatchObject({
+			rating: 4,
+			final_state: 'closed',
+			transcript: expect.stringContaining('['),
+		});
+		// The operator by name (Simplified's operator_name), null for a chat without one.
+		const operator = env.sandbox.control
+			.getOperators()
+			.find(({ id }) => id === numeric.operator_id);
+		expect(rated.operator_name).toBe(operator?.full_name ?? null);
+		expect(
+			typeof rated.first_response_seconds === 'number' || rated.first_response_seconds === null,
+		).toBe(true);
 	});
 });
 

@@ -182,6 +182,26 @@ function expectedWeeklyReport(chats: Chat[], fromMs: number, toMs: number) {
 	return { rows, responses: [...byOperator.values()].flat() };
 }
 
+/** Example 11's rows: the week's first and last day (in the workflow's zone) on each, fastest average first. */
+function expectWeekOnEveryRowFastestFirst(
+	report: IDataObject[],
+	fromMs: number,
+	toMs: number,
+	timezone = env.engine.timezone,
+) {
+	const day = (ms: number) => localTime(new Date(ms).toISOString(), timezone).slice(0, 10);
+	for (const row of report)
+		expect([row["Week's first day"], row["Week's last day"]]).toEqual([day(fromMs), day(toMs - 1)]);
+	const averages = report.map((row) => row['Average first response (s)'] as number | null);
+	// n8n's Sort puts a row without an average (no answered chat) before the others.
+	const numbers = averages.filter((seconds) => seconds !== null);
+	expect(averages).toEqual([...averages.filter((seconds) => seconds === null), ...numbers]);
+	expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+}
+
+/** A report row without the week's two days, to compare with expectedWeeklyReport's. */
+const withoutWeekDays = (row: IDataObject) =>
+	Object.fromEntries(Object.entries(row).filter(([column]) => !column.startsWith("Week's")));
 const byOperatorName = (rows: Array<Record<string, unknown>>) =>
 	[...rows].sort((a, b) => String(a.Operator).localeCompare(String(b.Operator)));
 
@@ -202,7 +222,9 @@ test('11. weekly report: per operator, the chats begun in the 7 days before the 
 	expect(answered.length).toBeGreaterThan(3);
 	expect(answered.every((seconds) => seconds > 0)).toBe(true);
 	expect(rows.length).toBeGreaterThan(1);
-	expect(byOperatorName(nodeOutput(data, 'Report columns'))).toEqual(byOperatorName(rows));
+	const report = nodeOutput(data, 'Fastest first');
+	expect(byOperatorName(report.map(withoutWeekDays))).toEqual(byOperatorName(rows));
+	expectWeekOnEveryRowFastestFirst(report, fromMs, toMs);
 	// Summarize gave one item per operator, as n8n's own node does.
 	expect(nodeOutput(data, 'Per operator')).toHaveLength(rows.length);
 });
@@ -216,13 +238,15 @@ test('11. the week is written in one node, and "last calendar week" there report
 			.filter((node) => pattern.test(JSON.stringify(node.parameters)))
 			.map((node) => node.name);
 	expect(named(/\$now\.toISO\(\)|\$today/)).toEqual(['Which week']);
-	expect(named(/minus\(|startOf\(/)).toEqual(['Week bounds']);
+	// Week bounds computes the week; Report columns only writes its first and last day.
+	expect(named(/startOf\(|minus\(\{ (days|weeks)/)).toEqual(['Week bounds']);
 	const readers = report.nodes.filter((node) =>
 		/json\.(from|to)\b/.test(JSON.stringify(node.parameters)),
 	);
 	expect(readers.map((node) => node.name).sort()).toEqual([
 		'Chats of the week',
 		'Created in the week',
+		'Report columns',
 	]);
 
 	// What Which week would give for "last calendar week", from the node after it.
@@ -249,7 +273,36 @@ test('11. the week is written in one node, and "last calendar week" there report
 	expect(Date.now() - toMs).toBeLessThan(7 * 86_400_000);
 	const { rows } = expectedWeeklyReport((await sandboxAllChats(env.sandbox)).chats, fromMs, toMs);
 	expect(rows.length).toBeGreaterThan(1);
-	expect(byOperatorName(output('Report columns'))).toEqual(byOperatorName(rows));
+	expect(byOperatorName(output('Fastest first').map(withoutWeekDays))).toEqual(
+		byOperatorName(rows),
+	);
+	expectWeekOnEveryRowFastestFirst(output('Fastest first'), fromMs, toMs, zone);
+});
+
+test('11. a week that is neither allowed value fails the run, naming the two', async () => {
+	const workflow = example(EXAMPLE_IDS.weeklyReport);
+	const week = 'last wek';
+	const items = [
+		{
+			json: {
+				week,
+				weeks_known: ['last 7 days', 'last calendar week'],
+				run_at: new Date().toISOString(),
+			},
+		},
+	];
+	ran.add(workflow.id);
+	const result = await env.engine.run(workflow, {
+		credentials: env.credentials,
+		from: 'Known week?',
+		items,
+	});
+	expect({ status: result.status, message: result.error }).toEqual({
+		status: 'error',
+		message:
+			'Which week: "last wek" is not a week this report knows. Set week to "last 7 days" or "last calendar week".',
+	});
+	expect(result.data.resultData.runData['Chats of the week']).toBeUndefined();
 });
 
 test('3. lunch break: exactly the operators online at 13:00 go to dinner and come back; nobody else is touched', async () => {
@@ -846,8 +899,11 @@ test("10. visitor waiting: the visitor who waits past the threshold (3 s in the 
 	}
 });
 
-test('every example ran here but the AI agent (test/e2e/agent.test.ts) and the MCP server (test/e2e/mcp.scenario.ts)', () => {
-	const { aiAgent, mcpServer } = EXAMPLE_IDS;
-	const rest = Object.values(EXAMPLE_IDS).filter((id) => id !== aiAgent && id !== mcpServer);
+// Example 14's Data table node needs n8n's data-table module (its getDataTableProxy helper, over n8n's database), which
+// only a server has: test/e2e/trigger-events.test.ts runs it.
+test('every example ran here but the AI agent (test/e2e/agent.test.ts), the MCP server (test/e2e/mcp.scenario.ts) and the Data table (test/e2e/trigger-events.test.ts)', () => {
+	const { aiAgent, mcpServer, chatsTable } = EXAMPLE_IDS;
+	const elsewhere: string[] = [aiAgent, mcpServer, chatsTable];
+	const rest = Object.values(EXAMPLE_IDS).filter((id) => !elsewhere.includes(id));
 	expect([...ran].sort()).toEqual(rest.sort());
 });
