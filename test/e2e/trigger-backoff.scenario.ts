@@ -1,7 +1,7 @@
 // The account's login guard in real n8n (issue 57): eight published triggers (every event) and two scheduled action
 // workflows on one credential; the server's password changes while they run; the sandbox never locks the e-mail, the
 // wrong logins stay within the guard's bound, and the corrected credential brings every workflow back at its next run.
-// Then (issue 64) the password changes mid-burst, right after a 300 ms server accepted a burst's first request.
+// Then (issue 64) the password changes mid-burst, right after a 300 ms server accepted a request, before its reply.
 // Shared by 2.x and 1.x, on the n8n that trigger-events.test.ts and n8n1.test.ts already start.
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -146,6 +146,11 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 		const MID_BURST_PASSWORD = 'Rotated-mid-burst-e2e-64';
 		/** The far server of issue 64's trial: each reply 300 ms after its login was checked. */
 		const SLOW_REPLY_MS = 300;
+		/**
+		 * A change right after the server accepted a burst's first request: the request beside it in flight, and one on its
+		 * way as the first refusal was answered (the guard's bound, 2, plus one, as the first test allows).
+		 */
+		const MID_BURST_REFUSALS = 3;
 
 		test('the password changes on the server: one wrong login, then every workflow pauses; the e-mail is never locked', async () => {
 			logAtChange = env.sandbox.control.requestLog().length;
@@ -238,14 +243,15 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 		});
 
 		test('the password changes mid-burst at a slow server (300 ms): never locked, and all back within one poll of the correction', async () => {
-			// The first change's refusals leave the sandbox's minute first, so that this change is counted on its own.
-			await waitFor("the sandbox's minute to hold no wrong login", () => failedLogins() === 0);
+			// The first change's refusals that the sandbox still counts leave room below its lock for this change's bound.
+			const room = env.sandbox.control.getSettings().lockoutThreshold - 1 - MID_BURST_REFUSALS;
+			await waitFor("room below the sandbox's lock for this change", () => failedLogins() <= room);
 			env.sandbox.control.setSettings({ replyDelayMs: SLOW_REPLY_MS });
 			try {
 				const logFrom = env.sandbox.control.requestLog().length;
 				env.sandbox.control.setPassword(env.sandbox.admin.email, MID_BURST_PASSWORD, true);
 				const armedAt = Date.now();
-				// The change lands right after the next accepted login, the first of a burst, before its reply.
+				// The change lands right after the next accepted login (a burst's first, or one within it), before its reply.
 				await waitFor(
 					'a wrong login after the change, each action meeting the pause, no reply due',
 					async () => {
@@ -270,12 +276,9 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 				const refused = refusalsSince(logFrom);
 				failedLogins();
 				expect(worst.locked).toBe(false);
-				// The account's requests in flight at the change: the one accepted and at most one beside it, plus one on its
-				// way as the first refusal was answered.
-				expect(refused).toBeLessThanOrEqual(3);
+				expect(refused).toBeLessThanOrEqual(MID_BURST_REFUSALS);
 				const backAfterMs = await correctTheCredential(MID_BURST_PASSWORD);
 				expect(worst.locked).toBe(false);
-				expect(worst.failures).toBeLessThanOrEqual(3);
 				// One poll: the next tick (2 s), then the burst's requests at 300 ms each, two at a time; room for a loaded machine.
 				expect(backAfterMs).toBeLessThanOrEqual(5 * EVERY_SECONDS * 1000);
 				console.log(
