@@ -80,8 +80,12 @@ export interface SandboxControl {
 	requestLog(): RequestLogEntry[];
 	/** The failed logins of an e-mail (any case) within the lockout window now, and whether it is locked out. */
 	failedLogins(email: string): { email: string; failures: number; locked: boolean };
-	/** Changes an operator's password, as an admin rotating it does: the old one is refused from the next login. */
-	setPassword(email: string, password: string): { email: string };
+	/**
+	 * Changes an operator's password, as an admin rotating it does: the old one is refused from the next login; with
+	 * `afterNextLogin`, right after the next API request whose login is accepted (its reply still to come, as a change
+	 * that lands mid-burst).
+	 */
+	setPassword(email: string, password: string, afterNextLogin?: boolean): { email: string };
 }
 
 /** `timers`: the sandbox's timers, which stop() clears; the operator cycle's is one of them. */
@@ -161,12 +165,16 @@ export function createControl(
 			).length;
 			return { email, failures, locked: failures >= state.settings.lockoutThreshold };
 		},
-		setPassword: (email, password) => {
+		setPassword: (email, password, afterNextLogin = false) => {
 			const operator = state.findOperator(String(email));
 			if (!operator) throw new Error(`No operator with the e-mail ${String(email)}`);
 			if (typeof password !== 'string' || !password)
 				throw new Error('password must be a non-empty string');
-			operator.password = password;
+			if (typeof afterNextLogin !== 'boolean')
+				throw new Error('afterNextLogin must be true or false');
+			const change = () => (operator.password = password);
+			if (afterNextLogin) state.afterNextLogin = change;
+			else change();
 			return { email: operator.email };
 		},
 	};
@@ -236,7 +244,11 @@ function routes(control: SandboxControl): Record<string, Route> {
 		'GET requests': () => control.requestLog(),
 		'GET logins/failed': ({ query }) => control.failedLogins(query.get('email') ?? ''),
 		'POST operators/password': ({ body }) =>
-			control.setPassword(body.email as string, body.password as string),
+			control.setPassword(
+				body.email as string,
+				body.password as string,
+				body.afterNextLogin as boolean | undefined,
+			),
 	};
 }
 

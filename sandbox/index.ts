@@ -97,9 +97,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const latencyMs = options.latencyMs ?? 0;
 	if (!Number.isInteger(latencyMs) || latencyMs < 0)
 		throw new Error('latencyMs must be a non-negative integer');
-	const replyDelayMs = options.replyDelayMs ?? 0;
-	if (!Number.isInteger(replyDelayMs) || replyDelayMs < 0)
-		throw new Error('replyDelayMs must be a non-negative integer');
 	const admin = { ...(options.admin ?? DEFAULT_ADMIN) };
 	const seed = options.seed ?? 1;
 	const state = new SandboxState({
@@ -113,13 +110,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			lastTsAsString: options.lastTsAsString ?? DEFAULT_SETTINGS.lastTsAsString,
 			lockoutThreshold: options.lockoutThreshold ?? DEFAULT_SETTINGS.lockoutThreshold,
 			lockoutWindowMs: options.lockoutWindowMs ?? DEFAULT_SETTINGS.lockoutWindowMs,
-			...validateSettings(options.settings ?? {}),
+			...validateSettings({ replyDelayMs: options.replyDelayMs ?? 0, ...options.settings }),
 		},
 	});
 	const faults = new FaultInjector(seed);
 	const timers = new Set<NodeJS.Timeout>();
 	const control = createControl(state, faults, timers);
-	const handler = createRequestHandler({ state, faults, control, timers, replyDelayMs });
+	const handler = createRequestHandler({ state, faults, control, timers });
 
 	const tls = options.https ? await selfSignedCertificate() : undefined;
 	const server = tls

@@ -73,6 +73,9 @@ function answerApi(
 				}
 			: { status: 403, body: { error: 'forbidden', reason: auth.reason } };
 	}
+	const afterLogin = state.afterNextLogin;
+	state.afterNextLogin = undefined;
+	afterLogin?.();
 	if (!state.settings.apiAccess) return { status: 200, body: { error: 'no-tariff-option' } };
 	if (command) {
 		if (method !== 'POST') return { status: 200, body: { error: 'unknown' } };
@@ -131,12 +134,10 @@ export interface RequestHandlerParts {
 	control: SandboxControl;
 	/** Keeps delay timers so that stop() can cancel them. */
 	timers: Set<NodeJS.Timeout>;
-	/** Each API reply is sent this many ms after the request was read and its login checked (a slow server). */
-	replyDelayMs?: number;
 }
 
 export function createRequestHandler(parts: RequestHandlerParts) {
-	const { state, faults, control, timers, replyDelayMs = 0 } = parts;
+	const { state, faults, control, timers } = parts;
 	const handleControl = createControlHandler(control);
 	const wait = (ms: number) =>
 		new Promise<void>((resolve) => {
@@ -195,7 +196,7 @@ export function createRequestHandler(parts: RequestHandlerParts) {
 			request.headers.authorization,
 			request.headers['content-type'],
 		);
-		if (replyDelayMs) await wait(replyDelayMs);
+		if (state.settings.replyDelayMs) await wait(state.settings.replyDelayMs);
 		let payload = answer.body;
 		if (
 			fault?.kind === 'missing-last-ts' &&

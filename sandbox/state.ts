@@ -51,6 +51,8 @@ export interface SandboxSettings {
 	unknownChatError: string;
 	/** API replies carry a `Date` header from the sandbox's clock (default true); false sends none. */
 	dateHeader: boolean;
+	/** Each API reply is sent this many ms after the request was read and its login checked (a slow server; 0 default). */
+	replyDelayMs: number;
 }
 
 const EMPTY_PAGE_LAST_TS = ['latest', 'zero', 'null', 'missing', 'since'] as const;
@@ -115,6 +117,8 @@ export class SandboxState {
 	requestLog!: RequestLogEntry[];
 	/** Failed login times per lower-cased e-mail. */
 	failedLogins!: Map<string, number[]>;
+	/** Done once, right after the next API request whose login is accepted (control setPassword's `afterNextLogin`). */
+	afterNextLogin?: () => void;
 
 	private records!: ChatRecord[];
 	private byId!: Map<string, ChatRecord>;
@@ -148,6 +152,7 @@ export class SandboxState {
 		this.broadcasts = [];
 		this.requestLog = [];
 		this.failedLogins = new Map();
+		this.afterNextLogin = undefined;
 		this.laterVersions = [];
 		this.mutationRandom = Random.of(seed, 0, 11);
 
@@ -607,6 +612,9 @@ export function validateSettings(partial: unknown): Partial<SandboxSettings> {
 		if (key in settings && (!Number.isInteger(settings[key]) || (settings[key] as number) < 1))
 			throw new Error(`${key} must be a positive integer`);
 	}
+	const delay = settings.replyDelayMs;
+	if ('replyDelayMs' in settings && (!Number.isInteger(delay) || (delay as number) < 0))
+		throw new Error('replyDelayMs must be a non-negative integer');
 	return settings as Partial<SandboxSettings>;
 }
 
@@ -623,4 +631,5 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
 	requireJsonContentType: true,
 	unknownChatError: 'chat-not-found',
 	dateHeader: true,
+	replyDelayMs: 0,
 };

@@ -1,6 +1,7 @@
 // The account's login guard in real n8n (issue 57): eight published triggers (every event) and two scheduled action
 // workflows on one credential; the server's password changes while they run; the sandbox never locks the e-mail, the
 // wrong logins stay within the guard's bound, and the corrected credential brings every workflow back at its next run.
+// Then (issue 64) the password changes mid-burst, right after a 300 ms server accepted a request, before its reply.
 // Shared by 2.x and 1.x, on the n8n that trigger-events.test.ts and n8n1.test.ts already start.
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -142,6 +143,14 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 		let changedAt = 0;
 		let logAtChange = 0;
 		const NEW_PASSWORD = 'Rotated-pw-e2e-57';
+		const MID_BURST_PASSWORD = 'Rotated-mid-burst-e2e-64';
+		/** The far server of issue 64's trial: each reply 300 ms after its login was checked. */
+		const SLOW_REPLY_MS = 300;
+		/**
+		 * A change right after the server accepted a burst's first request: the request beside it in flight, and one on its
+		 * way as the first refusal was answered (the guard's bound, 2, plus one, as the first test allows).
+		 */
+		const MID_BURST_REFUSALS = 3;
 
 		test('the password changes on the server: one wrong login, then every workflow pauses; the e-mail is never locked', async () => {
 			logAtChange = env.sandbox.control.requestLog().length;
@@ -183,11 +192,14 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			);
 		});
 
-		test('the credential corrected in n8n: every workflow works again at its next run, with no further wrong login', async () => {
+		/**
+		 * Corrects the credential in n8n to `password` and makes a change for three events: waits until each action and
+		 * each of those events ran well again; every trigger's poll was answered, and no wrong login came once the corrected
+		 * password was. Returns the ms from the correction until everything was back.
+		 */
+		const correctTheCredential = async (password: string) => {
 			const { data, ...credential } = sandboxCredential(env.sandbox, CREDENTIAL);
-			await env.n8n.importCredentials([
-				{ ...credential, data: { ...data, password: NEW_PASSWORD } },
-			]);
+			await env.n8n.importCredentials([{ ...credential, data: { ...data, password } }]);
 			const corrected = Date.now();
 			const logFrom = env.sandbox.control.requestLog().length;
 			env.sandbox.control.addMissedChat('fields');
@@ -202,6 +214,7 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 					Boolean,
 				),
 			);
+			const backAfterMs = Date.now() - corrected;
 			// Every trigger polled with the corrected password: the sandbox answered each of its endpoints since.
 			const answered = env.sandbox.control
 				.requestLog()
@@ -213,6 +226,11 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			const firstGood = sinceCorrection.findIndex(({ status }) => status === 200);
 			expect(firstGood).toBeGreaterThanOrEqual(0);
 			expect(refusalsSince(logFrom + firstGood)).toBe(0);
+			return backAfterMs;
+		};
+
+		test('the credential corrected in n8n: every workflow works again at its next run, with no further wrong login', async () => {
+			const backAfterMs = await correctTheCredential(NEW_PASSWORD);
 			expect(refusalsSince(logAtChange)).toBeLessThanOrEqual(
 				allowedRefusals(Date.now() - changedAt),
 			);
@@ -220,8 +238,55 @@ export function testLoginBackOff(env: E2eEnvironment): void {
 			// Within the sandbox's minute: at most the try at once and the one after the first pause, and one on its way.
 			expect(worst.failures).toBeLessThanOrEqual(3);
 			console.log(
-				`login guard e2e (${runtimeFlavour().name}): all back ${Date.now() - corrected} ms after the correction (password changed ${corrected - changedAt} ms before)`,
+				`login guard e2e (${runtimeFlavour().name}): all back ${backAfterMs} ms after the correction (password changed ${Date.now() - backAfterMs - changedAt} ms before)`,
 			);
+		});
+
+		test('the password changes mid-burst at a slow server (300 ms): never locked, and all back within one poll of the correction', async () => {
+			// The first change's refusals that the sandbox still counts leave room below its lock for this change's bound.
+			const room = env.sandbox.control.getSettings().lockoutThreshold - 1 - MID_BURST_REFUSALS;
+			await waitFor("room below the sandbox's lock for this change", () => failedLogins() <= room);
+			env.sandbox.control.setSettings({ replyDelayMs: SLOW_REPLY_MS });
+			try {
+				const logFrom = env.sandbox.control.requestLog().length;
+				env.sandbox.control.setPassword(env.sandbox.admin.email, MID_BURST_PASSWORD, true);
+				const armedAt = Date.now();
+				// The change lands right after the next accepted login (a burst's first, or one within it), before its reply.
+				await waitFor(
+					'a wrong login after the change, each action meeting the pause, no reply due',
+					async () => {
+						const since = env.sandbox.control.requestLog().slice(logFrom);
+						return (
+							refusalsSince(logFrom) > 0 &&
+							since.every(({ status }) => status !== 0) &&
+							(
+								await Promise.all(
+									Object.keys(ACTIONS).map(async (name) =>
+										(await executions(name)).some(
+											(one) =>
+												Date.parse(String(one.startedAt)) >= armedAt &&
+												/pause until \S+Z/.test(String(one.data.resultData.error?.message)),
+										),
+									),
+								)
+							).every(Boolean)
+						);
+					},
+				);
+				const refused = refusalsSince(logFrom);
+				failedLogins();
+				expect(worst.locked).toBe(false);
+				expect(refused).toBeLessThanOrEqual(MID_BURST_REFUSALS);
+				const backAfterMs = await correctTheCredential(MID_BURST_PASSWORD);
+				expect(worst.locked).toBe(false);
+				// One poll: the next tick (2 s), then the burst's requests at 300 ms each, two at a time; room for a loaded machine.
+				expect(backAfterMs).toBeLessThanOrEqual(5 * EVERY_SECONDS * 1000);
+				console.log(
+					`login guard e2e (${runtimeFlavour().name}): mid-burst change at ${SLOW_REPLY_MS} ms replies: ${refused} wrong login(s); all back ${backAfterMs} ms after the correction`,
+				);
+			} finally {
+				env.sandbox.control.setSettings({ replyDelayMs: 0 });
+			}
 		});
 	});
 }
