@@ -65,7 +65,7 @@ async function callWebhook(
 	const workflow = example(exampleId);
 	const [request] = workflow.pinData![webhook] as INodeExecutionData[];
 	const posted = { ...request.json, body: body ?? pinnedBody(workflow, webhook) };
-	const options = { from: webhook, mode: 'webhook', items: [{ json: posted }] } as const;
+	const options: RunOptions = { from: webhook, mode: 'webhook', items: [{ json: posted }] };
 	return await run(workflow, options, exampleId, credentials);
 }
 

@@ -24,7 +24,9 @@ async function pauseMessage() {
 		throw new Error('refused');
 	};
 	await expect(underLoginGuard(context, credentials, 0, refuse)).rejects.toThrow('refused');
-	const paused = await underLoginGuard(context, credentials, 0, refuse).catch((error: Error) => error);
+	const paused = await underLoginGuard(context, credentials, 0, refuse).catch(
+		(error: Error) => error,
+	);
 	forgetAccounts();
 	return (paused as Error).message;
 }
