@@ -40,21 +40,33 @@ beforeAll(() => {
 /** The examples this file ran, by their id in examples/ (a copy counts for its example). */
 const ran = new Set<string>();
 type RunOptions = Omit<Parameters<EngineUnderTest['engine']['run']>[1], 'credentials'>;
+type Credentials = EngineUnderTest['credentials'];
 
 /** Runs an example, or a copy of it, to its end, which must be a success. */
-async function run(workflow: Workflow, options: RunOptions = {}, exampleId = workflow.id) {
+async function run(
+	workflow: Workflow,
+	options: RunOptions = {},
+	exampleId = workflow.id,
+	credentials: Credentials = env.credentials,
+) {
 	ran.add(exampleId);
-	const result = await env.engine.run(workflow, { credentials: env.credentials, ...options });
+	const result = await env.engine.run(workflow, { credentials, ...options });
 	expect({ status: result.status, error: result.error }).toEqual({ status: 'success' });
 	return result;
 }
 
 /** A webhook example called as its caller would: the request pinned on its Webhook node, with `body` if given. */
-async function callWebhook(exampleId: string, webhook: string, body?: object) {
+async function callWebhook(
+	exampleId: string,
+	webhook: string,
+	body?: object,
+	credentials?: Credentials,
+) {
 	const workflow = example(exampleId);
 	const [request] = workflow.pinData![webhook] as INodeExecutionData[];
 	const posted = { ...request.json, body: body ?? pinnedBody(workflow, webhook) };
-	return await run(workflow, { from: webhook, mode: 'webhook', items: [{ json: posted }] });
+	const options: RunOptions = { from: webhook, mode: 'webhook', items: [{ json: posted }] };
+	return await run(workflow, options, exampleId, credentials);
 }
 
 /** An example run from the node `from` on fixed items in `timezone`, as if the nodes before it had given them. */
@@ -340,7 +352,7 @@ const campaign = () =>
 
 /**
  * Example 2 called twice with its pinned campaign, as a CRM that resends its webhook, once for both tests. It answers
- * with the last node's items ("When Last Node Finishes", all entries): n8n's webhook sends their JSON.
+ * with the merged items (Answer: all incoming items), their JSON.
  */
 let crmPosts: Promise<Array<Awaited<ReturnType<typeof run>>>> | undefined;
 const postCampaignTwice = async () =>
@@ -348,9 +360,10 @@ const postCampaignTwice = async () =>
 		await callWebhook(EXAMPLE_IDS.crmBroadcast, 'CRM webhook'),
 		await callWebhook(EXAMPLE_IDS.crmBroadcast, 'CRM webhook'),
 	])());
-const lastNodeAnswer = ({ data }: Awaited<ReturnType<typeof run>>) => {
-	expect(data.resultData.lastNodeExecuted).toBe('One result per contact');
-	return nodeOutput(data, 'One result per contact');
+const lastNodeAnswer = ({ data, response }: Awaited<ReturnType<typeof run>>) => {
+	const merged = nodeOutput(data, 'One result per contact');
+	expect(response).toEqual({ statusCode: 200, headers: {}, body: merged });
+	return merged;
 };
 
 test('2. CRM webhook: one broadcast request for all contacts, answered per contact', async () => {
@@ -478,6 +491,63 @@ test('13. a call without an e-mail answers 400 with the message, reads no chat o
 		expect(data.resultData.runData.Answer).toBeUndefined();
 	}
 });
+
+// Issue 64: a webhook whose Svc node meets the account's pause answers 503 with the pause's end and Retry-After.
+const PAUSED_WEBHOOKS = [
+	// Each call a new contact: Skip contacts already sent would answer "skipped" without a request.
+	{
+		id: EXAMPLE_IDS.crmBroadcast,
+		webhook: 'CRM webhook',
+		failed: 500,
+		body: (call: number) => ({
+			template_id: 'welcome_v2',
+			contacts: [{ phone: `+1555000009${call}`, name: 'Pat' }],
+		}),
+	},
+	{ id: EXAMPLE_IDS.visitorPairing, webhook: 'Website login', failed: 500 },
+	{ id: EXAMPLE_IDS.visitorPairing, webhook: 'Website logout', failed: 500 },
+	{ id: EXAMPLE_IDS.contactChats, webhook: 'CRM contact', failed: 400 },
+];
+test.each(PAUSED_WEBHOOKS.map((one) => [`${one.id} / ${one.webhook}`, one]))(
+	"%s: a refused login answers with its message, the pause then 503 with its end and Retry-After, no request; the sandbox's account still works",
+	async (_, { id, webhook, failed, body }) => {
+		// An account the sandbox does not know: its refusal pauses it alone (the guard's state is per host and e-mail).
+		const refused = {
+			svcApi: { ...env.credentials.svcApi, email: `paused.${webhook.replace(/\W/g, '')}@svc.test` },
+		};
+		const call = async (nth: number, credentials?: Credentials) => {
+			const from = env.sandbox.control.requestLog().length;
+			const { response } = await callWebhook(id, webhook, body?.(nth), credentials);
+			return { response, requests: env.sandbox.control.requestLog().length - from };
+		};
+		const first = await call(1, refused);
+		expect(first).toEqual({
+			response: {
+				statusCode: failed,
+				headers: {},
+				body: { error: expect.stringMatching(/^Wrong email or password/) },
+			},
+			requests: 1,
+		});
+		const pausedAt = Date.now();
+		const { response, requests } = await call(2, refused);
+		const until = (response?.body as { paused_until?: string } | undefined)?.paused_until ?? '';
+		expect({ response, requests }).toEqual({
+			response: {
+				statusCode: 503,
+				headers: { 'retry-after': new Date(until).toUTCString() },
+				body: { error: `Svc logins of this account pause until ${until}`, paused_until: until },
+			},
+			requests: 0,
+		});
+		// The first pause, 1 minute from the refusal.
+		expect(Date.parse(until) - pausedAt).toBeGreaterThan(50_000);
+		expect(Date.parse(until) - pausedAt).toBeLessThanOrEqual(60_000);
+		const normal = await call(3);
+		expect(normal.response).toMatchObject({ statusCode: 200 });
+		expect(normal.requests).toBeGreaterThan(0);
+	},
+);
 
 test('1. the chat trigger, published, exports at its first poll every message of every finished chat, once', async () => {
 	const trigger = publish(example(EXAMPLE_IDS.exportFinishedChats));
