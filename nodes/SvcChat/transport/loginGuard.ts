@@ -45,6 +45,7 @@ interface AccountState {
 	waiting: Array<() => void>;
 }
 const accounts = new Map<string, AccountState>();
+type Aside = <R>(wait: () => Promise<R>) => Promise<R>;
 const NOTHING_SENT = { provenAt: 0, sent: 0, sentBeforeRefusal: 0, told: 0, inFlight: 0 };
 
 /** Tests start each case with no account known. */
@@ -87,15 +88,21 @@ export async function underLoginGuard<T>(
 	context: GuardedContext | 'credential test',
 	credentials: { host?: unknown; email?: unknown; password?: unknown },
 	itemIndex: number | undefined,
-	send: (answered: (status: number) => string) => Promise<T>,
+	send: (answered: (status: number) => string, aside: Aside) => Promise<T>,
 ): Promise<T> {
 	const key = accountOf(credentials).digest;
 	const cleared = () => ({ refusals: 0, until: 0, refused: new Set<string>(), fixedAt: undefined });
 	const state = accounts.get(key) ?? { ...cleared(), ...NOTHING_SENT, waiting: [] };
 	accounts.set(key, state);
 	const cap = () => (Date.now() - state.provenAt > PROVEN_FOR_MS ? 1 : IN_FLIGHT_WHEN_PROVEN);
-	while (state.inFlight >= cap()) await new Promise<void>((resolve) => state.waiting.push(resolve));
-	state.inFlight++;
+	const take = async () => {
+		while (state.inFlight >= cap()) await new Promise<void>((r) => state.waiting.push(r));
+		state.inFlight++;
+	};
+	const free = () => (state.inFlight--, state.waiting.splice(0).forEach((resume) => resume()));
+	// A wait between attempts (a retry's backoff) leaves the place in flight to the account's other requests.
+	const aside: Aside = async (wait) => (free(), await wait().finally(take));
+	await take();
 	try {
 		const password = sha256(String(credentials.password));
 		const corrected = state.refused.size > 0 && !state.refused.has(password);
@@ -138,9 +145,8 @@ export async function underLoginGuard<T>(
 			Object.assign(state, { sentBeforeRefusal: state.sent, provenAt: 0, fixedAt: undefined });
 			state.refused.add(password);
 			return [serverLock ? SERVER_LOCK_NOTE : '', pauseText(state), RETRY_AT_ONCE].join(' ').trim();
-		});
+		}, aside);
 	} finally {
-		state.inFlight--;
-		for (const resume of state.waiting.splice(0)) resume();
+		free();
 	}
 }

@@ -273,7 +273,7 @@ export async function svcRequest<
 	const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data };
 
 	const endBy = options.endBy ?? Infinity;
-	return await underLoginGuard(context, credentials, options.itemIndex, async (answered) => {
+	return await underLoginGuard(context, credentials, options.itemIndex, async (answered, aside) => {
 		for (let attempt = 0; ; attempt++) {
 			// At least a second, so no attempt is cut to nothing; n8n's margin past the budget is longer.
 			const timeout = Math.min(retryPolicy.timeoutMs, Math.max(1_000, endBy - Date.now()));
@@ -300,7 +300,7 @@ export async function svcRequest<
 			// Past this point with `retried` set, only the poll's end stopped the retry.
 			const retried = transient && retryable && attempt < retryPolicy.maxRetries && !waitTooLong;
 			if (retried && Date.now() + pause < endBy) {
-				await retryPolicy.sleep(pause);
+				await aside(async () => await retryPolicy.sleep(pause));
 				continue;
 			}
 			const decoded = response && decodeReply(endpoint, options.qs ?? {}, response, secrets);

@@ -414,3 +414,32 @@ test('a pause extended by a later refusal is not silent: the trigger that skippe
 	expect(await poll()).toEqual({ emitted: false });
 	dropUnrequestedMocks();
 });
+
+test("a request waiting to retry (a 503) leaves its place in flight: the account's other runs go meanwhile", async () => {
+	let operatorsAsked = 0;
+	let secondSeen = () => {};
+	const second = new Promise<void>((resolve) => (secondSeen = resolve));
+	nock(BASE_URL)
+		.persist()
+		.get('/api/v2/operators')
+		.query(true)
+		.reply(() => {
+			if (++operatorsAsked === 2) secondSeen();
+			return operatorsAsked === 1 ? [503, 'Busy'] : [200, OPERATORS];
+		});
+	// The first action's backoff ends once the second action's request has reached the server, or after 200 turns of
+	// the event loop: then it went meanwhile, or it waited for the retry.
+	let wentDuringBackoff = false;
+	const turns = async () => {
+		for (let turn = 0; turn < 200; turn++) await new Promise((resolve) => setImmediate(resolve));
+	};
+	instantPauses({}, async () => {
+		let over = false;
+		await Promise.race([second.then(() => (wentDuringBackoff = !over)), turns()]);
+		over = true;
+	});
+	const outcomes = await Promise.all([action()(), action()()]);
+	expect(outcomes).toEqual([{ emitted: true }, { emitted: true }]);
+	expect(wentDuringBackoff).toBe(true);
+	expect(operatorsAsked).toBe(3);
+});
