@@ -122,7 +122,9 @@ function printWelcome(n8n: N8n, sandbox: Sandbox, hook: { file: string; secret: 
  Credential "${SANDBOX_CREDENTIAL.name}" (Svc API) points at the local Svc sandbox:
    host ${sandbox.host}, ${sandbox.admin.email} / ${sandbox.admin.password}
  A wrong password saved in it makes the published examples fail once, then pause the account
- (1, 2, 4 … 60 minutes): it is never locked. See docs/reliability.md, "The login guard".
+ (1, 2, 4 … 60 minutes): at most 2 wrong logins in its first minute, and it is never locked.
+ Meanwhile the webhooks below answer 503 with the pause's end and Retry-After.
+ See docs/reliability.md, "The login guard".
 
  The example workflows are on the Overview page. The webhooks in 2 and 3 below check the header
  ${header} (Header Auth credential "${name}", the secret kept in ${hook.file}):

@@ -255,6 +255,9 @@ test("SIGINT to npm stops everything it started, after the welcome text's curl l
 	expect(welcome).toContain(
 		'A wrong password saved in it makes the published examples fail once, then pause the account',
 	);
+	// Issue 64: the bound and the webhooks' answer during a pause (engine/examples.test.ts proves the 503).
+	expect(welcome).toContain('at most 2 wrong logins in its first minute, and it is never locked.');
+	expect(welcome).toContain("the webhooks below answer 503 with the pause's end and Retry-After.");
 	// Its log names each workflow it imports once (issue 65: example 12 was imported twice, listed twice).
 	const imported = [...started.npm.output().matchAll(/· workflows: (.*)\n/g)].flatMap(([, names]) =>
 		names.split(/(?<="), (?=")/),

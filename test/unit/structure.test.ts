@@ -58,7 +58,7 @@ test('nodes/ and credentials/ weigh at most 5,250 lines', () => {
 	expect(totalLines(shipped)).toBeLessThanOrEqual(5250);
 });
 
-test('scripts/ weighs at most 1,750 lines', () => {
+test('scripts/ weighs at most 1,800 lines', () => {
 	const scripts = fs.readdirSync(path.join(ROOT, 'scripts')).map((file) => `scripts/${file}`);
 	expect(scripts.length).toBeGreaterThan(5);
 	expect(totalLines(scripts)).toBeLessThanOrEqual(1800);
