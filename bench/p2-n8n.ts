@@ -11,14 +11,17 @@ import { nodeOutput } from '../scripts/executions';
 import { N8n, type Workflow } from '../scripts/n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime';
 import { run } from '../scripts/processes';
-import { figures, round, type Figures } from './stats';
+import { figures, median, round, type Figures } from './stats';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
 import { executeBatch } from '../test/harness/executeBatch';
+import { extractBase } from './p5-release';
 
 export interface P2Options {
 	runs: number;
 	chats: number;
 	log: (line: string) => void;
+	/** A commit whose package P2 also runs, alternating with this tree's, in the same n8n runtime. */
+	base?: string;
 }
 
 interface ExecuteMeasure {
@@ -54,7 +57,28 @@ export interface P2Result {
 		overCodeNode: number;
 		processOverCodeNode: number;
 	};
+	/** With `--base`: Raw, Simplified and Transcript workflow times of this tree and of the base's package, alternating. */
+	againstBase?: {
+		base: string;
+		shapes: Record<BaseShape, BaseComparison>;
+	};
 }
+
+/**
+ * A shape's times with each package. `ratio` is of the medians; `pairedRatio` the median of each round's this tree /
+ * base, the two runs of a round being side by side in time: a machine that slows for minutes slows both.
+ */
+interface BaseComparison {
+	current: Figures;
+	base: Figures;
+	ratio: number;
+	pairedRatio: number;
+}
+
+const BASE_SHAPES = ['raw', 'simplified', 'transcript'] as const;
+type BaseShape = (typeof BASE_SHAPES)[number];
+/** What a base commit's package needs to be built: its sources and build files, this clone's node_modules. */
+const PACKAGE_SOURCES = ['nodes', 'credentials', 'package.json', 'tsconfig.json', 'gulpfile.js'];
 
 /** Transcript's target: within 15 % of the same export with Simplified. */
 const TRANSCRIPT_TARGET = 1.15;
@@ -376,7 +400,92 @@ async function verifyShapes(
 		);
 }
 
-export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2Result> {
+/** The base commit's package, extracted from git and built once (`.cache/bench-base/<sha>/dist`). */
+function buildBasePackage(commit: string): string {
+	const dir = extractBase(commit, PACKAGE_SOURCES);
+	if (!fs.existsSync(path.join(dir, 'dist'))) buildPackageInRepo(dir);
+	return dir;
+}
+
+/**
+ * An n8n of the same runtime with the base commit's package and the Raw, Simplified and Transcript workflows, which
+ * must give every chat there too; then this tree and the base alternate in each round, the shapes rotating.
+ */
+async function measureAgainstBase({
+	runtime,
+	current,
+	sandbox,
+	workflows,
+	base,
+	runs,
+	chats,
+	log,
+}: {
+	runtime: N8n['runtime'];
+	current: N8n;
+	sandbox: SandboxProcess;
+	workflows: Record<BaseShape, Workflow>;
+	base: string;
+	runs: number;
+	chats: number;
+	log: (line: string) => void;
+}): Promise<NonNullable<P2Result['againstBase']>> {
+	const baseDir = buildBasePackage(base);
+	const baseN8n = await N8n.create({ runtime });
+	try {
+		baseN8n.installPackage(baseDir);
+		await baseN8n.importCredentials([sandboxCredential(sandbox, SVC_CREDENTIAL)]);
+		await baseN8n.importWorkflows(Object.values(workflows));
+		const { runs: baseRuns, errors } = await executeBatch(
+			baseN8n,
+			Object.values(workflows).map((one) => one.id),
+		);
+		const short = BASE_SHAPES.filter(
+			(shape) => nodeOutput(baseRuns[workflows[shape].id], 'Svc Chat').length !== chats,
+		);
+		if (Object.keys(errors).length || short.length)
+			throw new Error(
+				`The base's P2 workflows did not give ${chats} chats (${short.join(', ')}): ${JSON.stringify(errors)}`,
+			);
+		await baseN8n.stop();
+		const versions = { current, base: baseN8n };
+		const times = Object.fromEntries(
+			BASE_SHAPES.map((shape) => [shape, { current: [] as number[], base: [] as number[] }]),
+		) as Record<BaseShape, Record<'current' | 'base', number[]>>;
+		for (let run = 0; run < runs; run++) {
+			const shift = run % BASE_SHAPES.length;
+			for (const shape of [...BASE_SHAPES.slice(shift), ...BASE_SHAPES.slice(0, shift)]) {
+				for (const version of run % 2
+					? (['base', 'current'] as const)
+					: (['current', 'base'] as const)) {
+					const { workflowMs } = await execute(versions[version], workflows[shape].id, 'Svc Chat', {
+						toFile: true,
+					});
+					times[shape][version].push(workflowMs);
+					log(
+						`P2 against the base, run ${run + 1}/${runs} ${shape} ${version}: workflow ${workflowMs} ms`,
+					);
+				}
+			}
+		}
+		const shapes = Object.fromEntries(
+			BASE_SHAPES.map((shape) => {
+				const [mine, theirs] = [
+					figures(times[shape].current, 'ms'),
+					figures(times[shape].base, 'ms'),
+				];
+				const paired = mine.runs.map((ms, run) => ms / theirs.runs[run]);
+				const ratio = round(mine.median / theirs.median);
+				return [shape, { current: mine, base: theirs, ratio, pairedRatio: round(median(paired)) }];
+			}),
+		) as Record<BaseShape, BaseComparison>;
+		return { base: baseDir.split(path.sep).pop() ?? base, shapes };
+	} finally {
+		await baseN8n.dispose();
+	}
+}
+
+export async function benchRealN8n({ runs, chats, log, base }: P2Options): Promise<P2Result> {
 	log('P2: building the package and checking the n8n runtime…');
 	buildPackageInRepo();
 	const runtime = ensureRuntime();
@@ -473,6 +582,19 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 		const codeNodeMs = figures(shapeMs.code, 'ms');
 		const processMedian = (shape: (typeof shapeNames)[number]) =>
 			figures(shapeProcessMs[shape], 'ms').median;
+		const againstBase =
+			base === undefined
+				? undefined
+				: await measureAgainstBase({
+						runtime,
+						current: n8n,
+						sandbox,
+						workflows: { raw: svc, simplified: shapes.simplified, transcript: shapes.transcript },
+						base,
+						runs,
+						chats,
+						log,
+					});
 		const svcChat = summary(measured.svc, svcItems);
 		const httpRequest = summary(measured.http, httpItems);
 		const ratio = round(svcChat.workflowMs.median / httpRequest.workflowMs.median);
@@ -495,6 +617,7 @@ export async function benchRealN8n({ runs, chats, log }: P2Options): Promise<P2R
 				overCodeNode: round(transcriptMs.median / codeNodeMs.median),
 				processOverCodeNode: round(processMedian('transcript') / processMedian('code')),
 			},
+			againstBase,
 		};
 	} finally {
 		await n8n.dispose();

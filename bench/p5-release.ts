@@ -62,17 +62,18 @@ export async function codeIn(root: string): Promise<Code> {
 }
 
 /**
- * The base commit's `nodes/`, extracted from git into .cache/ (inside the repository, so that it finds the same
- * node_modules). Needs the commit in the clone's history: a shallow clone must fetch it first.
+ * The base commit's `entries` (its `nodes/` unless told), extracted from git into .cache/ (inside the repository, so
+ * that it finds the same node_modules). Needs the commit in the clone's history: a shallow clone must fetch it first.
  */
-export function extractBase(commit: string): string {
+export function extractBase(commit: string, entries = ['nodes']): string {
 	const git = (...args: string[]) =>
 		execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 	const sha = git('rev-parse', '--verify', `${commit}^{commit}`);
 	const dir = path.join(ROOT, '.cache/bench-base', sha);
-	if (!fs.existsSync(path.join(dir, 'nodes'))) {
+	const missing = entries.filter((entry) => !fs.existsSync(path.join(dir, entry)));
+	if (missing.length) {
 		fs.mkdirSync(dir, { recursive: true });
-		const tar = execFileSync('git', ['archive', '--format=tar', sha, 'nodes'], { cwd: ROOT });
+		const tar = execFileSync('git', ['archive', '--format=tar', sha, ...missing], { cwd: ROOT });
 		execFileSync('tar', ['-x', '-C', dir], { input: tar });
 	}
 	return dir;
@@ -119,6 +120,14 @@ export interface P5Result {
 	shapingUsPerChat: { release: Figures; current: Figures };
 	target: string;
 	met: boolean;
+	/** The same catch-up with Output Transcript: the same chats in the same order, each with its transcript. */
+	transcript: {
+		release: { wallMs: Figures; cpuMs: Figures };
+		current: { wallMs: Figures; cpuMs: Figures };
+		ratio: number;
+		cpuRatio: number;
+		met: boolean;
+	};
 }
 
 export async function benchSimplifiedRelease({
@@ -169,11 +178,36 @@ export async function benchSimplifiedRelease({
 				shaping[version].push(round((used.user + used.system) / (10 * raw.length), 2));
 			}
 		}
-		const [release, current] = order.map((version) => ({
-			wallMs: figures(wall[version], 'ms'),
-			cpuMs: figures(cpu[version], 'ms'),
-		}));
-		const ratio = round(current.wallMs.median / release.wallMs.median);
+		// The same catch-up with Output Transcript (it names the operators in both versions): the release's chats in order.
+		const transcribed = (items: IDataObject[]) =>
+			items.map((item) => `${String(item.id)}:${typeof item.transcript}`).join();
+		const releaseTranscribed = transcribed(await poll('release', 'transcript'));
+		const checkTranscripts = (version: string, items: IDataObject[]) => {
+			if (items.length !== chats || transcribed(items) !== releaseTranscribed)
+				throw new Error(
+					`${version} gave other chats or no transcript (${items.length} of ${chats})`,
+				);
+		};
+		const transcriptRuns = await alternating(
+			order,
+			runs,
+			(version) => poll(version, 'transcript'),
+			checkTranscripts,
+			(run, wallMs) =>
+				log(
+					`P5 Transcript run ${run + 1}/${runs}: release ${wallMs.release[run]} ms, current ${wallMs.current[run]} ms`,
+				),
+		);
+		const summary = (times: typeof transcriptRuns) => {
+			const [release, current] = order.map((version) => ({
+				wallMs: figures(times.wallMs[version], 'ms'),
+				cpuMs: figures(times.cpuMs[version], 'ms'),
+			}));
+			const ratio = round(current.wallMs.median / release.wallMs.median);
+			const cpuRatio = round(current.cpuMs.median / release.cpuMs.median);
+			return { release, current, ratio, cpuRatio, met: ratio <= TARGET };
+		};
+		const { release, current, ratio, cpuRatio } = summary({ wallMs: wall, cpuMs: cpu });
 		return {
 			chats,
 			base,
@@ -181,13 +215,14 @@ export async function benchSimplifiedRelease({
 			release,
 			current,
 			ratio,
-			cpuRatio: round(current.cpuMs.median / release.cpuMs.median),
+			cpuRatio,
 			shapingUsPerChat: {
 				release: figures(shaping.release, 'µs'),
 				current: figures(shaping.current, 'µs'),
 			},
-			target: `trigger catch-up, Simplified, current / release <= ${TARGET}`,
+			target: `trigger catch-up, current / release <= ${TARGET}`,
 			met: ratio <= TARGET,
+			transcript: summary(transcriptRuns),
 		};
 	} finally {
 		await sandbox.stop();

@@ -30,7 +30,8 @@ const USAGE = `Usage: npm run bench -- [--only P1,P2,P3,P4,P5,P8,P9,P10] [--runs
 
   --only   which benchmarks to run (default all; P2 needs the n8n runtime, installed on first use)
   --runs   runs per measurement, at least 5 (default 5; P1 and P5 use 2 more, they are the noisiest)
-  --base   the release P5 compares against (default ${LAST_RELEASE.slice(0, 7)}, the package before response times)`;
+  --base   the release P5 compares against (default ${LAST_RELEASE.slice(0, 7)}, the package before response times);
+           given, P2 also runs that commit's package beside this tree's, alternating`;
 
 const log = (line: string) => console.log(`  ${line}`);
 const yesNo = (met: boolean) => (met ? 'MET' : 'NOT MET');
@@ -78,6 +79,10 @@ function printP2(r: P2Result): string[] {
 		`   ratio Transcript / Simplified = ${r.transcript.ratio} (whole process ${r.transcript.processRatio}); target ${r.transcript.target}: ${yesNo(r.transcript.met)}`,
 		`   Operators, Get Many (Raw), Code node writing the same text  workflow ${describe(r.transcript.codeNodeMs)}`,
 		`   ratio Transcript / Code node = ${r.transcript.overCodeNode} (whole process ${r.transcript.processOverCodeNode})`,
+		...Object.entries(r.againstBase?.shapes ?? {}).map(
+			([shape, { current, base, ratio, pairedRatio }]) =>
+				`   Get Many, Output ${shape}, this tree against ${r.againstBase?.base.slice(0, 7)}  workflow ${describe(current)} against ${describe(base)}: ratio ${ratio} (of each round's pair ${pairedRatio})`,
+		),
 	];
 }
 
@@ -89,6 +94,8 @@ function printP5(r: P5Result): string[] {
 		`   current   ${describe(r.current.wallMs)}, client CPU ${describe(r.current.cpuMs)}`,
 		`   shaping alone, CPU per chat: release ${describe(shaping.release, 2)}, current ${describe(shaping.current, 2)}`,
 		`   ratio current / release = ${r.ratio} (client CPU ${r.cpuRatio}); target ${r.target}: ${yesNo(r.met)}`,
+		`   Output Transcript: release ${describe(r.transcript.release.wallMs)}, current ${describe(r.transcript.current.wallMs)}`,
+		`   ratio current / release = ${r.transcript.ratio} (client CPU ${r.transcript.cpuRatio}); target ${r.target}: ${yesNo(r.transcript.met)}`,
 	];
 }
 
@@ -244,7 +251,7 @@ async function main(): Promise<number> {
 			return printP10(result);
 		},
 		P2: async () => {
-			const result = await benchRealN8n({ runs, chats: 10_000, log });
+			const result = await benchRealN8n({ runs, chats: 10_000, log, base: values.base });
 			results.P2 = result;
 			return printP2(result);
 		},

@@ -91,11 +91,11 @@ export function isBuildCurrent(root = REPO_ROOT): boolean {
 	return all.every((input) => fs.statSync(path.join(root, input)).mtimeMs < built);
 }
 
-/** Runs the project's own `npm run build` into ./dist, as a user of the repository would; dist/ gets the time it began. */
-export function buildPackageInRepo(): void {
+/** Runs the project's own `npm run build` in `root` (this tree unless told), as a user would; dist/ gets the time it began. */
+export function buildPackageInRepo(root = REPO_ROOT): void {
 	const began = new Date();
-	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, reject: false });
+	const result = execa.sync('npm', ['run', 'build', '--silent'], { cwd: root, reject: false });
 	if (result.exitCode !== 0)
 		throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
-	fs.utimesSync(path.join(REPO_ROOT, 'dist'), began, began);
+	fs.utimesSync(path.join(root, 'dist'), began, began);
 }

@@ -1,5 +1,9 @@
 // The benchmarks' own comparisons, at unit speed on a small input: a change that breaks one (a field renamed, a rule
 // changed) fails here, in `npm test`, and not only in a bench run minutes long.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { codeIn, extractBase, LAST_RELEASE, ROOT, sameAsRelease } from '../../../bench/p5-release';
@@ -25,3 +29,16 @@ test("P5: this tree's Simplified records are the release's, plus the response ti
 		.map(({ category, ...rest }): IDataObject => ({ ...rest, kind: category }));
 	expect(() => check('current', renamed)).toThrow(/other records than the release \(60 of 60\)/);
 }, 60_000);
+
+test("P2's base package: what a base commit lacks in .cache is taken from git at that commit, beside what is there", () => {
+	const dir = extractBase(LAST_RELEASE);
+	const withManifest = extractBase(LAST_RELEASE, ['nodes', 'package.json']);
+	expect(withManifest).toBe(dir);
+	const manifest = fs.readFileSync(path.join(dir, 'package.json'), 'utf8');
+	const atCommit = execFileSync('git', ['show', `${LAST_RELEASE}:package.json`], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	});
+	expect(manifest).toBe(atCommit);
+	expect(fs.existsSync(path.join(dir, 'nodes/SvcChat/SvcChat.node.ts'))).toBe(true);
+});
