@@ -11,7 +11,7 @@ import { nodeOutput } from '../scripts/executions';
 import { N8n, type Workflow } from '../scripts/n8n';
 import { buildPackageInRepo, ensureRuntime, REPO_ROOT } from '../scripts/runtime';
 import { run } from '../scripts/processes';
-import { figures, median, round, type Figures } from './stats';
+import { figures, median, rotated, round, type Figures } from './stats';
 import { startSandboxProcess, type SandboxProcess } from './sandboxProcess';
 import { executeBatch } from '../test/harness/executeBatch';
 import { extractBase } from './p5-release';
@@ -453,11 +453,8 @@ async function measureAgainstBase({
 			BASE_SHAPES.map((shape) => [shape, { current: [] as number[], base: [] as number[] }]),
 		) as Record<BaseShape, Record<'current' | 'base', number[]>>;
 		for (let run = 0; run < runs; run++) {
-			const shift = run % BASE_SHAPES.length;
-			for (const shape of [...BASE_SHAPES.slice(shift), ...BASE_SHAPES.slice(0, shift)]) {
-				for (const version of run % 2
-					? (['base', 'current'] as const)
-					: (['current', 'base'] as const)) {
+			for (const shape of rotated(BASE_SHAPES, run)) {
+				for (const version of rotated(['current', 'base'] as const, run)) {
 					const { workflowMs } = await execute(versions[version], workflows[shape].id, 'Svc Chat', {
 						toFile: true,
 					});
@@ -562,9 +559,7 @@ export async function benchRealN8n({ runs, chats, log, base }: P2Options): Promi
 			code: [] as number[],
 		};
 		for (let run = 0; run < runs; run++) {
-			const shift = run % shapeNames.length;
-			const order = [...shapeNames.slice(shift), ...shapeNames.slice(0, shift)];
-			for (const shape of order) {
+			for (const shape of rotated(shapeNames, run)) {
 				const reader = shape === 'code' ? 'Code' : 'Svc Chat';
 				const { workflowMs, processMs } = await execute(n8n, shapes[shape].id, reader, {
 					toFile: true,

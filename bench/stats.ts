@@ -34,6 +34,12 @@ export function describe(value: Figures, digits = 0): string {
 	return `${show(value.median)} ${value.unit} (min ${show(value.min)}, max ${show(value.max)}, ${value.runs.length} runs)`;
 }
 
+/** `list` rotated by `run` places, so that no contender always goes first (two of them alternate). */
+export function rotated<T>(list: readonly T[], run: number): T[] {
+	const shift = run % list.length;
+	return [...list.slice(shift), ...list.slice(0, shift)];
+}
+
 export const elapsedMs = (startedAt: number) => performance.now() - startedAt;
 
 /**
