@@ -189,9 +189,13 @@ function startedNotFinished(worker: N8n): number[] {
 
 /**
  * Waits until Bull has finished with an execution's job (main logged its number: "Enqueued execution N (job M)") and
- * no job is running or waiting, and gives the reason Bull failed it. A failed job is never run again.
+ * no job is running or waiting, and gives the reason Bull failed it. A failed job is never run again. When
+ * `ranToTheEnd` says first that the job's run ended as a success, it gives undefined: Bull removes a completed job.
  */
-async function bullFailedJobOf(executionId: number): Promise<string | null> {
+async function bullFailedJobOf(
+	executionId: number,
+	ranToTheEnd: () => boolean = () => false,
+): Promise<string | null | undefined> {
 	const enqueued = new RegExp(`Enqueued execution ${executionId} \\(job (\\d+)\\)`);
 	const job = enqueued.exec(cluster.main.serverOutput)?.[1];
 	if (job === undefined) throw new Error(`main never said it enqueued execution ${executionId}`);
@@ -204,6 +208,7 @@ async function bullFailedJobOf(executionId: number): Promise<string | null> {
 				'failedReason',
 			);
 			const busy = (await redis.llen('bull:jobs:active')) + (await redis.llen('bull:jobs:wait'));
+			if (busy === 0 && finishedOn === null && ranToTheEnd()) return [undefined];
 			return finishedOn !== null && busy === 0 && [failedReason];
 		},
 	);
@@ -743,9 +748,16 @@ describe('workflows started by a webhook run on a worker', () => {
 		expect(timesSent(phones)).toEqual(phones.map(() => 1));
 	});
 
-	test('a broadcast stopped on its worker while its first request is in flight: it ends canceled, and its later requests are never sent', async () => {
-		// 3,000 recipients go out in 3 requests of 1,000 (the default); the first is answered IN_FLIGHT_MS late, and a
-		// later one that went out would be answered at once.
+	/**
+	 * Posts a 3,000-recipient broadcast (3 requests of 1,000), the first answered IN_FLIGHT_MS late, and stops it from
+	 * the REST API once that first request is in flight on a worker. It gives the execution's id, how many requests had
+	 * gone out at the stop, and whether the stop reached the worker's run. n8n 2.41.1 can lose a stop: main attaches the
+	 * execution it enqueued only after the execution's workflowExecuteBefore hooks (WorkflowRunner.enqueueExecution,
+	 * workflow-runner.js), and a stop before that cancels nothing on the worker (ActiveExecutions.stopExecution finds no
+	 * workflowExecution), while main records the execution as canceled. Its worker then runs it to the end and says
+	 * "Worker finished execution N": a run that got the stop never says that (JobProcessor throws instead, job-processor.js).
+	 */
+	async function stopBroadcastInFlight(from: number) {
 		exports.control.injectFault({
 			kind: 'delay',
 			delayMs: IN_FLIGHT_MS,
@@ -759,7 +771,7 @@ describe('workflows started by a webhook run on a worker', () => {
 				.requestLog()
 				.slice(requestsBefore)
 				.filter((entry) => entry.path === BROADCAST_PATH).length;
-		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: contacts(4000, 3000) });
+		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: contacts(from, 3000) });
 		const executionId = await waitFor(
 			'the broadcast on a worker, its first request in flight',
 			async () => {
@@ -774,18 +786,44 @@ describe('workflows started by a webhook run on a worker', () => {
 		const rest = await cluster.main.rest();
 		await rest('POST', `executions/${executionId}/stop`);
 		const sentAtStop = broadcastRequests();
-		const stopped = await waitFor(`broadcast execution ${executionId} to end`, async () => {
-			const execution = (await states(IDS.broadcast)).find(
-				(candidate) => candidate.id === executionId,
+		const finishedOnWorker = () =>
+			cluster.workers.some((worker) =>
+				worker.serverOutput.includes(`Worker finished execution ${executionId} (`),
 			);
-			return execution && FINAL.has(execution.status) && execution;
-		});
-		// The worker fails the job only once the node has returned (n8n-core's WorkflowExecute lets the running node
-		// finish after a cancel): any later request would have gone out before.
-		expect(await bullFailedJobOf(executionId)).toBe('The execution was cancelled manually');
+		// Until Bull has failed the job (the worker fails it only once the node has returned: n8n-core's WorkflowExecute
+		// lets the running node finish after a cancel, so any later request went out before), or the worker ran it to the end.
+		const failedReason = await bullFailedJobOf(executionId, finishedOnWorker);
 		exports.control.clearFaults();
-		expect(stopped.status).toBe('canceled');
-		expect(broadcastRequests()).toBe(sentAtStop);
+		const stopped = (await states(IDS.broadcast)).find((candidate) => candidate.id === executionId);
+		return {
+			executionId,
+			reachedWorker: failedReason !== undefined,
+			failedReason,
+			status: stopped?.status,
+			sentAtStop,
+			sent: broadcastRequests(),
+		};
+	}
+
+	test('a broadcast stopped on its worker while its first request is in flight: it ends canceled, and its later requests are never sent', async () => {
+		// A stop that n8n lost before it reached the worker (see stopBroadcastInFlight) proves nothing of the node: it is
+		// said, and the broadcast is sent and stopped again, at most three times in all.
+		let attempt = await stopBroadcastInFlight(4000);
+		for (let tries = 1; !attempt.reachedWorker && tries < 3; tries++) {
+			say(
+				`n8n lost the stop of execution ${attempt.executionId} before its worker's run got it (${JSON.stringify(attempt)}); stopping another broadcast`,
+			);
+			attempt = await stopBroadcastInFlight(4000 + tries * 3000);
+		}
+		const { executionId, sentAtStop } = attempt;
+		expect(attempt).toEqual({
+			executionId,
+			reachedWorker: true,
+			failedReason: 'The execution was cancelled manually',
+			status: 'canceled',
+			sentAtStop,
+			sent: sentAtStop,
+		});
 		expect(sentAtStop).toBeLessThan(3);
 	});
 });
