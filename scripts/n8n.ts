@@ -297,15 +297,15 @@ export class N8n {
 		for (const id of ids) {
 			const { versionId } = await rest('GET', `workflows/${id}`);
 			await rest('POST', `workflows/${id}/activate`, { versionId });
-			// n8n 2.41.1 starts them through its publication outbox, after the call; 1.x in it.
+			// n8n 2.41.1 publishes in its outbox after the call, a record within 0.7 of its 120 s lease + 10 s; 1.x in it.
 			if (this.runtime.flavour.name === 'n8n-1') continue;
 			const settled = async () => {
 				const publication = await rest('GET', `workflows/${id}/publication-status`);
 				return publication.status !== 'in_progress' && publication;
 			};
-			const publication = await waitUntil(settled, { what: `publishing ${id}`, timeoutMs: 60_000 });
-			if (publication.status !== 'published')
-				throw new Error(`Publishing workflow ${id}: ${JSON.stringify(publication)}`);
+			const state = await waitUntil(settled, { what: `publishing ${id}`, timeoutMs: 120_000 });
+			if (state.status !== 'published')
+				throw new Error(`Publishing workflow ${id}: ${JSON.stringify(state)}`);
 		}
 	}
 
