@@ -754,7 +754,8 @@ describe('workflows started by a webhook run on a worker', () => {
 	// the end and says "Worker finished execution N", which a run that got the stop never says (JobProcessor throws
 	// instead, job-processor.js); Bull removes the completed job. The stop goes from main's onCancel in
 	// WorkflowRunner.enqueueExecution through ScalingService.stopJob (Bull's progress event "abort-job") to the worker's
-	// JobProcessor.stopJob; where it is lost is not known yet.
+	// JobProcessor.stopJob. Likely where it is lost: a quiet run saw this job fail as "job stalled more than allowable
+	// limit", and a stalled job is no longer active, so stopJob removes it instead of telling the worker.
 	test('a broadcast stopped on its worker while its first request is in flight: it ends canceled, and its later requests are never sent', async () => {
 		exports.control.injectFault({
 			kind: 'delay',
