@@ -13,6 +13,7 @@ import {
 	BACKLOG_CREDENTIAL,
 	backlogWorkflow,
 	broadcastWorkflow,
+	RECIPIENTS_PER_REQUEST,
 	EXECUTION_SECONDS,
 	EXPORT_CREDENTIAL,
 	EXPORT_NODE,
@@ -724,7 +725,8 @@ describe('workflows started by a webhook run on a worker', () => {
 	});
 
 	test('a worker killed while the send is in flight: the server still got it once, and n8n does not send it again', async () => {
-		const batch = contacts(3000, 40);
+		// One request: a later one would never go out, which the stop's test proves.
+		const batch = contacts(3000, RECIPIENTS_PER_REQUEST);
 		const phones = batch.map((contact) => contact.phone);
 		exports.control.injectFault({
 			kind: 'delay',
@@ -748,14 +750,12 @@ describe('workflows started by a webhook run on a worker', () => {
 		expect(timesSent(phones)).toEqual(phones.map(() => 1));
 	});
 
-	// 3,000 recipients go out in 3 requests of 1,000 (the default); the first is answered IN_FLIGHT_MS late, and a later
-	// one that went out would be answered at once. On a loaded machine n8n 2.41.1 can lose the stop (three loaded
-	// fresh-clone runs lost it each time they tried): main records the execution as canceled, and the worker runs it to
-	// the end and says "Worker finished execution N", which a run that got the stop never says (JobProcessor throws
-	// instead, job-processor.js); Bull removes the completed job. The stop goes from main's onCancel in
-	// WorkflowRunner.enqueueExecution through ScalingService.stopJob (Bull's progress event "abort-job") to the worker's
-	// JobProcessor.stopJob. Likely where it is lost: a quiet run saw this job fail as "job stalled more than allowable
-	// limit", and a stalled job is no longer active, so stopJob removes it instead of telling the worker.
+	// Three requests of RECIPIENTS_PER_REQUEST; the first is answered IN_FLIGHT_MS late, and a later one that went out
+	// would be answered at once. The stop goes from main's onCancel in WorkflowRunner.enqueueExecution through
+	// ScalingService.stopJob (Bull's progress event "abort-job") to the worker's JobProcessor.stopJob, which throws, so a
+	// stopped run never logs "Worker finished execution N". With 3,000 recipients of 1,000 a request, a loaded worker's
+	// event loop was held for seconds reading the items' expressions: the job's Bull lock ran out, Bull failed it as
+	// stalled, and stopJob removes a job that is no longer active instead of telling its worker (docs/reliability.md).
 	test('a broadcast stopped on its worker while its first request is in flight: it ends canceled, and its later requests are never sent', async () => {
 		exports.control.injectFault({
 			kind: 'delay',
@@ -770,7 +770,9 @@ describe('workflows started by a webhook run on a worker', () => {
 				.requestLog()
 				.slice(requestsBefore)
 				.filter((entry) => entry.path === BROADCAST_PATH).length;
-		await postWebhook(WEBHOOK_PATHS.broadcast, { contacts: contacts(4000, 3000) });
+		await postWebhook(WEBHOOK_PATHS.broadcast, {
+			contacts: contacts(4000, 3 * RECIPIENTS_PER_REQUEST),
+		});
 		const executionId = await waitFor(
 			'the broadcast on a worker, its first request in flight',
 			async () => {

@@ -127,6 +127,12 @@ export function exportWorkflow(): Workflow {
 }
 
 const PAUSE_NODE = 'After the send';
+/**
+ * Small requests, so a stop or a kill meets a broadcast of several requests without thousands of items: n8n evaluates
+ * each item's expressions in one synchronous stretch, and 3,000 of them held a loaded worker's event loop past its Bull
+ * lock, which failed the job as stalled before the stop could reach it. The default of 1,000 is the unit tests'.
+ */
+export const RECIPIENTS_PER_REQUEST = 20;
 
 /**
  * Webhook body {contacts: [{phone, name}]} → one item per contact → Send Template → a pause after the send. Also run on
@@ -156,7 +162,7 @@ export function broadcastWorkflow({ pauseAfterSend = true } = {}): Workflow {
 					phoneNumber: '={{ $json.phone }}',
 					languageCode: 'en',
 					bodyParameters: { parameter: [{ text: '={{ $json.name }}' }] },
-					options: {},
+					options: { recipientsPerRequest: RECIPIENTS_PER_REQUEST },
 				},
 				{ credentials: svcCredential(EXPORT_CREDENTIAL) },
 			),

@@ -2,13 +2,13 @@
 // further broadcast request reaches Svc.
 import { waitUntil } from '../../scripts/processes';
 import { FLAVOURS } from '../../scripts/runtime';
-import { broadcastWorkflow, SEND_NODE } from '../e2e/queueWorkflows';
+import { broadcastWorkflow, RECIPIENTS_PER_REQUEST, SEND_NODE } from '../e2e/queueWorkflows';
 import { useEngine } from '../harness/engine';
 
 const BROADCAST_PATH = '/api/v2/rt/send_broadcast';
-/** 3 requests of 1,000 recipients (the default), each answered ANSWER_AFTER_MS late. */
-const RECIPIENTS = 3_000;
+/** 3 requests, each answered ANSWER_AFTER_MS late. */
 const REQUESTS = 3;
+const RECIPIENTS = REQUESTS * RECIPIENTS_PER_REQUEST;
 const ANSWER_AFTER_MS = 4_000;
 /** A bound on waiting for a fact, never on how fast the machine is. */
 const WAIT_MS = 120_000;
