@@ -45,6 +45,13 @@ const log = process.env.E2E_VERBOSE
 	: quiet;
 
 /**
+ * n8n's database health check (`SELECT 1` every 2 s, failed after 5 s, DbConnectionMonitor) waits behind the queries
+ * already queued for SQLite; on a loaded 2-core machine it failed, and until a ping succeeds n8n answers every REST call
+ * 503 "Database is not ready!" (CI saw more than a minute of it). The tests' n8n allows a ping 30 s.
+ */
+const LOADED_MACHINE_ENV = { DB_PING_TIMEOUT_MS: '30000' };
+
+/**
  * One n8n per test file, with the package from ./dist installed the way n8n installs community packages (jest's
  * global set-up has just built it), running: importing the credentials through its REST API starts it.
  */
@@ -61,7 +68,7 @@ export async function startE2eEnvironment(
 	const sandbox = await startSandbox(options.sandbox);
 	let n8n: N8n | undefined;
 	try {
-		n8n = await N8n.create({ runtime, log, env: options.n8nEnv });
+		n8n = await N8n.create({ runtime, log, env: { ...LOADED_MACHINE_ENV, ...options.n8nEnv } });
 		n8n.installPackage(REPO_ROOT);
 		if (options.owner) n8n.setOwner(options.owner);
 		await n8n.importCredentials([sandboxCredential(sandbox)]);
