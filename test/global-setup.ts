@@ -1,9 +1,9 @@
-// Builds the package once per jest run for the projects that read dist/ (package, engine, e2e); parallel builds would collide.
+// Builds dist/ once per jest run when its sources changed, for the projects that read it (package, engine, e2e); parallel builds would collide.
 // For the engine and e2e projects it also starts, in the background, the installs that would otherwise hold up the tests
 // that need them: the pinned n8n 1.x, and (e2e) the missing system packages (Chromium, Postgres, Redis) in one apt-get.
 import path from 'node:path';
 
-import { buildPackageInRepo, FLAVOURS, prefetchRuntime } from '../scripts/runtime';
+import { buildPackageInRepo, FLAVOURS, isBuildCurrent, prefetchRuntime } from '../scripts/runtime';
 import { prefetchSystemPackages } from '../scripts/system-programs';
 
 /** Jest calls the set-up once per project that names it, in the same parent process: each step runs once. */
@@ -32,5 +32,6 @@ export default function buildOnce(
 		once('SYSTEM_PACKAGES', () =>
 			prefetchSystemPackages(path.resolve(__dirname, '../.cache/system-packages.log')),
 		);
-	once('DIST', buildPackageInRepo);
+	// As `npm start` does: a dist/ built after the last change to its sources is this code's (CI's `npm start` built it).
+	once('DIST', () => isBuildCurrent() || buildPackageInRepo());
 }
