@@ -128,9 +128,10 @@ export function exportWorkflow(): Workflow {
 
 const PAUSE_NODE = 'After the send';
 /**
- * Small requests, so a stop or a kill meets a broadcast of several requests without thousands of items: n8n evaluates
- * each item's expressions in one synchronous stretch, and 3,000 of them held a loaded worker's event loop past its Bull
- * lock, which failed the job as stalled before the stop could reach it. The default of 1,000 is the unit tests'.
+ * Small requests, so a stop or a kill meets a broadcast of several requests without thousands of items: Send Template
+ * reads every recipient (n8n evaluating its expressions) in one synchronous stretch before its first request, and
+ * 3,000 of them held a loaded worker's event loop past its Bull lock, which failed the job as stalled before the stop
+ * could reach it. The default of 1,000 is the unit tests'.
  */
 export const RECIPIENTS_PER_REQUEST = 20;
 
